@@ -1,0 +1,53 @@
+"""Pydantic types shared by every layer. No I/O here."""
+
+from concord.domain.brief import Brief, BriefItem, BriefSection, BriefStatus
+from concord.domain.case import Case, CaseStatus, Target
+from concord.domain.decision import Decision, DecisionAction
+from concord.domain.evidence import (
+    Alignment,
+    AlignmentStatus,
+    EvidenceLine,
+    VerifiedEvidence,
+)
+from concord.domain.gate import GateHit, GateStatus, Severity
+from concord.domain.record import Line, Record, SourceDocument, Span, SpanText
+from concord.domain.scorecard import (
+    Disagreement,
+    DisagreementKind,
+    ItemMatch,
+    MatchMethod,
+    Scorecard,
+    SubScore,
+    Trace,
+)
+
+__all__ = [
+    "Alignment",
+    "AlignmentStatus",
+    "Brief",
+    "BriefItem",
+    "BriefSection",
+    "BriefStatus",
+    "Case",
+    "CaseStatus",
+    "Decision",
+    "DecisionAction",
+    "Disagreement",
+    "DisagreementKind",
+    "EvidenceLine",
+    "GateHit",
+    "GateStatus",
+    "ItemMatch",
+    "Line",
+    "MatchMethod",
+    "Record",
+    "Scorecard",
+    "Severity",
+    "SourceDocument",
+    "Span",
+    "SpanText",
+    "SubScore",
+    "Target",
+    "Trace",
+    "VerifiedEvidence",
+]

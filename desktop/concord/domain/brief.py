@@ -1,0 +1,57 @@
+"""An agent's risk brief, structured as in the seed's cardiology example."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from concord.domain._base import Frozen
+from concord.domain.evidence import VerifiedEvidence
+
+
+class BriefSection(StrEnum):
+    TOP_RISKS = "top_risks"
+    ACTIONS = "actions"
+    TRIGGERS = "triggers"
+    MONITORING = "monitoring"
+    RISK_SCORES = "risk_scores"
+
+
+class BriefItem(Frozen):
+    item_id: str = Field(description="Stable id within the brief, e.g. top_risks.1")
+    section: BriefSection
+    rank: int = Field(ge=1, description="1 = highest priority within the section")
+    text: str
+    cites: tuple[str, ...] = Field(default=(), description="Evidence ids (E1..) it rests on")
+    gate_ids: tuple[str, ...] = Field(default=(), description="Gates this item addresses")
+
+
+class BriefStatus(StrEnum):
+    OK = "ok"
+    FAILED = "failed"
+
+
+class Brief(Frozen):
+    agent: str = Field(description="Profile id: surgeon, anaesthetist, cardiology ...")
+    status: BriefStatus = BriefStatus.OK
+    failure_reason: str = ""
+    items: tuple[BriefItem, ...] = ()
+    evidence: tuple[VerifiedEvidence, ...] = ()
+    consult: tuple[str, ...] = Field(default=(), description="Anaesthetist: ranked specialists")
+    operation: str = Field(default="", description="Surgeon: proposed operation")
+    raw_output: str = Field(default="", description="The model's last raw output")
+    attempts: int = 1
+    model_sha256: str = ""
+    prompt_sha256: str = ""
+
+    def section(self, section: BriefSection) -> tuple[BriefItem, ...]:
+        return tuple(sorted((i for i in self.items if i.section == section), key=lambda i: i.rank))
+
+    def evidence_by_id(self) -> dict[str, VerifiedEvidence]:
+        return {e.evidence_id: e for e in self.evidence}
+
+    def unsupported_items(self) -> tuple[BriefItem, ...]:
+        """Bullets that cite no verified evidence."""
+        verified = {e.evidence_id for e in self.evidence if e.alignment.verified}
+        return tuple(i for i in self.items if not verified.intersection(i.cites))

@@ -1,0 +1,124 @@
+"""A patient record: source documents with their exact text, and spans into them.
+
+The one invariant of Concord: a span is `(source_id, start, end)` in characters of that
+document's text, and `document.text[start:end]` is the quoted evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cached_property
+
+from pydantic import Field, model_validator
+
+from concord.domain._base import Frozen
+
+
+class Span(Frozen):
+    source_id: str = Field(description="Id of the source document the span points into")
+    start: int = Field(ge=0, description="Start offset in characters of the document text")
+    end: int = Field(ge=0, description="End offset (exclusive) in characters")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Span:
+        if self.end < self.start:
+            raise ValueError(f"span end {self.end} before start {self.start}")
+        return self
+
+
+class SpanText(Span):
+    text: str = Field(description="Exactly document.text[start:end]")
+
+
+class SourceDocument(Frozen):
+    source_id: str = Field(description="Stable id of the document within the record")
+    title: str = Field(default="", description="Human title, e.g. 'Echo report 12/03'")
+    kind: str = Field(description="Origin format: txt, md, json or pdf")
+    text: str = Field(description="The exact text; every span indexes into it")
+    page_starts: tuple[int, ...] = Field(
+        default=(), description="For PDFs: character offset where each page begins"
+    )
+
+    def page_of(self, offset: int) -> int | None:
+        """1-based page number that contains `offset`, or None for non-paged documents."""
+        if not self.page_starts:
+            return None
+        page = 0
+        for index, start in enumerate(self.page_starts):
+            if start <= offset:
+                page = index
+        return page + 1
+
+
+class Line(Frozen):
+    line_id: str = Field(description="Stable citation id, L1, L2 ... across the record")
+    source_id: str
+    start: int
+    end: int
+    text: str = Field(description="The line's text, without its newline")
+
+
+class Record(Frozen):
+    """A patient record: an ordered list of source documents."""
+
+    name: str = Field(description="Display name, e.g. the file name or patient label")
+    documents: tuple[SourceDocument, ...] = Field(min_length=1)
+    operation: str | None = Field(default=None, description="Planned operation, if given")
+
+    @model_validator(mode="after")
+    def _unique_sources(self) -> Record:
+        ids = [d.source_id for d in self.documents]
+        if len(ids) != len(set(ids)):
+            raise ValueError("source_id values must be unique within a record")
+        return self
+
+    @cached_property
+    def content_hash(self) -> str:
+        """SHA-256 over the documents' ids and exact texts: identical imports share it."""
+        payload = json.dumps(
+            [[d.source_id, d.text] for d in self.documents], ensure_ascii=False
+        ).encode("utf-8")
+        return hashlib.sha256(payload).hexdigest()
+
+    @property
+    def record_id(self) -> str:
+        return "R-" + self.content_hash[:12]
+
+    def document(self, source_id: str) -> SourceDocument:
+        for doc in self.documents:
+            if doc.source_id == source_id:
+                return doc
+        raise KeyError(source_id)
+
+    def text_of(self, span: Span) -> str:
+        return self.document(span.source_id).text[span.start : span.end]
+
+    def span_text(self, source_id: str, start: int, end: int) -> SpanText:
+        text = self.document(source_id).text[start:end]
+        return SpanText(source_id=source_id, start=start, end=end, text=text)
+
+    @cached_property
+    def lines(self) -> tuple[Line, ...]:
+        """Non-blank lines of every document, numbered L1.. in document order."""
+        out: list[Line] = []
+        for doc in self.documents:
+            offset = 0
+            for raw in doc.text.splitlines(keepends=True):
+                body = raw.rstrip("\r\n")
+                if body.strip():
+                    out.append(
+                        Line(
+                            line_id=f"L{len(out) + 1}",
+                            source_id=doc.source_id,
+                            start=offset,
+                            end=offset + len(body),
+                            text=body,
+                        )
+                    )
+                offset += len(raw)
+        return tuple(out)
+
+    @cached_property
+    def line_index(self) -> dict[str, Line]:
+        return {line.line_id: line for line in self.lines}

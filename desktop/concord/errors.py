@@ -1,0 +1,54 @@
+"""One error base for the whole application.
+
+The core raises these; only the edges (CLI, UI) turn them into a line of text or a dialog.
+Every error names what it is about (a file, a model, a case) and the problem, in one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ConcordError(Exception):
+    """Base of every error Concord raises on purpose."""
+
+    def __init__(self, problem: str, *, subject: str | Path | None = None) -> None:
+        self.problem = problem
+        self.subject = str(subject) if subject is not None else None
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        text = f"{self.subject}: {self.problem}" if self.subject else self.problem
+        return " ".join(text.split())
+
+
+class InputError(ConcordError):
+    """A file or value given by the user cannot be used (missing, empty, malformed...)."""
+
+
+class ModelError(ConcordError):
+    """A model file is missing, unregistered, has the wrong hash, or the runtime failed."""
+
+
+class ModelOutputError(ConcordError):
+    """A model produced output that does not fit the required schema."""
+
+
+class StoreError(ConcordError):
+    """The database refused a write or is inconsistent."""
+
+
+class NotFoundError(ConcordError):
+    """A record, case, user or target id does not exist."""
+
+
+class AuthError(ConcordError):
+    """Wrong password, unknown user, or a role that may not do this."""
+
+
+class SigningError(ConcordError):
+    """A PDF could not be signed or verified."""
+
+
+class Cancelled(ConcordError):
+    """A long-running job was cancelled by the user."""
