@@ -1,0 +1,143 @@
+"""Numbers and units in clinical text, as a multiset of normalised tokens.
+
+Two texts "say the same numbers" when `numeric_tokens` gives equal multisets. Tokens:
+  numbers   3.6, 45000 (from 45,000), -2.5 (a sign only where it cannot be a range dash),
+            3.6 == 3.60; 25-30 gives 25 and 30
+  units     following a number: mmol/l, mg/dl, %, mmhg, cm^2 (cm2, cm²), x10^9/l (×10⁹/L),
+            /ul (/µL), days, weeks ...; unknown words after a number are not units
+  labels    words containing digits: spo2, hba1c, t2dm
+  leftovers any other digit run, so that changing any digit changes the multiset
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from decimal import Decimal, InvalidOperation
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_CHAR_MAP = str.maketrans({"µ": "u", "μ": "u", "×": "x", "−": "-", "\u00a0": " "})
+_SCI = re.compile(r"[x*]\s*10\s*(?:\^|\*\*|e)\s*(\d+)")
+
+_UNIT_PARTS = frozenset(
+    """% mol mmol umol nmol pmol meq mg g kg ug mcg ng pg l ml dl ul fl nl mm cm m km
+    mm^2 cm^2 m^2 mm^3 cm^3 m^3 mmhg cmh2o kpa pa iu u miu mu units unit bpm min mins s sec
+    secs ms h hr hrs hour hours d day days wk wks week weeks mo mos month months y yr yrs
+    year years c °c f kcal cal breaths beats hpf gy mosm osm mv""".split()  # noqa: SIM905
+)
+_UNIT_PART_PATTERN = re.compile(r"x10\^\d+|\d+(?:\.\d+)?m\^2")
+
+_TOKENS = re.compile(
+    r"""
+    (?P<sci>x10\^\d+(?:/[a-z]+)?)
+  | (?P<label>[^\W\d_]+\d(?:[\w.^]*\w)?)
+  | (?<![\w.])(?P<sign>[-+])?
+    (?P<num>\d{1,3}(?:,\d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    (?P<unit>\s{0,2}(?:%|x10\^\d+(?:/[a-z]+\d?)?|/[a-z]+\d?|[a-z°][\w°^]*(?:/(?:\d+\.\d+)?[\w°^]+)*))?
+    """,
+    re.VERBOSE,
+)
+_UNIT_EXPONENT = re.compile(r"(?<=[a-z])([23])$")
+
+
+def canonical(text: str) -> str:
+    """Lower case with unit spellings unified (µ->u, ×->x, superscripts -> ^n, x10e9 ->
+    x10^9). Used only for comparison: offsets into it mean nothing."""
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPTS), text)
+    text = text.translate(_CHAR_MAP).lower()
+    return _SCI.sub(r"x10^\1", text)
+
+
+def _number(raw: str) -> str:
+    try:
+        value = Decimal(raw.replace(",", ""))
+    except InvalidOperation:
+        return raw
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def _unit(raw: str) -> str | None:
+    """Canonical unit, or None if `raw` is not a unit Concord knows."""
+    unit = raw.replace(" ", "").strip()
+    parts = [_UNIT_EXPONENT.sub(r"^\1", part) for part in unit.split("/")]
+    for index, part in enumerate(parts):
+        if part in _UNIT_PARTS:
+            continue
+        if (index == 0 and part == "") or _UNIT_PART_PATTERN.fullmatch(part):
+            continue
+        return None
+    return "/".join(parts)
+
+
+def is_unit(raw: str) -> bool:
+    """Whether `raw` (e.g. "mmol/L", " cm²", "/µL", "days") is a unit Concord knows."""
+    return _unit(canonical(raw)) is not None
+
+
+def _sign_allowed(text: str, at: int) -> bool:
+    """A '-' at `at` is a minus sign unless it follows a number (then it is a range)."""
+    before = text[:at].rstrip()
+    return not before or not (before[-1].isdigit() or before[-1] == "%")
+
+
+def numeric_tokens(text: str) -> Counter[str]:
+    """The multiset of number, unit and digit-label tokens in `text` (see module doc)."""
+    text = canonical(text)
+    tokens: Counter[str] = Counter()
+    covered = bytearray(len(text))
+    for match in _TOKENS.finditer(text):
+        end = match.end()
+        if match.group("sci"):
+            tokens["x10^" + match.group("sci")[4:]] += 1
+        elif match.group("label"):
+            tokens[match.group("label")] += 1
+        else:
+            sign = match.group("sign") or ""
+            if sign == "-" and not _sign_allowed(text, match.start("sign")):
+                sign = ""
+            if sign == "+":
+                sign = ""
+            tokens[_number(sign + match.group("num"))] += 1
+            unit_text = match.group("unit")
+            unit = _unit(unit_text) if unit_text else None
+            if unit:
+                tokens[unit] += 1
+            elif unit_text:
+                end = match.start("unit")  # not a unit: leave it for the leftover scan
+        covered[match.start() : end] = b"\x01" * (end - match.start())
+    for match in re.finditer(r"\d+", text):
+        if not all(covered[match.start() : match.end()]):
+            tokens["#" + match.group()] += 1
+    return tokens
+
+
+def numbers_differ(extract: str, source: str) -> bool:
+    """True when the two texts do not contain the same numbers and units (as multisets)."""
+    return numeric_tokens(extract) != numeric_tokens(source)
+
+
+def _continues_number(text: str, left: int, right: int) -> bool:
+    """Whether the characters at `left` and `right` (adjacent) belong to one number."""
+    if left < 0 or right >= len(text):
+        return False
+    a, b = text[left], text[right]
+    if a.isdigit() and b.isdigit():
+        return True
+    if a.isdigit() and b in ".," and right + 1 < len(text) and text[right + 1].isdigit():
+        return True
+    return a in ".," and b.isdigit() and left > 0 and text[left - 1].isdigit()
+
+
+def widen_to_numbers(text: str, start: int, end: int) -> tuple[int, int]:
+    """(start, end) widened so that no number is cut at either edge, including a minus
+    sign before it: comparing "K+ 6" with text[widened] sees "6.3", and "45" sees "450"."""
+    while start > 0 and _continues_number(text, start - 1, start):
+        start -= 1
+    signed = start > 0 and text[start - 1] in "-−" and start < len(text)
+    if signed and text[start].isdigit() and _sign_allowed(text, start - 1):
+        start -= 1
+    while end < len(text) and end > 0 and _continues_number(text, end - 1, end):
+        end += 1
+    return start, end
