@@ -1,0 +1,372 @@
+"""The synonym and abbreviation lexicon: clinical concepts and the words that name them.
+
+A concept has a canonical id (``spo2``), case-insensitive ``terms`` ("oxygen saturation",
+"O2 sats"), case-sensitive ``abbreviations`` ("EF", "AS", "DES") and optional regular
+expressions for the awkward cases (a bare "K" only counts as potassium when a number
+follows it). A concept may ``imply`` others: ABVD implies bleomycin, clopidogrel implies an
+antiplatelet. Matching respects word boundaries ("K" never matches inside "OK") and treats
+spaces and hyphens inside a term as interchangeable and optional ("drug eluting stent" =
+"drug-eluting stent", "O2  sats" = "O2 sats").
+
+All literal terms are compiled once, at load, into two trie-shaped regular expressions (one
+case-insensitive, one case-sensitive), so a document is scanned twice whatever the size of
+the lexicon.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from concord import paths
+from concord.errors import InputError
+
+_ALNUM = "A-Za-z0-9"
+_BEFORE = f"(?<![{_ALNUM}])"
+_AFTER = f"(?![{_ALNUM}])"
+_BEFORE_FIRST = f"(?<![{_ALNUM}].)"
+_SEPARATOR = r"[\s\-]*"  # what a space or hyphen inside a term matches
+_SEP_TOKEN = "\x00"
+_SEPARATORS_RE = re.compile(r"[\s\-]+")
+_CONCEPT_ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class _ConceptIn(BaseModel):
+    """One concept as written in a lexicon file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Canonical id: lower case, digits and underscores")
+    label: str = Field(default="", description="Human name of the concept")
+    terms: list[str] = Field(default=[], description="Case-insensitive names")
+    abbreviations: list[str] = Field(default=[], description="Case-sensitive names")
+    patterns: list[str] = Field(
+        default=[],
+        description="Regular expressions, case-sensitive; scope flags as (?i:...)",
+    )
+    pattern_hints: list[str] = Field(
+        default=[],
+        description="Lower-case substrings; the patterns run only on text containing one",
+    )
+    implies: list[str] = Field(default=[], description="Concept ids this concept implies")
+    measurable: bool = Field(default=False, description="A quantity that is written with a value")
+
+
+class _LexiconFileIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(description="Version of this lexicon file")
+    description: str = ""
+    concepts: list[_ConceptIn]
+
+
+@dataclass(frozen=True)
+class Concept:
+    concept_id: str
+    label: str
+    terms: tuple[str, ...]
+    abbreviations: tuple[str, ...]
+    implies: frozenset[str]
+    measurable: bool
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One match of the lexicon in a text: the span and every concept it names."""
+
+    start: int
+    end: int
+    concepts: frozenset[str]
+
+
+def term_key(term: str, *, case_sensitive: bool) -> str:
+    """The lookup key of a term: separators removed, case folded unless case-sensitive."""
+    key = _SEPARATORS_RE.sub("", term)
+    return key if case_sensitive else key.casefold()
+
+
+def _tokens(term: str) -> list[str]:
+    out: list[str] = []
+    for char in term.strip():
+        if char.isspace() or char == "-":
+            if out and out[-1] != _SEP_TOKEN:
+                out.append(_SEP_TOKEN)
+        else:
+            out.append(char)
+    return out
+
+
+class _Trie:
+    """Character trie of terms, rendered as one backtracking-friendly regular expression."""
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Trie] = {}
+        self.terminal = False
+
+    def add(self, tokens: list[str]) -> None:
+        node = self
+        for token in tokens:
+            node = node.children.setdefault(token, _Trie())
+        node.terminal = True
+
+    def render(self, last: str = "", *, fold: bool = False) -> str:
+        alternatives = []
+        for token in sorted(self.children):
+            rest = self.children[token].render(token, fold=fold)
+            if last:
+                edge = _SEPARATOR if token == _SEP_TOKEN else _literal(token, fold)
+                alternatives.append(edge + rest)
+                continue
+            # First characters are plain literals, one alternative per case, so the regex
+            # engine can skip ahead to a possible first character; the word boundary is
+            # checked after that character.
+            before = _BEFORE_FIRST if token.isascii() and token.isalnum() else ""
+            variants = {token.lower(), token.upper()} if fold else {token}
+            for variant in sorted(variants):
+                alternatives.append(re.escape(variant) + before + rest)
+        if self.terminal:  # tried last, so the longest term wins
+            alternatives.append(_AFTER if last.isascii() and last.isalnum() else "")
+        if len(alternatives) == 1:
+            return alternatives[0]
+        return "(?:" + "|".join(alternatives) + ")"
+
+
+def _literal(char: str, fold: bool) -> str:
+    # Case folding is spelt out as [aA] rather than re.IGNORECASE: the engine can then
+    # skip ahead by first character, which makes the scan an order of magnitude faster.
+    if fold and char.lower() != char.upper():
+        return "[" + re.escape(char.lower()) + re.escape(char.upper()) + "]"
+    return re.escape(char)
+
+
+def _compile_trie(terms: Iterable[str], *, fold: bool) -> re.Pattern[str] | None:
+    trie = _Trie()
+    count = 0
+    for term in terms:
+        tokens = _tokens(term.lower() if fold else term)
+        if tokens:
+            trie.add(tokens)
+            count += 1
+    return re.compile(trie.render(fold=fold)) if count else None
+
+
+class Lexicon:
+    """Concepts and their names, with precompiled matchers. Build with `Lexicon.load`."""
+
+    def __init__(
+        self,
+        concepts: dict[str, Concept],
+        patterns: dict[str, list[str]],
+        hints: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        self.concepts = concepts
+        self._closure = {cid: self._implied(cid) for cid in concepts}
+        self._ci_keys: dict[str, str] = {}
+        self._cs_keys: dict[str, str] = {}
+        for concept in concepts.values():
+            for term in concept.terms:
+                self._ci_keys[term_key(term, case_sensitive=False)] = concept.concept_id
+            for abbreviation in concept.abbreviations:
+                self._cs_keys[term_key(abbreviation, case_sensitive=True)] = concept.concept_id
+        self._ci_re = _compile_trie((t for c in concepts.values() for t in c.terms), fold=True)
+        self._cs_re = _compile_trie(
+            (a for c in concepts.values() for a in c.abbreviations), fold=False
+        )
+        hints = hints or {}
+        self._patterns = [
+            (re.compile(p), cid, hints.get(cid, ()))
+            for cid, plist in patterns.items()
+            for p in plist
+        ]
+
+    def _implied(self, concept_id: str) -> frozenset[str]:
+        seen = {concept_id}
+        stack = [concept_id]
+        while stack:
+            for implied in self.concepts[stack.pop()].implies:
+                if implied not in seen:
+                    seen.add(implied)
+                    stack.append(implied)
+        return frozenset(seen)
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> Lexicon:
+        """Every `*.json` file with a "concepts" list in `directory` (default resources/lexicon)."""
+        directory = directory or paths.resources_dir() / "lexicon"
+        if not directory.is_dir():
+            raise InputError("lexicon folder not found", subject=directory)
+        concepts: dict[str, Concept] = {}
+        patterns: dict[str, list[str]] = {}
+        hints: dict[str, tuple[str, ...]] = {}
+        ci_owner: dict[str, str] = {}
+        cs_owner: dict[str, str] = {}
+        for path in sorted(directory.glob("*.json")):
+            for item in _read_lexicon_file(path):
+                _check_concept(item, path, concepts, ci_owner, cs_owner)
+                concepts[item.id] = Concept(
+                    concept_id=item.id,
+                    label=item.label or item.id,
+                    terms=tuple(item.terms),
+                    abbreviations=tuple(item.abbreviations),
+                    implies=frozenset(item.implies),
+                    measurable=item.measurable,
+                )
+                patterns[item.id] = list(item.patterns)
+                hints[item.id] = tuple(h.lower() for h in item.pattern_hints)
+        if not concepts:
+            raise InputError("no lexicon concepts found", subject=directory)
+        for concept in concepts.values():
+            unknown = sorted(concept.implies - concepts.keys())
+            if unknown:
+                raise InputError(
+                    f"concept {concept.concept_id!r} implies unknown {unknown}", subject=directory
+                )
+        return cls(concepts, patterns, hints)
+
+    def mentions(self, text: str) -> list[Mention]:
+        """Every lexicon match in `text`, in order, each with its concepts (implications added)."""
+        out: list[Mention] = []
+        for regex, keys, sensitive in (
+            (self._ci_re, self._ci_keys, False),
+            (self._cs_re, self._cs_keys, True),
+        ):
+            if regex is None:
+                continue
+            for match in regex.finditer(text):
+                written = match.group()
+                cid = keys.get(
+                    written if sensitive else written.lower()
+                )  # usual case: no separators
+                if cid is None:
+                    cid = keys.get(term_key(written, case_sensitive=sensitive))
+                if cid is not None:
+                    out.append(Mention(match.start(), match.end(), self._closure[cid]))
+        lowered = text.lower() if self._patterns else ""
+        for pattern, cid, hint in self._patterns:
+            if hint and not any(h in lowered for h in hint):
+                continue  # the cheap substring test spares a full regex scan
+            for match in pattern.finditer(text):
+                if match.end() > match.start():
+                    out.append(Mention(match.start(), match.end(), self._closure[cid]))
+        out.sort(key=lambda m: (m.start, -m.end))
+        return _drop_nested(out)
+
+    def concepts_in(self, text: str) -> frozenset[str]:
+        """Canonical ids of every concept named in `text` (implied concepts included)."""
+        found: set[str] = set()
+        for mention in self.mentions(text):
+            found |= mention.concepts
+        return frozenset(found)
+
+    def find(self, text: str, concept: str) -> list[tuple[int, int]]:
+        """Spans `(start, end)` in `text` naming `concept`; spans inside a longer one dropped."""
+        spans = sorted(
+            {(m.start, m.end) for m in self.mentions(text) if concept in m.concepts},
+            key=lambda s: (s[0], -s[1]),
+        )
+        return list(_outermost(spans))
+
+    def canonical(self, term: str) -> str | None:
+        """The concept id a whole term names ("O2 sats" -> "spo2"), or None."""
+        stripped = term.strip()
+        if stripped in self.concepts:
+            return stripped
+        cid = self._cs_keys.get(term_key(stripped, case_sensitive=True))
+        if cid is None:
+            cid = self._ci_keys.get(term_key(stripped, case_sensitive=False))
+        if cid is None:
+            for pattern, pattern_cid, _ in self._patterns:
+                if pattern.fullmatch(stripped):
+                    return pattern_cid
+        return cid
+
+    def implied_by(self, concept_id: str) -> frozenset[str]:
+        """The concept and everything it implies."""
+        return self._closure.get(concept_id, frozenset())
+
+
+def _drop_nested(mentions: list[Mention]) -> list[Mention]:
+    """Drop a mention inside a longer one that already names all its concepts ("TnT" in
+    "hs-TnT"); `mentions` is sorted by start, longest first."""
+    kept: list[Mention] = []
+    for mention in mentions:
+        inside = False
+        for outer in reversed(kept):
+            if outer.end <= mention.start and outer.start < mention.start - 200:
+                break
+            if (
+                outer.start <= mention.start
+                and mention.end <= outer.end
+                and mention.concepts <= outer.concepts
+            ):
+                inside = True
+                break
+        if not inside:
+            kept.append(mention)
+    return kept
+
+
+def _outermost(spans: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    last_end = -1
+    for start, end in spans:
+        if end <= last_end:
+            continue
+        last_end = end
+        yield start, end
+
+
+def _read_lexicon_file(path: Path) -> list[_ConceptIn]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read lexicon file: {exc}", subject=path) from exc
+    if not isinstance(raw, dict) or "concepts" not in raw:
+        return []  # e.g. units.json: not a concept file
+    try:
+        return _LexiconFileIn.model_validate(raw).concepts
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InputError(f"invalid lexicon file at {where}: {first['msg']}", subject=path) from exc
+
+
+def _check_concept(
+    item: _ConceptIn,
+    path: Path,
+    concepts: dict[str, Concept],
+    ci_owner: dict[str, str],
+    cs_owner: dict[str, str],
+) -> None:
+    if not _CONCEPT_ID_RE.match(item.id):
+        raise InputError(f"bad concept id {item.id!r}", subject=path)
+    if item.id in concepts:
+        raise InputError(f"duplicate concept id {item.id!r}", subject=path)
+    for terms, owner, sensitive in (
+        (item.terms, ci_owner, False),
+        (item.abbreviations, cs_owner, True),
+    ):
+        for term in terms:
+            key = term_key(term, case_sensitive=sensitive)
+            if not key:
+                raise InputError(f"empty term in concept {item.id!r}", subject=path)
+            if owner.get(key, item.id) != item.id:
+                raise InputError(
+                    f"term {term!r} of {item.id!r} already names {owner[key]!r}", subject=path
+                )
+            owner[key] = item.id
+    for pattern in item.patterns:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise InputError(
+                f"bad pattern {pattern!r} in {item.id!r}: {exc}", subject=path
+            ) from exc
+        if compiled.groups:
+            raise InputError(
+                f"pattern {pattern!r} in {item.id!r} must use (?:...) groups", subject=path
+            )
