@@ -1,0 +1,167 @@
+"""The hash-chained, append-only audit trail.
+
+Each row's `hash` is SHA-256 over the canonical JSON of every other column, `seq` and
+`prev_hash` included; `prev_hash` is the previous row's hash (64 zeros for the first row).
+Editing a row breaks its own hash, deleting one leaves a gap in `seq` and a broken link,
+reordering rows breaks both. Triggers refuse UPDATE and DELETE from the application.
+
+`append_audit` must be called inside the transaction that makes the change it describes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import sqlite3
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from sqlite_utils import Database
+
+from concord import __version__
+from concord.errors import StoreError
+from concord.store.codec import to_json, utc_iso, utc_now
+
+GENESIS_HASH = "0" * 64
+"""`prev_hash` of the first row."""
+
+HASHED_COLUMNS = (
+    "seq",
+    "at",
+    "user",
+    "workstation",
+    "action",
+    "entity",
+    "old_value",
+    "new_value",
+    "reason",
+    "app_version",
+    "model_sha256",
+    "prompt_version",
+    "prev_hash",
+)
+"""Every column but `hash`, in table order; all of them go into the hash."""
+
+
+class AuditEntry(BaseModel):
+    """One row of the audit trail, validated as it comes out of SQLite."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seq: int = Field(ge=1, description="Position in the chain, 1, 2, 3 ... without gaps")
+    at: AwareDatetime = Field(description="When, UTC")
+    user: str = Field(description="Who: a Concord user name, or the OS login for system actions")
+    workstation: str = Field(description="Host name of the machine the action was taken on")
+    action: str = Field(description="What was done, e.g. import, decide, sign, export")
+    entity: str = Field(description="What it was done to, e.g. case:C-1, decision:D-7")
+    old_value: str | None = Field(description="JSON of the value before, if any")
+    new_value: str | None = Field(description="JSON of the value after, if any")
+    reason: str = Field(description="Why, as given by the user")
+    app_version: str = Field(description="Concord version that wrote the row")
+    model_sha256: str = Field(description="Model involved, if any")
+    prompt_version: str = Field(description="Prompt hash or version involved, if any")
+    prev_hash: str = Field(description="Hash of the previous row (64 zeros for the first)")
+    hash: str = Field(description="SHA-256 of the canonical JSON of all columns above")
+
+
+class AuditReport(BaseModel):
+    """Result of recomputing the chain: the shape of `concord audit verify --json`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ok: bool = Field(description="Every hash and every link recomputes")
+    rows: int = Field(description="Rows present in the audit table")
+    first_bad_seq: int | None = Field(
+        description="First seq whose row is altered, missing or out of place; None when ok"
+    )
+
+
+def row_hash(row: Mapping[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of the hashed columns, exactly as stored."""
+    payload = {column: row[column] for column in HASHED_COLUMNS}
+    return hashlib.sha256(to_json(payload).encode("utf-8")).hexdigest()
+
+
+def _next_position(conn: sqlite3.Connection) -> tuple[int, str]:
+    """(seq for the next row, hash of the last row). Counts seqs ever issued, so a deleted
+    tail row leaves a gap behind it that verification reports."""
+    last = conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+    issued = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit'").fetchone()
+    last_seq, prev_hash = (last[0], last[1]) if last else (0, GENESIS_HASH)
+    return max(last_seq, issued[0] if issued else 0) + 1, prev_hash
+
+
+def append_audit(
+    conn: sqlite3.Connection,
+    *,
+    user: str,
+    action: str,
+    entity: str,
+    old_value: Any = None,
+    new_value: Any = None,
+    reason: str = "",
+    model_sha256: str = "",
+    prompt_version: str = "",
+) -> AuditEntry:
+    """Append one row to the chain. Refuses to run outside a transaction."""
+    if not conn.in_transaction:
+        raise StoreError("audit rows must be written inside the transaction they describe")
+    seq, prev_hash = _next_position(conn)
+    row: dict[str, Any] = {
+        "seq": seq,
+        "at": utc_iso(utc_now()),
+        "user": user,
+        "workstation": socket.gethostname(),
+        "action": action,
+        "entity": entity,
+        "old_value": None if old_value is None else to_json(old_value),
+        "new_value": None if new_value is None else to_json(new_value),
+        "reason": reason,
+        "app_version": __version__,
+        "model_sha256": model_sha256,
+        "prompt_version": prompt_version,
+        "prev_hash": prev_hash,
+    }
+    row["hash"] = row_hash(row)
+    columns = ", ".join(f'"{c}"' for c in row)
+    marks = ", ".join("?" for _ in row)
+    conn.execute(f"INSERT INTO audit ({columns}) VALUES ({marks})", tuple(row.values()))
+    return AuditEntry.model_validate(row)
+
+
+def audit_head(db: Database) -> tuple[int, str]:
+    """(last seq, its hash); (0, GENESIS_HASH) for an empty trail."""
+    row = db.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+    return (row[0], row[1]) if row else (0, GENESIS_HASH)
+
+
+def iter_audit(db: Database, *, since_seq: int = 0) -> Iterator[AuditEntry]:
+    for row in db.query("SELECT * FROM audit WHERE seq > ? ORDER BY seq", [since_seq]):
+        yield AuditEntry.model_validate(row)
+
+
+def _first_break(rows: Iterator[dict[str, Any]], issued: int) -> tuple[int, int | None]:
+    """(rows seen, first bad seq or None). Walks the chain in seq order."""
+    expected_seq, prev_hash, count, bad = 1, GENESIS_HASH, 0, None
+    for row in rows:
+        count += 1
+        if bad is not None:
+            continue
+        if row["seq"] != expected_seq:
+            bad = expected_seq  # a row is missing here
+        elif row["prev_hash"] != prev_hash or row_hash(row) != row["hash"]:
+            bad = row["seq"]
+        expected_seq, prev_hash = row["seq"] + 1, row["hash"]
+    if bad is None and issued >= expected_seq:
+        bad = expected_seq  # rows were deleted from the end
+    return count, bad
+
+
+def verify_chain(db: Database) -> AuditReport:
+    """Recompute every hash and link, in one consistent read."""
+    with db.atomic():
+        issued_row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit'").fetchone()
+        rows = db.query("SELECT * FROM audit ORDER BY seq")
+        count, bad = _first_break(rows, issued_row[0] if issued_row else 0)
+    return AuditReport(ok=bad is None, rows=count, first_bad_seq=bad)

@@ -1,0 +1,71 @@
+"""Pydantic types for what the store hands back besides domain objects."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from concord.domain import CaseStatus
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class UserRole(StrEnum):
+    CLINICIAN = "clinician"
+    ANNOTATOR = "annotator"
+    ADMIN = "admin"
+
+
+class User(_Row):
+    name: str = Field(description="Unique login / printed name")
+    role: UserRole
+    created_at: AwareDatetime
+    cert_fingerprint: str | None = Field(
+        default=None, description="SHA-256 fingerprint of the signing certificate, if any"
+    )
+
+
+class RecordSummary(_Row):
+    """One line of the worklist: a record and the state of its latest case."""
+
+    record_id: str
+    name: str
+    imported_at: AwareDatetime
+    latest_case_id: str | None = Field(default=None, description="Most recent case, if any")
+    latest_status: CaseStatus | None = None
+    worst_grade: str | None = Field(default=None, description="Of the latest case")
+    human_review: bool | None = Field(default=None, description="Of the latest case")
+    triggered_gates: int = Field(default=0, description="Gates triggered in the latest case")
+
+
+class CaseSummary(_Row):
+    case_id: str
+    record_id: str
+    record_name: str
+    status: CaseStatus
+    worst_grade: str | None
+    human_review: bool
+    created_at: AwareDatetime
+
+
+class Signature(_Row):
+    """A clinician's signature of a case's PDF review record."""
+
+    signature_id: int
+    case_id: str
+    user: str
+    signed_at: AwareDatetime
+    meaning: str = Field(description="Meaning of the signature, e.g. 'reviewed and approved'")
+    pdf_sha256: str
+    path: str = Field(description="Where the signed PDF was written")
+    audit_head_seq: int = Field(description="Audit head printed in the PDF")
+    audit_head_hash: str
+
+
+class ExportResult(_Row):
+    path: str
+    rows: int = Field(description="Decisions written")
+    sha256: str = Field(description="SHA-256 of the file written")
