@@ -1,0 +1,113 @@
+"""Turning domain values into short human text (no markup here)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from concord.domain import BriefSection, Decision, Record, Span
+
+SECTION_TITLES = {
+    BriefSection.TOP_RISKS: "Top risks (ranked)",
+    BriefSection.ACTIONS: "Immediate actions / optimisation",
+    BriefSection.TRIGGERS: "Go / delay triggers",
+    BriefSection.MONITORING: "Monitoring / adjuncts",
+    BriefSection.RISK_SCORES: "Risk scores",
+}
+
+SUBSCORE_TITLES = {
+    "coverage": "Coverage",
+    "critical_items": "Critical items (gates)",
+    "correctness": "Correctness & specificity",
+    "prioritisation": "Prioritisation",
+    "actionability": "Actionability",
+}
+
+
+def utc(moment: dt.datetime) -> dt.datetime:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("time must be timezone-aware")
+    return moment.astimezone(dt.UTC)
+
+
+def iso_utc(moment: dt.datetime) -> str:
+    """2025-03-14T10:02:11Z"""
+    return utc(moment).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def human_utc(moment: dt.datetime) -> str:
+    """2025-03-14 10:02:11 UTC"""
+    return utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def title_case(agent: str) -> str:
+    return agent.replace("_", " ").strip().capitalize() or agent
+
+
+def subscore_title(name: str) -> str:
+    return SUBSCORE_TITLES.get(name, name.replace("_", " ").capitalize())
+
+
+def number(value: float, digits: int = 2) -> str:
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def value_text(value: Any) -> str:
+    """A decision or trace value as a short, unambiguous string."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return number(value, 3)
+    if isinstance(value, int | str):
+        return str(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def inputs_text(inputs: dict[str, Any]) -> str:
+    """'matched = 2; coverage (value = 0.5, weight = 0.3)' — one level of nesting spelled out."""
+    parts = []
+    for key, value in inputs.items():
+        if isinstance(value, dict) and value:
+            inner = ", ".join(f"{k} = {value_text(v)}" for k, v in value.items())
+            parts.append(f"{key} ({inner})")
+        else:
+            parts.append(f"{key} = {value_text(value)}")
+    return "; ".join(parts) or "(none)"
+
+
+def short_hash(value: str, length: int = 12) -> str:
+    return value[:length] if value else "—"
+
+
+def locate(record: Record, span: Span) -> str:
+    """'Echo report 02/03, line L7, chars 31–42' (page too, for paged PDFs)."""
+    try:
+        doc = record.document(span.source_id)
+    except KeyError:
+        return f"{span.source_id} (unknown document), chars {span.start}–{span.end}"
+    parts = [doc.title or doc.source_id]
+    page = doc.page_of(span.start)
+    if page is not None:
+        parts.append(f"page {page}")
+    for line in record.lines:
+        if line.source_id == span.source_id and line.start <= span.start <= line.end:
+            parts.append(f"line {line.line_id}")
+            break
+    parts.append(f"chars {span.start}–{span.end}")
+    return ", ".join(parts)
+
+
+def decision_history(decisions: Iterable[Decision]) -> dict[str, list[Decision]]:
+    """Decisions grouped by target, oldest first; the last of each list is in force."""
+    groups: dict[str, list[Decision]] = {}
+    for d in sorted(decisions, key=lambda d: (utc(d.at), d.decision_id)):
+        groups.setdefault(d.target_id, []).append(d)
+    return groups

@@ -1,0 +1,35 @@
+"""Fixtures for the report tests; the case itself is built in report_fixtures.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from report_fixtures import PASSWORD, SIGNER, build_case, build_decisions, build_record
+
+from concord.domain import Case, Decision, Record
+
+
+@pytest.fixture()
+def record() -> Record:
+    return build_record()
+
+
+@pytest.fixture()
+def case(record: Record) -> Case:
+    return build_case(record)
+
+
+@pytest.fixture()
+def decisions(case: Case) -> list[Decision]:
+    return build_decisions(case)
+
+
+@pytest.fixture(scope="session")
+def pki_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One installation with a root CA and the signer's key, shared (key generation is slow)."""
+    from concord.report.keys import issue_user_certificate
+
+    home = tmp_path_factory.mktemp("concord-home")
+    issue_user_certificate(home, SIGNER, PASSWORD)
+    return home
