@@ -1,0 +1,169 @@
+"""run, cases, show, decide, export-labels."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from concord.cli._common import add_json_flag, current_user, emit_json, say, services
+from concord.cli._tables import case_summary, table
+from concord.domain import CaseStatus, Record
+from concord.judge.targets import case_targets
+from concord.pipeline import PanelSettings, run_panel
+from concord.records import load_record
+from concord.review import make_decision, outstanding
+from concord.services import Services
+from concord.store import export_labels_csv, export_labels_jsonl
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the agent panel and adjudication on a record")
+    p.add_argument("target", metavar="PATH|RECORD_ID")
+    p.add_argument("--model", help="registered model name or GGUF path (default model if omitted)")
+    p.add_argument("--judges", type=int, default=1, help="judge runs proposing matches (0 = none)")
+    p.add_argument("--max-specialists", type=int, default=4)
+    p.add_argument("--operation", help="planned operation (else the record's, else the surgeon's)")
+    p.add_argument("--user")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("cases", help="list cases")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_cases)
+
+    p = sub.add_parser("show", help="show a stored case with its decidable judgements")
+    p.add_argument("case_id", metavar="CASE_ID")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("decide", help="accept or override one judgement")
+    p.add_argument("case_id", metavar="CASE_ID")
+    p.add_argument("--target", required=True, metavar="ID")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--accept", action="store_true")
+    group.add_argument("--override", metavar="VALUE")
+    p.add_argument("--reason", required=True)
+    p.add_argument("--user", required=True)
+    p.add_argument("--decision-id", help="caller-chosen id: retrying the same write is a no-op")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_decide)
+
+    p = sub.add_parser("export-labels", help="export every decision as labelled data")
+    p.add_argument("--out", required=True, type=Path, metavar="FILE.jsonl")
+    p.add_argument("--csv", type=Path, metavar="FILE.csv", help="also write CSV")
+    p.add_argument("--user")
+    p.set_defaults(func=cmd_export_labels)
+
+
+def resolve_record(svc: Services, target: str, user: str) -> Record:
+    path = Path(target)
+    if path.exists():
+        record = load_record(path)
+        svc.repo.save_record(record, user)
+        return record
+    return svc.repo.get_record(target)
+
+
+def run_and_store(svc: Services, record: Record, *, model: str | None, settings: PanelSettings,
+                  user: str, quiet: bool = False):
+    runtime = svc.runtime(model)
+    case = None
+    for event in run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
+                           lexicon=svc.lexicon, config=svc.config, settings=settings):
+        if not quiet:
+            timing = f" ({event.seconds:.1f}s)" if event.seconds else ""
+            say(f"  [{event.stage}] {event.message}{timing}")
+        if event.case is not None:
+            case = event.case
+    assert case is not None
+    svc.repo.save_case(case, user)
+    return case
+
+
+def case_json(svc: Services, case_id: str) -> dict:
+    case = svc.repo.get_case(case_id)
+    decisions = svc.repo.decisions(case_id=case_id)
+    return {
+        "case_id": case.case_id,
+        "status": svc.repo.case_status(case_id).value,
+        "worst_grade": case.worst_grade,
+        "human_review": case.human_review,
+        "case": case.model_dump(mode="json"),
+        "targets": [t.model_dump(mode="json") for t in case_targets(case)],
+        "outstanding": [t.id for t in outstanding(case, decisions)],
+        "decisions": [d.model_dump(mode="json") for d in decisions],
+    }
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    svc = services()
+    user = current_user(args)
+    record = resolve_record(svc, args.target, user)
+    settings = PanelSettings(judges=args.judges, max_specialists=args.max_specialists,
+                             operation=args.operation)
+    case = run_and_store(svc, record, model=args.model, settings=settings, user=user,
+                         quiet=args.json)
+    if args.json:
+        emit_json(case_json(svc, case.case_id))
+    else:
+        print(case_summary(case, record.name))
+    return 0
+
+
+def cmd_cases(args: argparse.Namespace) -> int:
+    cases = services().repo.list_cases()
+    if args.json:
+        emit_json({"cases": [c.model_dump(mode="json") for c in cases]})
+        return 0
+    rows = [[c.case_id, c.record_id, c.status, c.worst_grade or "-",
+             "YES" if c.human_review else "no"] for c in cases]
+    print(table(["case", "record", "status", "worst grade", "review"], rows))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    svc = services()
+    data = case_json(svc, args.case_id)
+    if args.json:
+        emit_json(data)
+        return 0
+    case = svc.repo.get_case(args.case_id)
+    record = svc.repo.get_record(case.record_id)
+    print(case_summary(case, record.name))
+    print(f"\nstatus: {data['status']}; outstanding before signing: {len(data['outstanding'])}")
+    for target in case_targets(case):
+        print(f"  {target.id:55} {target.label}")
+    return 0
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    svc = services()
+    case = svc.repo.get_case(args.case_id)
+    decision = make_decision(case, args.target, user=args.user, reason=args.reason,
+                             override=args.override, decision_id=args.decision_id)
+    svc.repo.get_user(decision.user)
+    created = svc.repo.append_decision(decision)
+    remaining = outstanding(case, svc.repo.decisions(case_id=case.case_id))
+    status = svc.repo.case_status(case.case_id)
+    if not remaining and status == CaseStatus.NEEDS_REVIEW:
+        svc.repo.set_case_status(case.case_id, CaseStatus.REVIEWED, decision.user,
+                                 reason="every required judgement decided")
+    if args.json:
+        emit_json({"decision": decision.model_dump(mode="json"), "created": created,
+                   "outstanding": [t.id for t in remaining]})
+    else:
+        verb = "recorded" if created else "already recorded (no change)"
+        print(f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
+              f"{decision.original_value!r} -> {decision.new_value!r}; "
+              f"{len(remaining)} required judgement(s) outstanding")
+    return 0
+
+
+def cmd_export_labels(args: argparse.Namespace) -> int:
+    svc = services()
+    user = current_user(args)
+    results = [export_labels_jsonl(svc.repo, args.out, user)]
+    if args.csv:
+        results.append(export_labels_csv(svc.repo, args.csv, user))
+    emit_json({"exports": [r.model_dump(mode="json") for r in results]})
+    return 0

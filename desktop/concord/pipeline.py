@@ -1,0 +1,173 @@
+"""The panel and adjudication for one record, as a generator of progress events.
+
+Data flows one way: record -> screen -> surgeon -> anaesthetist -> specialists ->
+adjudication -> Case. The generator yields `RunEvent`s; the last one carries the Case. The
+caller decides how to run it (CLI prints events; the UI runs it in a worker thread) and may
+cancel between steps by passing `should_stop`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from concord.agents.profiles import AgentProfile
+from concord.agents.prompts import build_record_block
+from concord.agents.runner import propose_operation, run_agent
+from concord.domain import Brief, Case, GateHit, Record
+from concord.errors import Cancelled
+from concord.evidence.lexicon import Lexicon
+from concord.evidence.screen import RecordScreen
+from concord.judge.config import ScoringConfig
+from concord.judge.gates import addressing_items, triggered
+from concord.judge.llm_matcher import LlmMatchProposer
+from concord.judge.panel import judge_panel
+from concord.llm.runtime import Runtime
+
+DEFAULT_MAX_SPECIALISTS = 4
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    stage: str  # screen, surgeon, anaesthetist, specialist, adjudication, done
+    message: str
+    done: int
+    total: int
+    agent: str | None = None
+    case: Case | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class PanelSettings:
+    judges: int = 1
+    max_specialists: int = DEFAULT_MAX_SPECIALISTS
+    operation: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def choose_specialists(
+    anaesthetist: Brief,
+    gates: tuple[GateHit, ...],
+    profiles: Mapping[str, AgentProfile],
+    limit: int,
+) -> list[str]:
+    """The anaesthetist's ranked consult list, capped, plus every owner of a fired gate.
+
+    Owners of triggered gates are always consulted, beyond the cap: a critical finding in
+    the record always gets its specialist's brief, whatever the anaesthetist asked for.
+    """
+    specialists = [p for p, prof in profiles.items() if prof.role == "specialist"]
+    chosen = [s for s in anaesthetist.consult if s in specialists][:limit]
+    for gate in triggered(gates):
+        if gate.specialty in specialists and gate.specialty not in chosen:
+            chosen.append(gate.specialty)
+    return chosen
+
+
+def mutual_omissions(gates: tuple[GateHit, ...], briefs: list[Brief], rules: Mapping) -> list[str]:
+    """Triggered gates that no brief in the whole panel addresses."""
+    return [
+        g.gate_id
+        for g in triggered(gates)
+        if not any(addressing_items(b, g, rules) for b in briefs)
+    ]
+
+
+def run_panel(
+    record: Record,
+    runtime: Runtime,
+    *,
+    profiles: Mapping[str, AgentProfile],
+    screen: RecordScreen,
+    lexicon: Lexicon,
+    config: ScoringConfig,
+    settings: PanelSettings | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> Iterator[RunEvent]:
+    settings = settings or PanelSettings()
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def check() -> None:
+        if should_stop():
+            raise Cancelled("run cancelled by the user", subject=record.name)
+
+    def timed(key: str, t0: float) -> float:
+        timings[key] = round(time.perf_counter() - t0, 3)
+        return timings[key]
+
+    t0 = time.perf_counter()
+    gates = screen.screen(record)
+    fired = triggered(gates)
+    yield RunEvent("screen", f"record screen: {len(fired)} gate(s) triggered", 0, 1,
+                   seconds=timed("screen", t0))
+    check()
+
+    operation = settings.operation or record.operation
+    operation_source = "record" if operation else "surgeon agent"
+    if not operation:
+        t0 = time.perf_counter()
+        yield RunEvent("surgeon", "surgeon agent proposing an operation", 0, 1, agent="surgeon")
+        operation = propose_operation(runtime, profiles["surgeon"], record)
+        yield RunEvent("surgeon", f"proposed operation: {operation}", 1, 1, agent="surgeon",
+                       seconds=timed("surgeon", t0))
+        check()
+
+    t0 = time.perf_counter()
+    yield RunEvent("anaesthetist", "anaesthetist agent writing the risk brief", 0, 1,
+                   agent="anaesthetist")
+    anaesthetist = run_agent(runtime, profiles["anaesthetist"], record, operation=operation)
+    yield RunEvent("anaesthetist", f"anaesthetist brief {anaesthetist.status.value}", 1, 1,
+                   agent="anaesthetist", seconds=timed("anaesthetist", t0))
+    check()
+
+    specialists = choose_specialists(anaesthetist, gates, profiles, settings.max_specialists)
+    briefs = [anaesthetist]
+    for n, name in enumerate(specialists):
+        t0 = time.perf_counter()
+        yield RunEvent("specialist", f"{name} agent writing its brief", n, len(specialists),
+                       agent=name)
+        brief = run_agent(runtime, profiles[name], record, operation=operation)
+        briefs.append(brief)
+        yield RunEvent("specialist", f"{name} brief {brief.status.value}", n + 1,
+                       len(specialists), agent=name, seconds=timed(name, t0))
+        check()
+
+    rules = screen.definitions
+    proposer = LlmMatchProposer(runtime, build_record_block(record)) if settings.judges else None
+    cards = []
+    for n, brief in enumerate(briefs[1:]):
+        t0 = time.perf_counter()
+        cards.append(
+            judge_panel(record, anaesthetist, brief, gates, rules=rules, lexicon=lexicon,
+                        config=config, runs=settings.judges, proposer=proposer)
+        )
+        yield RunEvent("adjudication", f"adjudicated {brief.agent}", n + 1, len(briefs) - 1,
+                       agent=brief.agent, seconds=timed(f"judge:{brief.agent}", t0))
+        check()
+
+    omissions = mutual_omissions(gates, briefs, rules)
+    timings["total"] = round(time.perf_counter() - started, 3)
+    case = Case(
+        case_id="C-" + uuid.uuid4().hex[:12],
+        record_id=record.record_id,
+        created_at=datetime.now(UTC),
+        model_sha256=runtime.model_sha256,
+        model_name=runtime.model_name,
+        operation=operation,
+        operation_source=operation_source,
+        briefs=tuple(briefs),
+        gates=gates,
+        scorecards=tuple(cards),
+        mutual_omissions=tuple(omissions),
+        config_version=config.version,
+        timings=timings,
+        meta={"judges": settings.judges, "specialists": specialists,
+              "judge_failures": list(proposer.failures) if proposer else []},
+    )
+    yield RunEvent("done", "case complete", 1, 1, case=case, seconds=timings["total"])
+

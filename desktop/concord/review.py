@@ -1,0 +1,138 @@
+"""Turning a clinician's accept/override into a Decision, and what a case needs to be signed.
+
+Pure functions over domain types: the CLI and the UI both call these, then append the
+Decision through the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from concord.domain import Case, Decision, DecisionAction, Target
+from concord.errors import InputError, NotFoundError
+from concord.judge.targets import case_targets
+
+GATE_VALUES = ("triggered", "negated", "not_triggered")
+DISAGREEMENT_VALUES = ("confirmed", "rejected", "minor", "moderate", "major")
+MATCH_VALUES = ("valid", "invalid")
+
+
+def find_target(case: Case, target_id: str) -> Target:
+    for target in case_targets(case):
+        if target.id == target_id:
+            return target
+    raise NotFoundError("no such judgement in this case", subject=f"{case.case_id}/{target_id}")
+
+
+def parse_override(target: Target, raw: str) -> Any:
+    """Validate a human value for the kind of judgement it replaces."""
+    raw = raw.strip()
+    if target.kind in ("subscore", "overall"):
+        upper = 1.0 if target.kind == "subscore" else 100.0
+        try:
+            value = float(raw)
+        except ValueError:
+            raise InputError(f"override for {target.id} must be a number", subject=raw) from None
+        if not 0.0 <= value <= upper:
+            raise InputError(f"override for {target.id} must be between 0 and {upper:g}",
+                             subject=raw)
+        return value
+    allowed = {"gate": GATE_VALUES, "disagreement": DISAGREEMENT_VALUES,
+               "match": MATCH_VALUES}.get(target.kind)
+    if allowed is not None and raw not in allowed:
+        raise InputError(f"override for {target.id} must be one of {', '.join(allowed)}",
+                         subject=raw)
+    return raw
+
+
+def _sha(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def shown_hashes(case: Case, target: Target) -> dict[str, str]:
+    """Hashes of what the human was shown: model, prompts, inputs and the judgement itself."""
+    prompts = sorted({b.prompt_sha256 for b in case.briefs if b.prompt_sha256})
+    return {
+        "model_sha256": case.model_sha256,
+        "prompt_sha256": _sha(prompts),
+        "record_id": case.record_id,
+        "config_version": case.config_version,
+        "target_sha256": _sha(target.model_dump(mode="json")),
+    }
+
+
+def target_spans(case: Case, target: Target) -> tuple[dict[str, Any], ...]:
+    spans: list[dict[str, Any]] = []
+    if target.kind == "gate":
+        gate_id = target.id.split("/", 1)[1]
+        for gate in case.gates:
+            if gate.gate_id == gate_id:
+                spans += [s.model_dump() for s in gate.evidence]
+    elif target.kind == "disagreement":
+        specialist, _, did = target.id.split("/", 2)
+        for card in case.scorecards:
+            if card.specialist == specialist:
+                for d in card.disagreements:
+                    if d.disagreement_id == did:
+                        spans += [s.model_dump() for s in d.spans]
+    return tuple(spans)
+
+
+def make_decision(
+    case: Case,
+    target_id: str,
+    *,
+    user: str,
+    reason: str,
+    override: str | None = None,
+    blind: bool = False,
+    decision_id: str | None = None,
+    at: datetime | None = None,
+) -> Decision:
+    """Accept (override is None) or override one judgement. The reason is mandatory."""
+    target = find_target(case, target_id)
+    if not reason.strip():
+        raise InputError("a decision needs a reason", subject=target_id)
+    if not user.strip():
+        raise InputError("a decision needs the name of who made it", subject=target_id)
+    new_value = target.value if override is None else parse_override(target, override)
+    return Decision(
+        decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
+        case_id=case.case_id,
+        target_id=target.id,
+        target_kind=target.kind,
+        action=DecisionAction.ACCEPT if override is None else DecisionAction.OVERRIDE,
+        original_value=target.value,
+        new_value=new_value,
+        reason=reason.strip(),
+        user=user.strip(),
+        at=at or datetime.now(UTC),
+        shown=shown_hashes(case, target),
+        blind=blind,
+        spans=target_spans(case, target),
+    )
+
+
+def required_targets(case: Case) -> list[Target]:
+    """What a clinician must decide before signing: every fired gate, every overall score,
+    and every major disagreement."""
+
+    def required(target: Target) -> bool:
+        if target.kind == "gate":
+            return bool(target.value == "triggered")
+        if target.kind == "disagreement":
+            return bool(target.value.get("severity") == "major")
+        return target.kind == "overall"
+
+    return [t for t in case_targets(case) if required(t)]
+
+
+def outstanding(case: Case, decisions: Iterable[Decision]) -> list[Target]:
+    decided = {d.target_id for d in decisions}
+    return [t for t in required_targets(case) if t.id not in decided]
+

@@ -1,0 +1,62 @@
+"""The application's services, built lazily once and shared by the CLI and the UI."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from concord import paths
+from concord.agents.profiles import AgentProfile, load_profiles
+from concord.evidence.lexicon import Lexicon
+from concord.evidence.screen import RecordScreen
+from concord.judge.config import ScoringConfig, load_scoring_config
+from concord.llm.runtime import Runtime
+from concord.llm.store import ModelEntry, ModelStore, load_runtime
+from concord.store import Repository
+
+
+class Services:
+    def __init__(self, database: Path | None = None) -> None:
+        self._database = database
+        self._runtimes: dict[str, Runtime] = {}
+
+    @cached_property
+    def repo(self) -> Repository:
+        return Repository.open(self._database or paths.database_path())
+
+    @cached_property
+    def models(self) -> ModelStore:
+        return ModelStore.open()
+
+    @cached_property
+    def profiles(self) -> dict[str, AgentProfile]:
+        return load_profiles()
+
+    @cached_property
+    def screen(self) -> RecordScreen:
+        return RecordScreen.load()
+
+    @cached_property
+    def lexicon(self) -> Lexicon:
+        return Lexicon.load()
+
+    @cached_property
+    def config(self) -> ScoringConfig:
+        return load_scoring_config()
+
+    def model_entry(self, name_or_path: str | None) -> ModelEntry:
+        return self.models.resolve(name_or_path) if name_or_path else self.models.default()
+
+    def runtime(self, name_or_path: str | None = None) -> Runtime:
+        """The runtime for a registered model, loaded once per process (hash verified)."""
+        entry = self.model_entry(name_or_path)
+        if entry.sha256 not in self._runtimes:
+            self._runtimes[entry.sha256] = load_runtime(entry)
+        return self._runtimes[entry.sha256]
+
+    def close(self) -> None:
+        for runtime in self._runtimes.values():
+            runtime.close()
+        self._runtimes.clear()
+        if "repo" in self.__dict__:
+            self.repo.close()

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Sets up a development environment from nothing but Python 3.11, then runs one job:
+#   bash installer/dev.sh demo   -> concord demo on the bundled demo patients (default model)
+#   bash installer/dev.sh test   -> the whole test suite
+# Re-running reuses the virtual environment (.venv) and pip's wheel cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+job="${1:-demo}"
+shift || true
+PY="${PYTHON:-python3.11}"
+VENV="${CONCORD_VENV:-.venv}"
+
+# Qt (offscreen), PDF rendering and the independent signature validator need a few system
+# libraries. Install them when we can (root with apt); otherwise say what is missing.
+need_pkgs=()
+command -v pdfsig >/dev/null 2>&1 || need_pkgs+=(poppler-utils)
+ldconfig -p 2>/dev/null | grep -q 'libEGL.so.1' || need_pkgs+=(libegl1)
+ldconfig -p 2>/dev/null | grep -q 'libxkbcommon.so.0' || need_pkgs+=(libxkbcommon0)
+ldconfig -p 2>/dev/null | grep -q 'libfontconfig.so.1' || need_pkgs+=(libfontconfig1)
+ldconfig -p 2>/dev/null | grep -q 'libGL.so.1' || need_pkgs+=(libgl1)
+ldconfig -p 2>/dev/null | grep -q 'libdbus-1.so.3' || need_pkgs+=(libdbus-1-3)
+[ -d /usr/share/fonts/truetype/dejavu ] || need_pkgs+=(fonts-dejavu-core)
+if [ "${#need_pkgs[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing system packages: ${need_pkgs[*]}" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+  else
+    echo "note: system packages missing (${need_pkgs[*]}); some tests will be skipped" >&2
+  fi
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PY" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --upgrade pip
+# llama-cpp-python compiles llama.cpp on first install (several minutes); pip caches the wheel.
+"$VENV/bin/python" -m pip install -q -e '.[model,test]'
+"$VENV/bin/concord" models install-default
+
+case "$job" in
+  demo) exec "$VENV/bin/concord" demo "$@" ;;
+  test)
+    export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
+    exec "$VENV/bin/python" -m pytest "$@" ;;
+  *) echo "usage: bash installer/dev.sh demo|test [args...]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,147 @@
+"""The whole core path without a model: import -> panel -> store -> decide -> sign -> verify.
+
+The agents are scripted (tests only); everything else is the real code: screen, alignment,
+adjudication, SQLite store, audit chain, PDF rendering and PAdES signing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from concord import paths
+from concord.cli import main
+from concord.domain import CaseStatus, DisagreementKind
+from concord.llm.scripted import ScriptedRuntime
+from concord.pipeline import PanelSettings, run_panel
+from concord.records import load_record
+from concord.services import Services
+
+from .brief_writer import BriefWriter
+
+DEMO = paths.resources_dir() / "demo"
+BLEO = DEMO / "01_bleomycin_hodgkin.json"
+
+
+def run_case(svc: Services, path: Path, writer: BriefWriter, judges: int = 1):
+    record = load_record(path)
+    svc.repo.save_record(record, "tester")
+    runtime = ScriptedRuntime(writer)
+    events = list(run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
+                            lexicon=svc.lexicon, config=svc.config,
+                            settings=PanelSettings(judges=judges)))
+    case = events[-1].case
+    assert case is not None
+    svc.repo.save_case(case, "tester")
+    return case, events
+
+
+@pytest.fixture
+def svc():
+    services = Services()
+    yield services
+    services.close()
+
+
+def test_mutual_omission_of_bleomycin_is_flagged(svc):
+    """Both the anaesthetist and the oncologist miss 'ABVD'; the screen still fires."""
+    writer = BriefWriter(blind_spots={"anaesthetist": ["ABVD", "bleomycin"],
+                                      "oncolog": ["ABVD", "bleomycin"]},
+                         consult=["oncology"])
+    case, events = run_case(svc, BLEO, writer)
+    assert [e.stage for e in events][0] == "screen" and events[-1].stage == "done"
+    assert "bleomycin_exposure" in case.mutual_omissions
+    onc = next(c for c in case.scorecards if c.specialist == "oncology")
+    assert onc.capped and onc.human_review and onc.overall <= 69
+    assert any(d.kind == DisagreementKind.MUTUAL_OMISSION for d in onc.disagreements)
+    assert case.human_review
+
+
+def test_gate_owner_is_consulted_even_if_the_anaesthetist_does_not_ask(svc):
+    writer = BriefWriter(consult=["cardiology"])
+    case, _ = run_case(svc, BLEO, writer, judges=0)
+    assert {b.agent for b in case.briefs} >= {"anaesthetist", "cardiology", "oncology"}
+
+
+def test_every_evidence_span_is_the_record_text(svc):
+    case, _ = run_case(svc, DEMO / "03_ckd_hyperkalaemia.json", BriefWriter(), judges=0)
+    record = svc.repo.get_record(case.record_id)
+    for brief in case.briefs:
+        for ev in brief.evidence:
+            a = ev.alignment
+            assert a.verified, (brief.agent, ev)
+            doc = record.document(a.source_id)
+            assert doc.text[a.start:a.end].split() == ev.line.extract_text.split()
+
+
+def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
+    case, _ = run_case(svc, BLEO, BriefWriter(consult=["oncology"]), judges=0)
+    monkeypatch.setenv("CONCORD_PASSWORD", "correct horse battery")
+    assert main(["users", "add", "Dr Ada Lovelace", "--role", "clinician"]) == 0
+    capsys.readouterr()
+
+    assert main(["show", case.case_id, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    ids = {t["id"] for t in shown["targets"]}
+    assert "gate/bleomycin_exposure" in ids and "oncology/overall" in ids
+    assert "oncology/subscore/coverage" in ids
+
+    # Signing before review is refused, and writes nothing.
+    out = tmp_path / "review.pdf"
+    assert main(["export-pdf", case.case_id, "--user", "Dr Ada Lovelace", "--out", str(out)]) == 1
+    assert not out.exists()
+    assert "not yet decided" in capsys.readouterr().err
+
+    overridden = next(t for t in shown["outstanding"] if t.endswith("/overall"))
+    for target in shown["outstanding"]:
+        args = ["decide", case.case_id, "--target", target, "--reason", "checked against notes",
+                "--user", "Dr Ada Lovelace"]
+        args += ["--override", "50"] if target == overridden else ["--accept"]
+        assert main(args) == 0
+    assert svc.repo.case_status(case.case_id) == CaseStatus.REVIEWED
+
+    # A wrong password signs nothing.
+    monkeypatch.setenv("CONCORD_PASSWORD", "wrong password!")
+    assert main(["export-pdf", case.case_id, "--user", "Dr Ada Lovelace", "--out", str(out)]) == 1
+    assert not out.exists()
+    monkeypatch.setenv("CONCORD_PASSWORD", "correct horse battery")
+    capsys.readouterr()
+    assert main(["export-pdf", case.case_id, "--user", "Dr Ada Lovelace", "--out", str(out),
+                 "--json"]) == 0
+    signed = json.loads(capsys.readouterr().out)
+    assert "with" in signed["meaning"] and out.exists()
+    assert svc.repo.case_status(case.case_id) == CaseStatus.SIGNED
+
+    assert main(["verify-pdf", str(out), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["valid"] and result["intact"] and result["trusted"]
+    assert result["signer"] == "Dr Ada Lovelace"
+
+    tampered = tmp_path / "tampered.pdf"
+    data = bytearray(out.read_bytes())
+    data[len(data) // 3] ^= 0x01
+    tampered.write_bytes(bytes(data))
+    assert main(["verify-pdf", str(tampered), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["valid"] is False
+
+    assert main(["audit", "verify", "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    assert audit["ok"] and audit["first_bad_seq"] is None
+
+    labels = tmp_path / "labels.jsonl"
+    assert main(["export-labels", "--out", str(labels)]) == 0
+    rows = [json.loads(line) for line in labels.read_text().splitlines()]
+    assert len(rows) == len(shown["outstanding"])
+    assert any(r["action"] == "override" for r in rows)
+
+
+def test_annotator_cannot_sign(svc, tmp_path, capsys, monkeypatch):
+    case, _ = run_case(svc, BLEO, BriefWriter(consult=["oncology"]), judges=0)
+    assert main(["users", "add", "ann", "--role", "annotator"]) == 0
+    monkeypatch.setenv("CONCORD_PASSWORD", "whatever123")
+    out = tmp_path / "x.pdf"
+    assert main(["export-pdf", case.case_id, "--user", "ann", "--out", str(out)]) == 1
+    assert "only clinicians can sign" in capsys.readouterr().err
+    assert not out.exists()
