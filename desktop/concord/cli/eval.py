@@ -18,13 +18,20 @@ from concord.expert.eval_store import EvalStore
 from concord.expert.generate import generate_answers
 from concord.expert.grading import Grade, grade_decision, human_grades, record_grade
 from concord.expert.questions import load_question_set
-from concord.expert.screening import DEFAULT_RANK_KEY, RANK_KEYS, rank_configurations, screen_answers
+from concord.expert.screening import (
+    DEFAULT_RANK_KEY,
+    RANK_KEYS,
+    rank_configurations,
+    screen_answers,
+)
 from concord.expert.workflow import rejection_report, train_reward
 from concord.services import Services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("eval", help="golden-label similarity, reward model, rejection sampling")
+    parser = sub.add_parser(
+        "eval", help="golden-label similarity, reward model, rejection sampling"
+    )
     ev = parser.add_subparsers(dest="eval_command", required=True, metavar="STEP")
 
     p = ev.add_parser("import", help="import a question set with golden answers (JSONL/CSV)")
@@ -123,7 +130,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         emit_json(out)
     else:
         note = "" if created else "  (already imported)"
-        print(f"{set_id}  {out['questions']} questions, {out['golden_answers']} golden answers{note}")
+        print(f"{set_id}  {out['questions']} questions, "
+              f"{out['golden_answers']} golden answers{note}")
     return 0
 
 
