@@ -1,0 +1,173 @@
+"""Pydantic models of what an agent must answer, validated against the record and profile.
+
+Anything that does not fit (unknown line id or tag, too many items, a duplicate consult,
+an empty text) makes the whole answer invalid: the runner retries or fails the brief. It
+never repairs an answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from concord.agents.schema import (
+    COMMENT_MAX_CHARS,
+    MAX_CITES,
+    MAX_GATES_PER_RISK,
+    MIN_EVIDENCE,
+    MIN_TOP_RISKS,
+    OPERATION_MAX_CHARS,
+    QUOTE_MAX_CHARS,
+    RATIONALE_MAX_CHARS,
+    RISK_SCORE_MAX_CHARS,
+    TEXT_MAX_CHARS,
+    THRESHOLD_MAX_CHARS,
+)
+
+
+@dataclass(frozen=True)
+class OutputContext:
+    """What an answer is checked against."""
+
+    line_ids: frozenset[str]
+    tags: frozenset[str]
+    gate_ids: frozenset[str]
+    specialist_ids: frozenset[str]
+    max_items: dict[str, int]
+
+
+def _context(info: ValidationInfo) -> OutputContext:
+    if not isinstance(info.context, OutputContext):
+        raise TypeError("validate agent output with an OutputContext")
+    return info.context
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _known(values: Sequence[str], allowed: frozenset[str], what: str) -> None:
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        raise ValueError(f"unknown {what}: {', '.join(unknown)}")
+
+
+class EvidenceOut(_Strict):
+    line: str
+    tag: str
+    comment: str = Field(min_length=1, max_length=COMMENT_MAX_CHARS)
+    quote: str | None = Field(default=None, min_length=1, max_length=QUOTE_MAX_CHARS)
+
+    @field_validator("line")
+    @classmethod
+    def _line(cls, value: str, info: ValidationInfo) -> str:
+        _known([value], _context(info).line_ids, "record line")
+        return value
+
+    @field_validator("tag")
+    @classmethod
+    def _tag(cls, value: str, info: ValidationInfo) -> str:
+        _known([value], _context(info).tags, "tag")
+        return value
+
+
+class BulletOut(_Strict):
+    text: str = Field(min_length=1, max_length=TEXT_MAX_CHARS)
+    cites: tuple[str, ...] = Field(default=(), max_length=MAX_CITES)
+
+    @field_validator("cites")
+    @classmethod
+    def _cites(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        _known(value, _context(info).line_ids, "record line")
+        return value
+
+
+class RiskOut(BulletOut):
+    gates: tuple[str, ...] = Field(default=(), max_length=MAX_GATES_PER_RISK)
+
+    @field_validator("gates")
+    @classmethod
+    def _gates(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        _known(value, _context(info).gate_ids, "gate")
+        return value
+
+
+class TriggerOut(BulletOut):
+    threshold: str | None = Field(default=None, min_length=1, max_length=THRESHOLD_MAX_CHARS)
+
+
+class BriefOut(_Strict):
+    evidence: tuple[EvidenceOut, ...] = Field(min_length=MIN_EVIDENCE)
+    top_risks: tuple[RiskOut, ...] = Field(min_length=MIN_TOP_RISKS)
+    actions: tuple[BulletOut, ...]
+    triggers: tuple[TriggerOut, ...]
+    monitoring: tuple[BulletOut, ...]
+    risk_scores: tuple[str, ...]
+    consult: tuple[str, ...] = ()
+
+    @field_validator("evidence", "top_risks", "actions", "triggers", "monitoring", "risk_scores")
+    @classmethod
+    def _bounded(cls, value: tuple[object, ...], info: ValidationInfo) -> tuple[object, ...]:
+        limit = _context(info).max_items[str(info.field_name)]
+        if len(value) > limit:
+            raise ValueError(f"{len(value)} items, at most {limit} allowed")
+        return value
+
+    @field_validator("risk_scores")
+    @classmethod
+    def _scores(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not v or len(v) > RISK_SCORE_MAX_CHARS for v in value):
+            raise ValueError(f"each risk score must be 1..{RISK_SCORE_MAX_CHARS} characters")
+        return value
+
+    @field_validator("consult")
+    @classmethod
+    def _consult(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        _known(value, _context(info).specialist_ids, "specialist")
+        if len(set(value)) != len(value):
+            raise ValueError("a specialist is listed twice")
+        return value
+
+
+class SurgeonOut(_Strict):
+    operation: str = Field(min_length=1, max_length=OPERATION_MAX_CHARS)
+    rationale: str = Field(min_length=1, max_length=RATIONALE_MAX_CHARS)
+
+
+class InvalidOutput(ValueError):
+    """The model's text is not valid JSON or does not fit the schema (reason in args[0])."""
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "answer"
+    return f"{where}: {error['msg']}"
+
+
+def parse_json_object(text: str) -> dict[str, object]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidOutput(f"not valid JSON ({exc.msg} at character {exc.pos})") from exc
+    if not isinstance(data, dict):
+        raise InvalidOutput("the answer is not a JSON object")
+    return data
+
+
+def parse_brief(text: str, context: OutputContext) -> BriefOut:
+    data = parse_json_object(text)
+    try:
+        return BriefOut.model_validate(data, context=context)
+    except ValidationError as exc:
+        raise InvalidOutput(_first_error(exc)) from exc
+
+
+def parse_surgeon(text: str) -> SurgeonOut:
+    data = parse_json_object(text)
+    try:
+        return SurgeonOut.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidOutput(_first_error(exc)) from exc

@@ -1,0 +1,123 @@
+"""Prompt text: the shared record block (prefix) and each agent's own instructions.
+
+The shared prompt prefix is a preamble and the patient record as numbered lines.
+
+The block is byte-identical for every agent and judge on a record, so a runtime can
+evaluate it once. Patient text cannot close the block: any spelling of the delimiter word
+inside the record (or a document's id or title) is neutralised before it is inserted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+from concord.agents.profiles import AgentProfile, AgentRole
+from concord.domain.record import Record
+
+BLOCK_OPEN = "<<<PATIENT_RECORD"
+BLOCK_CLOSE = "PATIENT_RECORD>>>"
+PREAMBLE_FILE = "record_preamble.txt"
+_DELIMITER_WORD = re.compile(r"patient[\s_\-]*record", re.IGNORECASE)
+_ANGLES = re.compile(r"<{3,}|>{3,}")
+NEUTRAL_WORD = "patient-record"
+
+
+def preamble_text() -> str:
+    from concord.paths import resources_dir
+
+    return (resources_dir() / "prompts" / PREAMBLE_FILE).read_text(encoding="utf-8").strip()
+
+
+def neutralise(text: str) -> str:
+    """Patient text with anything that could read as a block delimiter defused."""
+    text = _DELIMITER_WORD.sub(NEUTRAL_WORD, text)
+    return _ANGLES.sub(lambda m: m.group(0)[0] * 2, text)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(neutralise(text).split())
+
+
+def build_record_block(record: Record) -> str:
+    """Preamble, then every record line as `L<n>: <text>`, grouped by document."""
+    parts = [preamble_text(), "", BLOCK_OPEN]
+    by_source: dict[str, list[str]] = {}
+    for line in record.lines:
+        by_source.setdefault(line.source_id, []).append(f"{line.line_id}: {neutralise(line.text)}")
+    for document in record.documents:
+        title = f" ({_one_line(document.title)})" if document.title.strip() else ""
+        parts.append(f"## document {_one_line(document.source_id)}{title}")
+        parts.extend(by_source.get(document.source_id, ["(no text)"]))
+    parts.append(BLOCK_CLOSE)
+    return "\n".join(parts) + "\n\n"
+
+
+# -- the agent-specific part of the prompt ------------------------------------------------
+
+BRIEF_TEMPLATE_FILE = "agent_brief.txt"
+SURGEON_TEMPLATE_FILE = "surgeon_operation.txt"
+OPERATION_MAX_CHARS = 200
+NO_OPERATION = "not stated (assume the operation the record most plausibly points to)"
+
+
+def template_text(name: str) -> str:
+    from concord.paths import resources_dir
+
+    return (resources_dir() / "prompts" / name).read_text(encoding="utf-8")
+
+
+def operation_text(operation: str) -> str:
+    """The operation as one quoted line (it may come from a model or a user)."""
+    cleaned = _one_line(operation)[:OPERATION_MAX_CHARS].replace('"', "'")
+    return f'"{cleaned}"' if cleaned else NO_OPERATION
+
+
+def brief_prompt(profile: AgentProfile, operation: str, specialist_ids: Sequence[str] = ()) -> str:
+    limits = profile.max_items
+    gate_instruction = (
+        '\nIn "top_risks", "gates" may name the safety gates a risk addresses, from: '
+        + ", ".join(profile.gate_ids)
+        + "."
+        if profile.gate_ids
+        else ""
+    )
+    consult_instruction = (
+        '\n- "consult": the specialists who should review this patient before surgery, most '
+        "urgent first, from: " + ", ".join(specialist_ids) + "."
+        if profile.role == AgentRole.ANAESTHETIST
+        else ""
+    )
+    return template_text(BRIEF_TEMPLATE_FILE).format(
+        title=profile.title,
+        title_upper=profile.title.upper(),
+        focus=profile.focus,
+        operation=operation_text(operation),
+        tags=", ".join(profile.tags),
+        max_evidence=limits.evidence,
+        max_top_risks=limits.top_risks,
+        max_actions=limits.actions,
+        max_triggers=limits.triggers,
+        max_monitoring=limits.monitoring,
+        max_risk_scores=limits.risk_scores,
+        gate_instruction=gate_instruction,
+        consult_instruction=consult_instruction,
+    )
+
+
+def surgeon_prompt(profile: AgentProfile) -> str:
+    return template_text(SURGEON_TEMPLATE_FILE).format(
+        title=profile.title, title_upper=profile.title.upper(), focus=profile.focus
+    )
+
+
+def prompt_sha256(template_name: str, profile: AgentProfile, extra: Sequence[str] = ()) -> str:
+    """Hash of everything that shapes the prompt: preamble, template, profile (and extras
+    such as the anaesthetist's list of specialists)."""
+    digest = hashlib.sha256()
+    parts = (preamble_text(), template_text(template_name), profile.canonical_json(), *extra)
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()

@@ -1,0 +1,45 @@
+"""SHA-256 of model files, computed in chunks and cached per process by (path, size, mtime)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+from concord.errors import ModelError
+
+HASH_CHUNK_BYTES = 4 * 1024 * 1024
+
+_cache: dict[tuple[str, int, int], str] = {}
+_lock = threading.Lock()
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of `path`; a file unchanged since the last call (same size and mtime_ns)
+    is not read again."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ModelError(f"model file is missing: {exc.strerror or exc}", subject=path) from exc
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    with _lock:
+        cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(HASH_CHUNK_BYTES):
+                digest.update(chunk)
+    except OSError as exc:
+        raise ModelError(f"cannot read model file: {exc.strerror or exc}", subject=path) from exc
+    value = digest.hexdigest()
+    with _lock:
+        _cache[key] = value
+    return value
+
+
+def forget_cached_hashes() -> None:
+    """Drop the in-memory cache (tests)."""
+    with _lock:
+        _cache.clear()
