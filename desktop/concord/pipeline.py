@@ -19,6 +19,7 @@ from concord.agents.prompts import build_record_block
 from concord.agents.runner import propose_operation, run_agent
 from concord.domain import Brief, Case, GateHit, Record
 from concord.errors import Cancelled
+from concord.evidence.injection import injection_findings
 from concord.evidence.lexicon import Lexicon
 from concord.evidence.screen import RecordScreen
 from concord.judge.config import ScoringConfig
@@ -167,6 +168,7 @@ def run_panel(
         config_version=config.version,
         timings=timings,
         meta={"judges": settings.judges, "specialists": specialists,
+              "injection": injection_findings(record, briefs),
               "judge_failures": list(proposer.failures) if proposer else []},
     )
     yield RunEvent("done", "case complete", 1, 1, case=case, seconds=timings["total"])

@@ -139,8 +139,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_decide(args: argparse.Namespace) -> int:
     svc = services()
     case = svc.repo.get_case(args.case_id)
+    # A retry under the same --decision-id is the same decision: keep its first time.
+    earlier = next((d for d in svc.repo.decisions(case_id=case.case_id)
+                    if args.decision_id and d.decision_id == args.decision_id), None)
     decision = make_decision(case, args.target, user=args.user, reason=args.reason,
-                             override=args.override, decision_id=args.decision_id)
+                             override=args.override, decision_id=args.decision_id,
+                             at=earlier.at if earlier else None)
     svc.repo.get_user(decision.user)
     created = svc.repo.append_decision(decision)
     remaining = outstanding(case, svc.repo.decisions(case_id=case.case_id))

@@ -62,4 +62,8 @@ class Case(Frozen):
 
     @property
     def human_review(self) -> bool:
-        return any(s.human_review for s in self.scorecards) or bool(self.mutual_omissions)
+        return (
+            any(s.human_review for s in self.scorecards)
+            or bool(self.mutual_omissions)
+            or bool(self.meta.get("injection"))
+        )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -94,6 +95,8 @@ class _Document:
     reference: date  # surgery date, else this document's date, else today
     anchor: date  # what "6 weeks ago" counts back from
     by_concept: dict[str, list[Mention]] = field(default_factory=dict)
+    by_start: list[Mention] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         index: dict[str, list[Mention]] = defaultdict(list)
@@ -101,6 +104,12 @@ class _Document:
             for cid in mention.concepts:
                 index[cid].append(mention)
         self.by_concept = dict(index)
+        self.by_start = sorted(self.mentions, key=lambda m: m.start)
+        self.starts = [m.start for m in self.by_start]
+
+    def starting_in(self, start: int, end: int) -> list[Mention]:
+        """Mentions whose start lies in [start, end), by bisection (records can be large)."""
+        return self.by_start[bisect_left(self.starts, start) : bisect_left(self.starts, end)]
 
     @property
     def text(self) -> str:
@@ -272,11 +281,8 @@ class RecordScreen:
             if _SENTENCE_BREAK_RE.search(gap) or (skip_re is not None and skip_re.search(gap)):
                 return None
             if any(
-                other.start >= m.end
-                and other.start < number.start()
-                and not (other.concepts & allowed)
-                and other.concepts & self._measurable
-                for other in d.mentions
+                not (other.concepts & allowed) and other.concepts & self._measurable
+                for other in d.starting_in(m.end, number.start())
             ):
                 return None
             quantity = rule.quantity

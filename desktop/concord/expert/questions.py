@@ -90,6 +90,9 @@ def _read_jsonl(path: Path, text: str) -> list[QuestionIn]:
             raise InputError(f"line {number} is not JSON ({exc.msg})", subject=path) from exc
         except ValidationError as exc:
             raise InputError(f"line {number}: {_first_error(exc)}", subject=path) from exc
+        except (RecursionError, ValueError) as exc:  # nested too deeply, huge number literal
+            raise InputError(f"line {number}: unreadable JSON ({type(exc).__name__})",
+                             subject=path) from None
     return questions
 
 
@@ -108,7 +111,7 @@ def _read_csv(path: Path, text: str) -> list[QuestionIn]:
             raise InputError(f"row {number} has no question_id", subject=path)
         entry = grouped.setdefault(
             qid,
-            {"id": qid, "question": row["question"], "context": row.get("context") or "",
+            {"id": qid, "question": row["question"] or "", "context": row.get("context") or "",
              "answers": []},
         )
         if (row["question"] or "").strip() != entry["question"].strip():
@@ -133,7 +136,10 @@ def load_question_set(path: Path | str, name: str | None = None) -> QuestionSetI
     if suffix in (".jsonl", ".json"):
         questions = _read_jsonl(path, text)
     elif suffix == ".csv":
-        questions = _read_csv(path, text)
+        try:
+            questions = _read_csv(path, text)
+        except csv.Error as exc:  # e.g. a cell over the csv module's field size limit
+            raise InputError(f"unreadable CSV ({exc})", subject=path) from None
     else:
         raise InputError("unsupported question-set format (use .jsonl or .csv)", subject=path)
     if not questions:

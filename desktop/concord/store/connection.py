@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,27 +43,56 @@ def open_database(path: Path | None = None) -> Database:
     return db
 
 
+def _database_file(db: Database) -> str | None:
+    try:
+        row = db.conn.execute("PRAGMA database_list").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[2] if row and row[2] else None
+
+
+def write_failure(db: Database, exc: sqlite3.Error) -> StoreError:
+    """One clear line for a write that SQLite refused (locked, disk full, I/O error...)."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        problem = (f"the database is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s)"
+                   "; nothing was written, try again")
+    elif "full" in text:
+        problem = "the disk is full; nothing was written"
+    elif "I/O" in text:
+        problem = "disk I/O error while writing; nothing was written"
+    elif "readonly" in text or "read-only" in text:
+        problem = "the database is read-only; nothing was written"
+    else:
+        problem = f"database write failed ({text}); nothing was written"
+    return StoreError(problem, subject=_database_file(db))
+
+
 @contextmanager
 def write_transaction(db: Database) -> Iterator[Database]:
     """Everything inside is committed together or not at all.
 
     Outermost: BEGIN IMMEDIATE (takes the write lock at once, so the audit head read inside
     cannot be raced by another process). Nested: a savepoint via sqlite-utils' `atomic()`.
+    SQLite refusing the write (locked, disk full, I/O error) raises StoreError after the
+    rollback; constraint violations stay sqlite3.IntegrityError for the caller to explain.
     """
     if db.conn.in_transaction:
         with db.atomic():
             yield db
         return
-    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        db.conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        raise write_failure(db, exc) from exc
     try:
         yield db
-    except BaseException:
-        if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
-        raise
-    try:
         db.conn.execute("COMMIT")
-    except BaseException:
+    except BaseException as exc:
         if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
+            # SQLite rolls back by itself when it cannot; the first error is the one to report
+            with contextlib.suppress(sqlite3.Error):
+                db.conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
+            raise write_failure(db, exc) from exc
         raise

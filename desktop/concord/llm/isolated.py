@@ -1,0 +1,293 @@
+"""The llama.cpp runtime in a child process, so a native crash ends that process only.
+
+A damaged or hostile GGUF can crash llama.cpp with a segmentation fault; in-process, that
+would take the application and the database writer with it. `IsolatedRuntime` verifies
+the file's SHA-256 in the parent (before any child exists), then starts
+`python -m concord.llm.isolated` and talks to it over its stdin/stdout with one JSON
+object per line. The child holds the model and its saved record-prefix KV state, so
+prefix reuse works exactly as in-process; each request costs one JSON round trip.
+
+If the child dies (a signal, an exit) or a request exceeds its timeout, the parent raises
+ModelError naming what happened and the last line the child wrote to stderr; the next
+request starts a fresh child (the hash is verified again, from the per-process cache when
+the file is unchanged).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict
+from importlib import import_module
+from pathlib import Path
+from typing import IO, Any
+
+from concord import errors
+from concord.errors import ModelError
+from concord.llm.runtime import Generation, GenerationRequest
+from concord.llm.store import ModelEntry, verify_file
+
+DEFAULT_REQUEST_TIMEOUT = 900.0  # seconds; a 512-token brief on a slow CPU fits easily
+DEFAULT_LOAD_TIMEOUT = 300.0
+STOP_GRACE = 5.0
+DEFAULT_FACTORY = "concord.llm.llama_cpp_runtime:LlamaCppRuntime"
+_EOF = object()
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "unknown signal"
+        return f"signal {-code}, {name}"
+    return f"exit code {code}"
+
+
+class IsolatedRuntime:
+    """Runtime protocol over a child process running LlamaCppRuntime (or `factory`)."""
+
+    def __init__(
+        self,
+        entry: ModelEntry,
+        *,
+        timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        load_timeout: float = DEFAULT_LOAD_TIMEOUT,
+        factory: str = DEFAULT_FACTORY,
+        **opts: Any,
+    ) -> None:
+        self.entry = entry
+        self.model_name = entry.name
+        self.model_sha256 = entry.sha256
+        self.timeout = timeout
+        self.load_timeout = load_timeout
+        self.factory = factory
+        opts.setdefault("n_ctx", entry.n_ctx)
+        opts.setdefault("n_gpu_layers", entry.n_gpu_layers)
+        self.opts = opts
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._stderr: IO[bytes] | None = None
+        self._lock = threading.Lock()
+        self.restarts = 0
+        self._start()  # fail now, not at the first request, on a bad file
+
+    # -- child lifecycle -----------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def _start(self) -> None:
+        path = self.entry.resolved_path()
+        verify_file(path, size=self.entry.size, sha256=self.entry.sha256)
+        stat = path.stat()
+        if self._stderr is not None:
+            self._stderr.close()
+        # The child's stderr, kept for error messages; it lives as long as the child.
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
+        env = dict(os.environ)
+        # The child imports what the parent can (as multiprocessing's spawn does).
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "concord.llm.isolated"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env,
+        )
+        self._lines = queue.Queue()
+        threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines),
+                         name=f"isolated-{self._proc.pid}", daemon=True).start()
+        self._call({
+            "op": "load", "path": str(path), "sha256": self.entry.sha256,
+            "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "model_name": self.entry.name,
+            "factory": self.factory, "opts": self.opts,
+        }, self.load_timeout, what="loading the model")
+
+    @staticmethod
+    def _pump(stream: IO[bytes] | None, lines: queue.Queue[object]) -> None:
+        assert stream is not None
+        for line in iter(stream.readline, b""):
+            lines.put(line)
+        lines.put(_EOF)
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[-1][:300] if lines else ""
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=STOP_GRACE)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def _died(self, what: str) -> ModelError:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                code = None
+        tail = self._stderr_tail()
+        self._kill()
+        detail = f"; last output: {tail}" if tail else ""
+        return ModelError(
+            f"model process ended unexpectedly ({_describe_exit(code)}) while {what}; "
+            f"the application is unaffected{detail}",
+            subject=self.model_name,
+        )
+
+    # -- protocol ------------------------------------------------------------------------
+
+    def _call(self, message: dict[str, Any], timeout: float, *, what: str) -> dict[str, Any]:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        try:
+            proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died(what) from None
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(0.0, remaining))
+            except queue.Empty:
+                self._kill()
+                raise ModelError(
+                    f"model process gave no answer within {timeout:g} s while {what}; "
+                    "it was stopped", subject=self.model_name,
+                ) from None
+            if line is _EOF:
+                raise self._died(what)
+            assert isinstance(line, bytes)
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                continue  # not a protocol line (should not happen: stdout is private)
+            if reply.get("ok"):
+                return reply
+            if what == "loading the model":
+                self._kill()
+            raise _rebuild_error(reply)
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                if self._proc is not None:
+                    self._kill()
+                self.restarts += 1
+                self._start()
+            reply = self._call({"op": "generate", "request": asdict(request)}, self.timeout,
+                               what="generating")
+            return Generation(**reply["generation"])
+
+    def close(self) -> None:
+        with self._lock:
+            proc = self._proc
+            if proc is not None and proc.poll() is None and proc.stdin is not None:
+                try:
+                    proc.stdin.write(b'{"op": "close"}\n')
+                    proc.stdin.flush()
+                    proc.wait(timeout=STOP_GRACE)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            self._kill()
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
+
+    def __del__(self) -> None:  # a forgotten runtime must not leave a child behind
+        proc = getattr(self, "_proc", None)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
+
+def _rebuild_error(reply: dict[str, Any]) -> errors.ConcordError:
+    cls = getattr(errors, str(reply.get("kind")), None)
+    if not (isinstance(cls, type) and issubclass(cls, errors.ConcordError)):
+        cls = ModelError
+    return cls(str(reply.get("problem") or "model process failed"), subject=reply.get("subject"))
+
+
+# -- the child -------------------------------------------------------------------------
+
+
+def _load(message: dict[str, Any]) -> Any:
+    path = Path(message["path"])
+    stat = path.stat()
+    if (stat.st_size, stat.st_mtime_ns) != (message["size"], message["mtime_ns"]):
+        raise ModelError("file changed after its hash was verified; refusing to load",
+                         subject=path)
+    module, _, name = str(message["factory"]).partition(":")
+    factory = getattr(import_module(module), name)
+    return factory(path, message["sha256"], model_name=message["model_name"],
+                   **message["opts"])
+
+
+def _error_reply(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, errors.ConcordError):
+        return {"ok": False, "kind": type(exc).__name__, "problem": exc.problem,
+                "subject": exc.subject}
+    return {"ok": False, "kind": "ModelError", "problem": f"{type(exc).__name__}: {exc}"}
+
+
+def child_main() -> int:
+    """Serve load/generate/close requests on stdin; answers go to a private copy of
+    stdout (the real fd 1 is pointed at stderr so native prints cannot corrupt them)."""
+    from concord.netguard import install_network_guard
+
+    install_network_guard()
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    runtime: Any = None
+    for raw in sys.stdin.buffer:
+        try:
+            message = json.loads(raw)
+            op = message.get("op")
+            if op == "close":
+                break
+            if op == "load":
+                runtime = _load(message)
+                reply: dict[str, Any] = {"ok": True}
+            elif op == "generate":
+                if runtime is None:
+                    raise ModelError("no model loaded")
+                generation = runtime.generate(GenerationRequest(**message["request"]))
+                reply = {"ok": True, "generation": asdict(generation)}
+            else:
+                raise ModelError(f"unknown request {op!r}")
+        except Exception as exc:  # every failure becomes a reply; the parent raises it
+            reply = _error_reply(exc)
+        out.write(json.dumps(reply).encode("utf-8") + b"\n")
+    if runtime is not None:
+        runtime.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child_main())

@@ -1,0 +1,145 @@
+"""`concord gui`: create the application, open the window, optionally the demo case, and
+optionally render a screenshot and exit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from concord.ui import loaders
+from concord.ui.case_view import TAB_REVIEW
+from concord.ui.main_window import MainWindow, model_choices
+from concord.ui.messages import error_text
+
+WINDOW_SIZE = (1680, 1020)
+SCREENSHOT_TIMEOUT_S = float(os.environ.get("CONCORD_SCREENSHOT_TIMEOUT", "900"))
+"""With --screenshot and no stored demo case, how long to wait for the demo run."""
+
+
+class DemoController:
+    """--demo: open the first demo record's latest case, running the panel first when there
+    is none (and a model), then (with --screenshot) render the side-by-side view and exit."""
+
+    def __init__(self, window: MainWindow, screenshot: Path | None) -> None:
+        self.window = window
+        self.screenshot = screenshot
+        self.done = False
+        self.exit_code = 0
+
+    def start(self) -> None:
+        user = self.window.user
+        self.window.db.call(lambda repo: loaders.prepare_demo(repo, user), self._prepared,
+                            self._failed)
+        if self.screenshot is not None:
+            QTimer.singleShot(int(SCREENSHOT_TIMEOUT_S * 1000), self._timeout)
+
+    def _prepared(self, state: loaders.DemoState) -> None:
+        w = self.window
+        if state.record_id is None:
+            w.message(state.note, "warning")
+            self._finish()
+            return
+        if state.case_id is not None:
+            w.open_case(state.case_id, then=self._finish)
+            return
+        names, default, note = model_choices()
+        if default is None or note:
+            why = note or "no model is registered in the model store"
+            w.open_record(state.record_id, then=lambda: self._no_model(why))
+            return
+        w.run_ended.connect(self._run_ended)
+        w.open_record(state.record_id, then=lambda: w.run_current(default))
+
+    def _no_model(self, why: str) -> None:
+        self.window.case_view.show_message(
+            f"No model available ({why}). Showing the record and the record-screen results "
+            "only; register a model with `concord models add` to run the panel.", "warning")
+        self._finish()
+
+    def _run_ended(self, how: str) -> None:
+        if how == "finished":
+            self.window.case_opened.connect(lambda _id: self._finish())
+        else:
+            self._finish()
+
+    def _failed(self, exc: BaseException) -> None:
+        self.window.message(f"Could not open the demo: {error_text(exc)}")
+        self._finish()
+
+    def _timeout(self) -> None:
+        if not self.done:
+            print(f"concord gui: the demo was not ready after {SCREENSHOT_TIMEOUT_S:.0f} s; "
+                  "taking the screenshot as it is", file=sys.stderr)
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        w = self.window
+        if w.case_view.bundle is not None:
+            w.stack.setCurrentWidget(w.case_view)
+            w.case_view.tabs.setCurrentIndex(TAB_REVIEW)
+            review = w.case_view.review
+            tree = review.anaesthetist_tree
+            if tree.brief is not None and tree.brief.items:
+                review.select_bullet("anaesthetist", tree.brief.items[0].item_id)
+        if self.screenshot is not None:
+            QTimer.singleShot(400, self._grab)
+
+    def _grab(self) -> None:
+        app = QApplication.instance()
+        assert app is not None
+        app.processEvents()
+        path = self.screenshot
+        assert path is not None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.window.grab().save(str(path), "PNG"):
+            print(f"concord gui: could not write the screenshot to {path}", file=sys.stderr)
+            self.exit_code = 1
+        else:
+            print(f"screenshot written to {path}", file=sys.stderr)
+        self.window.close()
+        app.exit(self.exit_code)
+
+
+def _excepthook(window: MainWindow):  # noqa: ANN202
+    def hook(kind, value, tb) -> None:  # noqa: ANN001
+        traceback.print_exception(kind, value, tb)
+        with contextlib.suppress(Exception):  # the hook itself must never crash the app
+            window.message(f"Internal error: {error_text(value)}")
+    return hook
+
+
+def _check_qt_binding() -> None:
+    """PySide6 6.12.0 on Python 3.11 loses a reference to None/True on every void call or
+    emit, so a long session ends in "Fatal Python error: none_dealloc". Say so plainly."""
+    import PySide6
+
+    if PySide6.__version__.startswith("6.12.0") and sys.version_info < (3, 12):
+        print("concord gui: warning: PySide6 6.12.0 has a reference-counting bug on Python "
+              "3.11 that crashes long sessions; install PySide6-Essentials 6.11.3",
+              file=sys.stderr)
+
+
+def run_app(demo: bool = False, screenshot: Path | None = None) -> int:
+    _check_qt_binding()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Concord")
+    window = MainWindow()
+    window.resize(*WINDOW_SIZE)
+    sys.excepthook = _excepthook(window)
+    window.show()
+    controller = None
+    if demo or screenshot is not None:
+        controller = DemoController(window, screenshot)
+        QTimer.singleShot(0, controller.start)
+    code = app.exec()
+    return controller.exit_code if controller is not None and screenshot else code

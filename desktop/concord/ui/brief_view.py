@@ -1,0 +1,174 @@
+"""One agent's brief as a tree: sections -> bullets, then the evidence pack.
+
+Item text is set with `setText` (plain text; QTreeWidget never interprets it). Tooltips,
+which Qt may treat as rich text, are escaped with `plain_tooltip`.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+
+from concord.domain import AlignmentStatus, Brief, BriefItem, BriefSection, BriefStatus
+from concord.ui import theme
+from concord.ui.marks import EvidenceMark, evidence_marks
+
+SECTION_TITLES = {
+    BriefSection.TOP_RISKS: "Top risks (ranked)",
+    BriefSection.ACTIONS: "Immediate actions / optimisation",
+    BriefSection.TRIGGERS: "Go / delay triggers",
+    BriefSection.MONITORING: "Monitoring / adjuncts",
+    BriefSection.RISK_SCORES: "Risk scores",
+}
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+EVIDENCE_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows `text` literally even if it looks like HTML."""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+
+
+def evidence_label(mark: EvidenceMark) -> str:
+    status = mark.status.value
+    if not mark.verified and mark.status != AlignmentStatus.FAILED:
+        status = f"{status}, NOT VERIFIED"
+    flags = [f for f in mark.flags if f != "negated"]
+    parts = [f"{mark.evidence_id} [{status}]"]
+    if mark.negated:
+        parts.append("¬ negated mention")
+    if flags:
+        parts.append("(" + ", ".join(f.replace("_", " ") for f in flags) + ")")
+    return " ".join(parts)
+
+
+class BriefTree(QTreeWidget):
+    bullet_selected = Signal(object, object)  # Brief, BriefItem
+    evidence_selected = Signal(object)  # EvidenceMark
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(2)
+        self.setHeaderLabels(["Bullet", "Evidence (alignment)"])
+        self.setWordWrap(True)
+        self.setUniformRowHeights(False)
+        self.setAlternatingRowColors(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, 190)
+        self.brief: Brief | None = None
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self.currentItemChanged.connect(self._current_changed)
+
+    def set_brief(self, brief: Brief | None) -> None:
+        self.clear()
+        self._items = {}
+        self.brief = brief
+        if brief is None:
+            return
+        if brief.status == BriefStatus.FAILED:
+            node = QTreeWidgetItem([f"BRIEF FAILED: {brief.failure_reason}", ""])
+            node.setForeground(0, QBrush(QColor(theme.RED)))
+            self.addTopLevelItem(node)
+        marks = {m.evidence_id: m for m in evidence_marks(brief)}
+        unsupported = {i.item_id for i in brief.unsupported_items()}
+        bold = QFont(self.font())
+        bold.setBold(True)
+        for section in BriefSection:
+            items = brief.section(section)
+            if not items:
+                continue
+            head = QTreeWidgetItem([f"{SECTION_TITLES[section]} ({len(items)})", ""])
+            head.setFont(0, bold)
+            head.setFlags(head.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            self.addTopLevelItem(head)
+            for item in items:
+                node = self._bullet_node(item, marks, item.item_id in unsupported)
+                head.addChild(node)
+                self._items[item.item_id] = node
+            head.setExpanded(True)
+        if marks:
+            head = QTreeWidgetItem([f"Evidence pack ({len(marks)} extracts)", ""])
+            head.setFont(0, bold)
+            head.setFlags(head.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            self.addTopLevelItem(head)
+            for mark in marks.values():
+                head.addChild(self._evidence_node(mark))
+            # open when something in it failed, so a FAILED extract is never hidden
+            head.setExpanded(any(not m.verified for m in marks.values()))
+
+    def _bullet_node(self, item: BriefItem, marks: dict[str, EvidenceMark],
+                     unsupported: bool) -> QTreeWidgetItem:
+        cited = [marks[c] for c in item.cites if c in marks]
+        text = f"{item.rank}. {item.text}"
+        if unsupported:
+            evidence = "⚠ UNSUPPORTED"
+        elif cited:
+            evidence = ", ".join(f"{m.evidence_id} {m.status.value}"
+                                 + (" ¬neg" if m.negated else "") for m in cited)
+        else:
+            evidence = "—"
+        node = QTreeWidgetItem([text, evidence])
+        node.setData(0, ITEM_ROLE, item.item_id)
+        node.setToolTip(0, plain_tooltip(item.text))
+        detail = "\n".join(f"{evidence_label(m)}: “{m.extract}”" for m in cited) or (
+            "UNSUPPORTED: this bullet cites no evidence verified in the record")
+        node.setToolTip(1, plain_tooltip(detail))
+        if unsupported:
+            node.setForeground(1, QBrush(QColor(theme.RED)))
+            node.setBackground(0, QBrush(QColor("#fff0f0")))
+        elif any(m.status == AlignmentStatus.FUZZY for m in cited):
+            node.setForeground(1, QBrush(QColor(theme.FUZZY_UNDERLINE)))
+        if item.gate_ids:  # in the wide column, so it is not cut off
+            node.setText(0, text + "  [addresses: " + ", ".join(
+                g.replace("_", " ") for g in item.gate_ids) + "]")
+        return node
+
+    def _evidence_node(self, mark: EvidenceMark) -> QTreeWidgetItem:
+        where = "not in record" if not mark.has_span else mark.source_id or ""
+        node = QTreeWidgetItem([f"{mark.evidence_id} · {mark.tag}: “{mark.extract}”",
+                                f"{evidence_label(mark)[len(mark.evidence_id) + 1:]} {where}"])
+        node.setData(0, EVIDENCE_ROLE, mark)
+        node.setToolTip(0, plain_tooltip(mark.extract))
+        if not mark.verified:
+            node.setForeground(0, QBrush(QColor(theme.RED)))
+            node.setForeground(1, QBrush(QColor(theme.RED)))
+        if mark.negated:
+            font = QFont(self.font())
+            font.setItalic(True)
+            node.setFont(0, font)
+        return node
+
+    def select_item(self, item_id: str) -> bool:
+        node = self._items.get(item_id)
+        if node is None:
+            return False
+        self.setCurrentItem(node)
+        self.scrollToItem(node)
+        return True
+
+    def mark_citing(self, item_ids: set[str]) -> None:
+        """Show (bold) the bullets that cite the text under the record's cursor."""
+        for item_id, node in self._items.items():
+            font = QFont(self.font())
+            font.setBold(item_id in item_ids)
+            node.setFont(0, font)
+
+    def _current_changed(self, node: QTreeWidgetItem | None, _prev: object) -> None:
+        if node is None or self.brief is None:
+            return
+        item_id = node.data(0, ITEM_ROLE)
+        if item_id:
+            for item in self.brief.items:
+                if item.item_id == item_id:
+                    self.bullet_selected.emit(self.brief, item)
+                    return
+        mark = node.data(0, EVIDENCE_ROLE)
+        if isinstance(mark, EvidenceMark):
+            self.evidence_selected.emit(mark)

@@ -1,0 +1,222 @@
+"""The case page: header (record, status, worst grade, review flag), a message banner, run
+controls, the four views in tabs, and the decision bar at the bottom."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from concord.domain import Case, CaseStatus, GateHit, Target
+from concord.ui import theme
+from concord.ui.dashboard import Dashboard
+from concord.ui.decisions_view import DecisionBar, DecisionsPanel
+from concord.ui.loaders import CaseBundle
+from concord.ui.review_queue import ReviewQueue
+from concord.ui.review_view import ReviewView
+from concord.ui.run_view import RunPanel
+from concord.ui.scorecard_view import ScorecardView
+
+TAB_DASHBOARD, TAB_REVIEW, TAB_SCORECARD, TAB_DECISIONS = range(4)
+
+
+def _plain(text: str = "", style: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    if style:
+        label.setStyleSheet(style)
+    return label
+
+
+class CaseView(QWidget):
+    back_requested = Signal()
+    sign_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bundle: CaseBundle | None = None
+        self.queue = ReviewQueue(self)
+        self.back_button = QPushButton("◀ Worklist")
+        self.back_button.setToolTip("Back to the worklist (Ctrl+L)")
+        self.back_button.clicked.connect(self.back_requested.emit)
+        self.title = _plain("", "font-weight:bold; font-size:14pt")
+        self.title.setObjectName("caseTitle")
+        self.meta = _plain("", "color:#333")
+        self.status_badge = _plain()
+        self.grade_badge = _plain()
+        self.grade_badge.setObjectName("gradeBadge")
+        self.review_badge = _plain()
+        self.sign_button = QPushButton("Sign…")
+        self.sign_button.setObjectName("signButton")
+        self.sign_button.setEnabled(False)
+        self.sign_button.setToolTip("Sign the review record (enabled once the case is reviewed)")
+        self.sign_button.clicked.connect(self.sign_requested.emit)
+        self.banner = _plain()
+        self.banner.setObjectName("messageBanner")
+        self.banner.hide()
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        head = QHBoxLayout()
+        head.addWidget(self.back_button)
+        titles = QVBoxLayout()
+        titles.addWidget(self.title)
+        titles.addWidget(self.meta)
+        head.addLayout(titles, 1)
+        for w in (self.status_badge, self.grade_badge, self.review_badge):
+            w.setWordWrap(False)
+            head.addWidget(w)
+        head.addWidget(self.sign_button)
+
+        self.run_panel = RunPanel()
+        self.dashboard = Dashboard()
+        self.review = ReviewView()
+        self.scorecards = ScorecardView()
+        self.decisions = DecisionsPanel(self.queue)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("caseTabs")
+        self.tabs.addTab(self.dashboard, "Dashboard (Ctrl+1)")
+        self.tabs.addTab(self.review, "Side-by-side review (Ctrl+2)")
+        self.tabs.addTab(self.scorecards, "Scorecard (Ctrl+3)")
+        self.tabs.addTab(self.decisions, "Decisions && queue (Ctrl+4)")
+        self.bar = DecisionBar(self.queue)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 0)
+        lay.addLayout(head)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.run_panel)
+        lay.addWidget(self.tabs, 1)
+        lay.addWidget(self.bar)
+
+        self.dashboard.disagreement_clicked.connect(self.go_to_disagreement)
+        self.dashboard.gate_clicked.connect(self.show_gate)
+        self.decisions.target_activated.connect(self.show_target)
+        self.queue.blind_changed.connect(self._blind_changed)
+
+    # content -------------------------------------------------------------------------
+
+    @property
+    def case(self) -> Case | None:
+        return self.bundle.case if self.bundle else None
+
+    @property
+    def record_id(self) -> str | None:
+        return self.bundle.record.record_id if self.bundle else None
+
+    def set_bundle(self, bundle: CaseBundle, user: str) -> None:
+        self.bundle = bundle
+        case = bundle.case
+        self.title.setText(bundle.record.name)
+        if case is not None:
+            op = f"{case.operation} (from the {case.operation_source})" if case.operation else "—"
+            self.meta.setText(f"Case {case.case_id} · record {bundle.record.record_id} · "
+                              f"model {case.model_name} · operation: {op} · "
+                              f"run {case.created_at:%Y-%m-%d %H:%M} UTC")
+        else:
+            self.meta.setText(f"Record {bundle.record.record_id} · "
+                              f"{len(bundle.record.documents)} document(s) · not run yet")
+        self.set_status(bundle.status)
+        self._grade_badges()
+        self.dashboard.set_content(case, bundle.gates)
+        self.review.set_content(bundle.record, case, bundle.gates)
+        self.scorecards.set_case(case)
+        self.queue.user = user
+        self.queue.set_case(case, bundle.decisions)
+        self.bar.setVisible(case is not None)
+        self.show_message(bundle.note, level="warning" if bundle.note else "info")
+        self._blind_changed(self.queue.blind)
+
+    def set_status(self, status: CaseStatus) -> None:
+        if self.bundle is not None:
+            self.bundle.status = status
+        colour = theme.STATUS_COLOURS.get(status.value, "#333")
+        self.status_badge.setText(f"Status: {status.value}")
+        self.status_badge.setStyleSheet(f"color:white; background:{colour}; padding:4px 8px; "
+                                        "border-radius:4px; font-weight:bold")
+        self.sign_button.setEnabled(status == CaseStatus.REVIEWED)
+
+    def _grade_badges(self) -> None:
+        case = self.case
+        if case is None or self.queue.blind:
+            self.grade_badge.setText("Worst grade: hidden (blind)" if case else "Not run")
+            self.grade_badge.setStyleSheet("background:#ddd; padding:4px 8px; border-radius:4px")
+            self.review_badge.setText("")
+            self.review_badge.hide()
+            return
+        capped = any(s.capped for s in case.scorecards if s.grade == case.worst_grade)
+        bg, fg = theme.grade_colours(case.worst_grade, capped)
+        self.grade_badge.setText(f"Worst grade: {theme.grade_label(case.worst_grade, capped)}")
+        self.grade_badge.setStyleSheet(f"background:{bg}; color:{fg}; padding:4px 8px; "
+                                       "border-radius:4px; font-weight:bold")
+        self.review_badge.show()
+        if case.human_review:
+            self.review_badge.setText("⚠ HUMAN REVIEW NEEDED")
+            self.review_badge.setStyleSheet(f"background:{theme.RED}; color:white; "
+                                            "padding:4px 8px; border-radius:4px; "
+                                            "font-weight:bold")
+        else:
+            self.review_badge.setText("No review flag")
+            self.review_badge.setStyleSheet("background:#e6e6e6; padding:4px 8px; "
+                                            "border-radius:4px")
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        """The in-window message line for errors and notes (never a crash, never hidden)."""
+        if not text:
+            self.banner.hide()
+            return
+        colours = {"error": ("#fde2e2", theme.RED), "warning": ("#fff4d6", "#6b4e00"),
+                   "info": ("#e3efff", "#123a75")}
+        bg, fg = colours.get(level, colours["info"])
+        self.banner.setStyleSheet(f"background:{bg}; color:{fg}; padding:6px; "
+                                  f"border:1px solid {fg}; border-radius:4px; font-weight:bold")
+        self.banner.setText(text)
+        self.banner.show()
+
+    # navigation ----------------------------------------------------------------------
+
+    def go_to_disagreement(self, specialist: str, disagreement_id: str) -> None:
+        target_id = f"{specialist}/disagreement/{disagreement_id}"
+        if self.queue.go_to_target(target_id):
+            self.tabs.setCurrentIndex(TAB_DECISIONS)
+
+    def show_gate(self, gate: GateHit) -> None:
+        self.queue.go_to_target(f"gate/{gate.gate_id}")
+        if gate.evidence:
+            span = gate.evidence[0]
+            self.tabs.setCurrentIndex(TAB_REVIEW)
+            self.review.show_span(span.source_id, span.start, span.end)
+
+    def show_target(self, target: Target | None) -> None:
+        if target is None or self.case is None:
+            return
+        from concord.review import target_spans
+
+        spans = target_spans(self.case, target)
+        if spans:
+            self.tabs.setCurrentIndex(TAB_REVIEW)
+            s = spans[0]
+            self.review.record_view.show_current(
+                [(x["source_id"], x["start"], x["end"]) for x in spans])
+            self.review.record_view.select_span(s["source_id"], s["start"], s["end"])
+        elif target.kind == "match":
+            who, _, pair = target.id.split("/", 2)
+            spec_item, anaes_item = pair.split("=", 1)
+            self.tabs.setCurrentIndex(TAB_REVIEW)
+            self.review.select_bullet("anaesthetist", anaes_item)
+            self.review.select_bullet(who, spec_item)
+
+    def _blind_changed(self, on: bool) -> None:
+        """Blind mode hides every place that shows a verdict (dashboard, scorecard, grade)."""
+        has_case = self.case is not None
+        self.tabs.setTabEnabled(TAB_DASHBOARD, has_case and not on or not has_case)
+        self.tabs.setTabEnabled(TAB_SCORECARD, not on)
+        if on and self.tabs.currentIndex() in (TAB_DASHBOARD, TAB_SCORECARD):
+            self.tabs.setCurrentIndex(TAB_DECISIONS)
+        self._grade_badges()

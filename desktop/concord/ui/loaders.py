@@ -1,0 +1,142 @@
+"""Functions the database thread runs for the views (plain Python, no Qt).
+
+Each takes the thread's Repository and returns plain data for the UI thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from concord.domain import Case, CaseStatus, Decision, GateHit, Record
+from concord.errors import ConcordError
+from concord.records import load_record
+from concord.review import outstanding
+from concord.store import Repository
+from concord.store.rows import RecordSummary
+
+_SCREEN: list[object] = []  # the RecordScreen, loaded once in the database thread
+
+
+@dataclass
+class CaseBundle:
+    """Everything the case page shows; `case` is None for a record not run yet."""
+
+    record: Record
+    case: Case | None
+    status: CaseStatus
+    decisions: list[Decision] = field(default_factory=list)
+    gates: tuple[GateHit, ...] = ()
+    note: str = ""
+
+
+@dataclass
+class ImportResult:
+    imported: list[tuple[str, str, bool]] = field(default_factory=list)  # path, id, new
+    errors: list[str] = field(default_factory=list)
+
+
+def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
+    """Record-screen gates for a record without a case; never raises."""
+    try:
+        if not _SCREEN:
+            from concord.evidence.screen import RecordScreen
+
+            _SCREEN.append(RecordScreen.load())
+        return tuple(_SCREEN[0].screen(record)), ""  # type: ignore[attr-defined]
+    except ConcordError as exc:
+        return (), f"Record screen unavailable: {exc.one_line()}"
+    except Exception as exc:  # noqa: BLE001 - a missing/broken screen must not hide the record
+        return (), f"Record screen unavailable: {type(exc).__name__}: {exc}"
+
+
+def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
+    """The record's latest case if it has one, else the record with its screen result."""
+    for summary in repo.list_records():
+        if summary.record_id == record_id and summary.latest_case_id:
+            return case_bundle(repo, summary.latest_case_id)
+    record = repo.get_record(record_id)
+    gates, note = screen_record(record)
+    return CaseBundle(record=record, case=None, status=CaseStatus.NOT_RUN, gates=gates,
+                      note=note)
+
+
+def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
+    case = repo.get_case(case_id)
+    return CaseBundle(record=repo.get_record(case.record_id), case=case,
+                      status=repo.case_status(case_id), decisions=repo.decisions(case_id=case_id),
+                      gates=case.gates)
+
+
+def list_records(repo: Repository) -> list[RecordSummary]:
+    return repo.list_records()
+
+
+def import_paths(repo: Repository, paths: list[Path], user: str) -> ImportResult:
+    """Import each file; a bad file is reported and the others still imported."""
+    result = ImportResult()
+    for path in paths:
+        try:
+            record = load_record(path)
+            record_id, created = repo.save_record(record, user)
+        except ConcordError as exc:
+            result.errors.append(exc.one_line())
+            continue
+        except OSError as exc:
+            result.errors.append(f"{path}: {exc.strerror or exc}")
+            continue
+        result.imported.append((str(path), record_id, created))
+    return result
+
+
+@dataclass
+class DecisionResult:
+    decisions: list[Decision]
+    status: CaseStatus
+    outstanding: int
+    became_reviewed: bool
+
+
+def append_decision(repo: Repository, case: Case, decision: Decision, user: str) -> DecisionResult:
+    """Append a decision; when nothing required is outstanding, mark the case reviewed."""
+    repo.append_decision(decision)
+    decisions = repo.decisions(case_id=case.case_id)
+    status = repo.case_status(case.case_id)
+    left = outstanding(case, decisions)
+    became = False
+    if not left and status == CaseStatus.NEEDS_REVIEW:
+        repo.set_case_status(case.case_id, CaseStatus.REVIEWED, user,
+                             reason="every required judgement decided")
+        status, became = CaseStatus.REVIEWED, True
+    return DecisionResult(decisions, status, len(left), became)
+
+
+def demo_files() -> list[Path]:
+    from concord import paths
+
+    try:
+        folder = paths.resources_dir() / "demo"
+    except FileNotFoundError:
+        return []
+    return sorted(folder.glob("*.json"))
+
+
+@dataclass
+class DemoState:
+    record_id: str | None
+    case_id: str | None
+    note: str = ""
+
+
+def prepare_demo(repo: Repository, user: str) -> DemoState:
+    """Import the first demo record (idempotent) and find its latest case."""
+    files = demo_files()
+    if not files:
+        return DemoState(None, None, "No demo records found in resources/demo/.")
+    record = load_record(files[0])
+    record_id, _ = repo.save_record(record, user)
+    latest = None
+    for summary in repo.list_records():
+        if summary.record_id == record_id:
+            latest = summary.latest_case_id
+    return DemoState(record_id, latest)

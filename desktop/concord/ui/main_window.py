@@ -1,0 +1,433 @@
+"""The main window: worklist page and case page, menus with every shortcut, and the glue
+between views, the database thread and the panel runner."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QStackedWidget,
+    QWidget,
+)
+
+from concord import paths
+from concord.domain import CaseStatus, Decision
+from concord.errors import ConcordError
+from concord.pipeline import PanelSettings, RunEvent
+from concord.ui import loaders
+from concord.ui.case_view import TAB_DASHBOARD, TAB_DECISIONS, TAB_REVIEW, TAB_SCORECARD, CaseView
+from concord.ui.db import DbThread
+from concord.ui.decisions_view import OverrideDialog
+from concord.ui.messages import error_text, show_error
+from concord.ui.workers import PanelRunner, RuntimeFactory, default_runtime_factory
+from concord.ui.worklist import WorklistView
+
+RECORD_FILTER = "Patient records (*.txt *.md *.json *.pdf);;All files (*)"
+UI_MAX_SPECIALISTS = 4
+
+
+def current_user() -> str:
+    return os.environ.get("CONCORD_USER") or getpass.getuser()
+
+
+def model_choices() -> tuple[list[str], str | None, str]:
+    """Registered agent models, the default, and a note when none can run."""
+    try:
+        from concord.llm.store import ModelStore
+
+        store = ModelStore.open()
+        names = [e.name for e in store.entries() if e.has_role("agent")]
+        try:
+            default = store.default()
+        except ConcordError as exc:
+            return names, None, exc.one_line()
+        missing = [] if default.resolved_path().exists() else [default.name]
+        note = (f"The default model file is missing: {default.resolved_path()}"
+                if missing else "")
+        return names, default.name, note
+    except ConcordError as exc:
+        return [], None, exc.one_line()
+
+
+class MainWindow(QMainWindow):
+    case_opened = Signal(str)  # case id, or record id when not run
+    run_ended = Signal(str)  # "finished", "cancelled" or "failed"
+
+    def __init__(self, runtime_factory: RuntimeFactory = default_runtime_factory,
+                 user: str | None = None, settings: PanelSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Concord — pre-operative risk review")
+        self.setAcceptDrops(True)
+        self.user = user or current_user()
+        self.settings = settings or PanelSettings(judges=1, max_specialists=UI_MAX_SPECIALISTS)
+        self.db = DbThread(parent=self)
+        self.runner = PanelRunner(runtime_factory, parent=self)
+        self.worklist = WorklistView()
+        self.case_view = CaseView()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.worklist)
+        self.stack.addWidget(self.case_view)
+        self.setCentralWidget(self.stack)
+        self.override_dialog: OverrideDialog | None = None
+        self.loading = False
+
+        self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addPermanentWidget(self.status_label)
+        self.status_label.setText(f"User: {self.user} · database: {paths.database_path()}")
+
+        self._connect()
+        self._menus()
+        names, default, note = model_choices()
+        self.case_view.run_panel.set_models(names, default, note)
+        self.refresh_worklist()
+
+    # wiring --------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        self.worklist.open_requested.connect(self.open_record)
+        self.worklist.import_requested.connect(self.import_dialog)
+        self.worklist.run_requested.connect(self.open_and_run)
+        cv = self.case_view
+        cv.back_requested.connect(self.show_worklist)
+        cv.sign_requested.connect(self.sign_case)
+        cv.run_panel.run_requested.connect(self.run_current)
+        cv.run_panel.cancel_requested.connect(self.cancel_run)
+        cv.queue.decision_made.connect(self._store_decision)
+        cv.bar.accept_button.clicked.connect(self.accept_current)
+        cv.bar.override_button.clicked.connect(self.override_current)
+        cv.bar.next_button.clicked.connect(cv.queue.next)
+        cv.bar.prev_button.clicked.connect(cv.queue.previous)
+        self.runner.progress.connect(self._run_progress)
+        self.runner.finished.connect(self._run_finished)
+        self.runner.failed.connect(self._run_failed)
+        self.runner.cancelled.connect(self._run_cancelled)
+        self.runner.busy_changed.connect(self._runner_busy)
+
+    def _action(self, menu, text: str, keys: list[str], slot, tip: str = "") -> QAction:  # noqa: ANN001
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        shown = " / ".join(keys)
+        action.setToolTip(f"{tip or text} ({shown})")
+        action.setStatusTip(f"{tip or text} — {shown}")
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _menus(self) -> None:
+        bar = self.menuBar()
+        f = bar.addMenu("&File")
+        self._action(f, "Import records…", ["Ctrl+O"], self.import_dialog)
+        self._action(f, "Worklist", ["Ctrl+L"], self.show_worklist)
+        f.addSeparator()
+        self._action(f, "Quit", ["Ctrl+Q"], self.close)
+        c = bar.addMenu("&Case")
+        self.run_action = self._action(c, "Run agent panel", ["Ctrl+R"], self.run_shortcut)
+        self.cancel_action = self._action(c, "Cancel run", ["Esc"], self.cancel_run)
+        self.sign_action = self._action(c, "Sign…", ["Ctrl+Shift+S"], self.sign_case)
+        v = bar.addMenu("&View")
+        for n, (name, tab) in enumerate((("Dashboard", TAB_DASHBOARD),
+                                         ("Side-by-side review", TAB_REVIEW),
+                                         ("Scorecard", TAB_SCORECARD),
+                                         ("Decisions & queue", TAB_DECISIONS)), start=1):
+            self._action(v, name, [f"Ctrl+{n}"], lambda _=False, t=tab: self.show_tab(t))
+        r = bar.addMenu("&Review")
+        self.review_actions = [
+            self._action(r, "Accept judgement", ["A"], self.accept_current),
+            self._action(r, "Override judgement…", ["O"], self.override_current),
+            self._action(r, "Next judgement", ["N", "J"], self.case_view.queue.next),
+            self._action(r, "Previous judgement", ["P", "K"], self.case_view.queue.previous),
+            self._action(r, "Toggle blind mode", ["B"], self.toggle_blind),
+        ]
+        self.cancel_action.setEnabled(False)
+
+    # pages ---------------------------------------------------------------------------
+
+    def show_worklist(self) -> None:
+        self.stack.setCurrentWidget(self.worklist)
+        self.refresh_worklist()
+
+    def show_tab(self, tab: int) -> None:
+        if self.case_view.bundle is not None:
+            self.stack.setCurrentWidget(self.case_view)
+            self.case_view.tabs.setCurrentIndex(tab)
+
+    def in_case(self) -> bool:
+        return self.stack.currentWidget() is self.case_view and self.case_view.case is not None
+
+    def message(self, text: str, level: str = "error") -> None:
+        """Show a message where the user is looking (case banner, or a dialog)."""
+        if self.stack.currentWidget() is self.case_view:
+            self.case_view.show_message(text, level)
+        elif level == "error":
+            show_error(self, "Concord", text)
+        self.statusBar().showMessage(text, 15_000)
+
+    def _db_error(self, title: str):  # noqa: ANN202
+        def on_error(exc: BaseException) -> None:
+            self.loading = False
+            self.message(f"{title}: {error_text(exc)}")
+        return on_error
+
+    # worklist and import -------------------------------------------------------------
+
+    def refresh_worklist(self) -> None:
+        self.db.call(loaders.list_records, self.worklist.set_rows,
+                     self._db_error("Could not read the worklist"))
+
+    def import_dialog(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Import patient records", "",
+                                                RECORD_FILTER)
+        if files:
+            self.import_files([Path(f) for f in files])
+
+    def import_files(self, files: list[Path]) -> None:
+        user = self.user
+
+        def done(result: loaders.ImportResult) -> None:
+            self.refresh_worklist()
+            if result.imported:
+                self.worklist.select(result.imported[-1][1])
+                new = sum(1 for _, _, created in result.imported if created)
+                self.statusBar().showMessage(
+                    f"Imported {len(result.imported)} record(s) ({new} new)", 10_000)
+            if result.errors:
+                show_error(self, "Some files could not be imported",
+                           "\n".join(result.errors))
+
+        self.db.call(lambda repo: loaders.import_paths(repo, files, user), done,
+                     self._db_error("Import failed"))
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        files = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.stack.setCurrentWidget(self.worklist)
+            self.import_files(files)
+
+    # opening -------------------------------------------------------------------------
+
+    def open_record(self, record_id: str, then=None) -> None:  # noqa: ANN001
+        self.loading = True
+        self.db.call(lambda repo: loaders.record_bundle(repo, record_id),
+                     lambda b: self._show_bundle(b, then), self._db_error("Could not open"))
+
+    def open_case(self, case_id: str, then=None) -> None:  # noqa: ANN001
+        self.loading = True
+        self.db.call(lambda repo: loaders.case_bundle(repo, case_id),
+                     lambda b: self._show_bundle(b, then), self._db_error("Could not open"))
+
+    def _show_bundle(self, bundle: loaders.CaseBundle, then=None) -> None:  # noqa: ANN001
+        self.loading = False
+        self.case_view.set_bundle(bundle, self.user)
+        self.stack.setCurrentWidget(self.case_view)
+        if self.runner.running and self.runner.record_id == bundle.record.record_id:
+            self.case_view.set_status(CaseStatus.RUNNING)
+        self.case_view.tabs.setCurrentIndex(TAB_DASHBOARD if bundle.case else TAB_REVIEW)
+        self.case_opened.emit(bundle.case.case_id if bundle.case else bundle.record.record_id)
+        if then is not None:
+            then()
+
+    # running -------------------------------------------------------------------------
+
+    def open_and_run(self, record_id: str) -> None:
+        self.open_record(record_id, then=lambda: self.run_current(
+            self.case_view.run_panel.model_name()))
+
+    def run_shortcut(self) -> None:
+        if self.stack.currentWidget() is self.worklist:
+            record_id = self.worklist.selected_record_id()
+            if record_id:
+                self.open_and_run(record_id)
+        else:
+            self.run_current(self.case_view.run_panel.model_name())
+
+    def run_current(self, model: str) -> None:
+        record_id = self.case_view.record_id
+        if record_id is None:
+            return
+        if self.runner.worker_busy:
+            self.message("A run is still in progress or stopping; wait for it to end.",
+                         "warning")
+            return
+        self.case_view.run_panel.started(self.settings.max_specialists)
+        self.case_view.show_message("")
+        self.case_view.set_status(CaseStatus.RUNNING)
+        self.worklist.model.set_running(record_id)
+        self.runner.start(record_id, model=model or None, settings=self.settings,
+                          user=self.user)
+
+    def cancel_run(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+
+    def _run_progress(self, event: RunEvent) -> None:
+        self.case_view.run_panel.on_event(event)
+        self.statusBar().showMessage(event.message, 5_000)
+
+    def _run_finished(self, case_id: str) -> None:
+        self.case_view.run_panel.stopped("Run complete: the case is ready for review.", ok=True)
+        self.worklist.model.set_running(None)
+        self.refresh_worklist()
+        self.open_case(case_id)
+        self.run_ended.emit("finished")
+
+    def _run_failed(self, error: BaseException) -> None:
+        text = f"The run failed: {error_text(error)}"
+        self.case_view.run_panel.stopped(text, ok=False)
+        self._restore_status()
+        self.case_view.show_message(text, "error")
+        self.run_ended.emit("failed")
+
+    def _run_cancelled(self) -> None:
+        note = ("Run cancelled." if not self.runner.worker_busy else
+                "Run cancelled; the model call under way finishes in the background and its "
+                "result is discarded.")
+        self.case_view.run_panel.stopped(note, ok=False)
+        self._restore_status()
+        self.case_view.show_message(note, "warning")
+        self.run_ended.emit("cancelled")
+
+    def _restore_status(self) -> None:
+        self.worklist.model.set_running(None)
+        bundle = self.case_view.bundle
+        if bundle is not None:
+            self.case_view.set_status(
+                bundle.status if bundle.status != CaseStatus.RUNNING
+                else (CaseStatus.NEEDS_REVIEW if bundle.case else CaseStatus.NOT_RUN))
+            if bundle.case is None:
+                self.case_view.set_status(CaseStatus.NOT_RUN)
+
+    def _runner_busy(self, busy: bool) -> None:
+        self.cancel_action.setEnabled(busy)
+        if not busy and not self.runner.running:
+            self.case_view.run_panel.set_can_run(True)
+
+    # deciding ------------------------------------------------------------------------
+
+    def accept_current(self) -> None:
+        if not self.in_case():
+            return
+        queue = self.case_view.queue
+        if queue.blind and not queue.verdict_visible():
+            self.case_view.show_message(
+                "Blind mode: give your own answer with O before the verdict is shown.",
+                "warning")
+            return
+        try:
+            queue.accept(self.case_view.bar.reason.text())
+        except ConcordError as exc:
+            self.case_view.show_message(error_text(exc))
+
+    def override_current(self) -> None:
+        if not self.in_case() or self.case_view.queue.current is None:
+            return
+        queue = self.case_view.queue
+        dialog = OverrideDialog(queue, queue.current, self.case_view.bar.reason.text(),
+                                queue.blind and not queue.verdict_visible(), self)
+        self.override_dialog = dialog
+        dialog.finished.connect(self._dialog_closed)
+        dialog.open()
+
+    def _dialog_closed(self, _result: int) -> None:
+        self.override_dialog = None
+        self.activateWindow()  # keyboard review goes on in the main window
+
+    def toggle_blind(self) -> None:
+        if self.in_case():
+            queue = self.case_view.queue
+            queue.set_blind(not queue.blind)
+            self.statusBar().showMessage(
+                "Blind mode ON: verdicts hidden until you answer" if queue.blind
+                else "Blind mode off", 5_000)
+
+    def _store_decision(self, decision: Decision) -> None:
+        case = self.case_view.case
+        if case is None:
+            return
+        user = self.user
+        self.case_view.bar.reason.clear()
+
+        def done(result: loaders.DecisionResult) -> None:
+            if self.case_view.case is None or self.case_view.case.case_id != case.case_id:
+                return
+            self.case_view.queue.set_decisions(result.decisions, advance=True)
+            self.case_view.set_status(result.status)
+            if result.became_reviewed:
+                self.case_view.show_message(
+                    "Every required judgement is decided: the case is reviewed and can be "
+                    "signed.", "info")
+            self.statusBar().showMessage(
+                f"Decision stored ({decision.action.value} {decision.target_id})", 5_000)
+
+        self.db.call(lambda repo: loaders.append_decision(repo, case, decision, user), done,
+                     self._db_error("The decision was not stored"))
+
+    # signing (issue 4) ---------------------------------------------------------------
+
+    def sign_case(self) -> None:
+        case = self.case_view.case
+        if case is None or self.case_view.bundle is None:
+            return
+        if self.case_view.bundle.status != CaseStatus.REVIEWED:
+            self.case_view.show_message("Only a reviewed case can be signed: decide every "
+                                        "required judgement first.", "warning")
+            return
+        password, ok = QInputDialog.getText(self, "Sign review record",
+                                            f"Password for {self.user}:",
+                                            QLineEdit.EchoMode.Password)
+        if not ok:
+            return
+        out, _ = QFileDialog.getSaveFileName(self, "Save signed PDF",
+                                             f"{case.case_id}.pdf", "PDF (*.pdf)")
+        if not out:
+            return
+        user, case_id = self.user, case.case_id
+
+        def sign(repo):  # noqa: ANN001, ANN202 - runs in the database thread
+            from concord.signoff import sign_case
+
+            return sign_case(repo, case_id, user=user, password=password, out=Path(out))
+
+        def done(result) -> None:  # noqa: ANN001
+            self.case_view.set_status(CaseStatus.SIGNED)
+            self.case_view.show_message(
+                f"Signed by {user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
+                f"({result.meaning}); PDF written to {result.path}", "info")
+            self.refresh_worklist()
+
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, ImportError):
+                text = "Signing is not available in this installation (concord.signoff " \
+                       "is missing)."
+            else:
+                text = f"The case was not signed: {error_text(exc)}"
+            self.case_view.show_message(text)
+
+        self.db.call(sign, done, failed)
+
+    # closing -------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.runner.cancel()
+        self.runner.shutdown(wait_ms=5_000)
+        self.db.shutdown()
+        super().closeEvent(event)
+
+    def widget(self, name: str) -> QWidget | None:
+        return self.findChild(QWidget, name)

@@ -1,0 +1,86 @@
+"""Colours and labels shared by the views. Colour is never the only signal: every colour
+comes with a text label (grade name, status word, badge text)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+# Light tints for evidence highlights, one per agent (Okabe-Ito hues, pale enough that
+# black text stays readable on them).
+AGENT_TINTS: dict[str, str] = {
+    "anaesthetist": "#cfe3ff",
+    "cardiology": "#ffdcb0",
+    "respiratory": "#cdeecd",
+    "renal": "#e6d4f5",
+    "haematology": "#fff0a0",
+    "oncology": "#c8eeee",
+    "endocrine": "#f7d3e6",
+    "airway": "#dcdcdc",
+    "surgeon": "#e8e8d0",
+}
+FALLBACK_TINT = "#e4e4e4"
+CURRENT_SELECTION = "#ffb000"  # outline colour of the evidence of the selected bullet
+
+GATE_TEXT = "#a00000"
+RED = "#b71c1c"
+AMBER = "#f2b200"
+GREEN = "#1b7a34"
+GREY = "#6b6b6b"
+FAILED_UNDERLINE = "#c00000"
+FUZZY_UNDERLINE = "#7a5a00"
+
+
+def agent_tint(agent: str) -> QColor:
+    return QColor(AGENT_TINTS.get(agent, FALLBACK_TINT))
+
+
+def grade_colours(grade: str | None, capped: bool = False) -> tuple[str, str]:
+    """(background, foreground) for a grade: green High, amber Medium, red Low/Very Low or
+    capped. Unknown grade -> grey."""
+    if grade is None:
+        return "#e0e0e0", "#000000"
+    if capped or grade in ("Low", "Very Low"):
+        return RED, "#ffffff"
+    if grade == "Medium":
+        return AMBER, "#000000"
+    if grade == "High":
+        return GREEN, "#ffffff"
+    return "#e0e0e0", "#000000"
+
+
+def grade_label(grade: str | None, capped: bool = False) -> str:
+    if grade is None:
+        return "—"
+    return f"{grade} (capped)" if capped else grade
+
+
+STATUS_COLOURS: dict[str, str] = {
+    "not run": "#6b6b6b",
+    "running": "#1f5fbf",
+    "needs review": "#b35c00",
+    "reviewed": "#1b7a34",
+    "signed": "#0b4f22",
+    "failed": "#b71c1c",
+}
+
+SEVERITY_COLOURS: dict[str, tuple[str, str]] = {
+    "major": (RED, "#ffffff"),
+    "moderate": (AMBER, "#000000"),
+    "minor": ("#d8d8d8", "#000000"),
+}
+
+SUBSCORE_TITLES: dict[str, str] = {
+    "coverage": "Coverage",
+    "critical_items": "Critical items",
+    "correctness": "Correctness & specificity",
+    "prioritisation": "Prioritisation",
+    "actionability": "Actionability",
+}
+
+
+def subscore_title(name: str) -> str:
+    return SUBSCORE_TITLES.get(name, name.replace("_", " ").capitalize())
+
+
+def agent_title(agent: str) -> str:
+    return agent.replace("_", " ").capitalize()

@@ -1,0 +1,117 @@
+"""`concord batch` over two real llama.cpp servers (`python -m llama_cpp.server` with the
+default GGUF) on loopback; one is stopped midway and the batch completes on the other.
+Kept small for a CPU: 3 short records, no judges, one specialist, 48-token cap."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from concord import netguard
+from concord.errors import ModelError
+from concord.llm.default_model import DEFAULT_MODEL_NAME
+from concord.llm.store import ModelStore
+
+from .conftest import free_port
+
+pytestmark = [pytest.mark.real_model, pytest.mark.slow]
+SERVER_EXTRA = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+READY_SECONDS = 240
+MAX_TOKENS = "48"
+
+
+@pytest.fixture(scope="module")
+def model_path() -> Path:
+    missing = [m for m in SERVER_EXTRA if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"llama-cpp-python[server] is not installed (missing {', '.join(missing)})")
+    try:
+        store = ModelStore.open()
+        entry = store.resolve(DEFAULT_MODEL_NAME)
+        store.verify(entry)
+    except ModelError as exc:
+        pytest.skip(f"default model not installed ({exc})")
+    return entry.resolved_path()
+
+
+def start_server(model: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    netguard.allow([f"http://127.0.0.1:{port}"])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"],
+        stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def wait_ready(proc: subprocess.Popen, url: str, log: Path) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited: {log.read_text()[-1500:]}")
+        try:
+            with opener.open(url + "/v1/models", timeout=5):
+                return
+        except OSError:
+            time.sleep(1)
+    pytest.fail(f"llama_cpp.server at {url} not ready in {READY_SECONDS} s")
+
+
+@pytest.fixture
+def two_servers(model_path: Path, tmp_path: Path) -> Iterator[list[tuple[subprocess.Popen, str]]]:
+    servers = [start_server(model_path, tmp_path / f"server{i}.log") for i in range(2)]
+    try:
+        for i, (proc, url) in enumerate(servers):
+            wait_ready(proc, url, tmp_path / f"server{i}.log")
+        yield servers
+    finally:
+        for proc, _ in servers:
+            if proc.poll() is None:
+                proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_batch_over_two_real_servers_survives_one_stopping(two_servers, tmp_path, model_path):
+    (proc_a, url_a), (_, url_b) = two_servers
+    folder = tmp_path / "records"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"r{i}.json").write_text(json.dumps({
+            "name": f"batch {i}", "operation": "Right knee arthroscopy",
+            "documents": [{"source_id": "clinic", "text":
+                           f"Clinic note {i}. Healthy 40 year old.\nNo regular medicines.\n"}]}))
+    env = {**os.environ, "CONCORD_LLAMA_SERVERS": f"{url_a},{url_b}",
+           "CONCORD_MODELS": str(model_path.parent)}
+    batch = subprocess.Popen(
+        [sys.executable, "-m", "concord", "batch", str(folder), "--servers", f"{url_a},{url_b}",
+         "--judges", "0", "--max-specialists", "1", "--max-tokens", MAX_TOKENS, "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert batch.stderr is not None
+    progress = []
+    for line in batch.stderr:
+        progress.append(line.rstrip())
+        if line.strip().startswith("saved") and proc_a.poll() is None:
+            proc_a.send_signal(signal.SIGKILL)  # server A dies midway
+            proc_a.wait()
+    out = batch.stdout.read() if batch.stdout else ""
+    assert batch.wait(timeout=60) == 0, "\n".join(progress)
+    result = json.loads(out)
+    assert len(result["saved"]) == 3 and result["failed"] == [], progress
+    assert result["requests_by_server"].get(url_b, 0) > 0
+    saved_lines = [line for line in progress if line.strip().startswith("saved")]
+    assert saved_lines[-1].endswith(url_b), progress  # the last case came from the survivor

@@ -1,0 +1,250 @@
+"""The network guard: internet sockets are refused before any packet; configured servers
+are allowed; no model hub library is installed; a record full of URLs causes no network
+attempt; and the application works with no network at all (`unshare -rn`)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from concord import paths
+from concord.cli import main
+from concord.llm.scripted import ScriptedRuntime
+from concord.netguard import parse_server
+from concord.pipeline import PanelSettings, run_panel
+from concord.records import load_record
+from concord.services import Services
+from pipeline.brief_writer import BriefWriter  # tests/pipeline (tests/ is on sys.path)
+
+REPO = Path(__file__).resolve().parents[2]
+CHILD_TIMEOUT = 120
+
+
+def run_child(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter: the audit hook cannot be removed, so it is never
+    installed in the test process itself."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=CHILD_TIMEOUT, env=full_env)
+
+
+def test_internet_connection_is_refused_before_any_packet():
+    # A second hook, installed after the guard, raises if it is ever reached: so even a
+    # broken guard cannot let this connection leave the machine.
+    result = run_child("""
+        import socket, sys
+        from concord.netguard import install_network_guard
+        install_network_guard()
+        reached = []
+        def tripwire(event, args):
+            if event == "socket.connect":
+                reached.append(args[1])
+                raise RuntimeError("tripwire: the guard let a connection through")
+        sys.addaudithook(tripwire)
+        for family, address in ((socket.AF_INET, ("93.184.216.34", 80)),
+                                (socket.AF_INET6, ("2606:2800:220:1::1", 443))):
+            s = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                s.connect(address)
+                print("CONNECTED", address)
+            except PermissionError as exc:
+                print("REFUSED", "network guard" in str(exc))
+            finally:
+                s.close()
+        try:
+            socket.getaddrinfo("evil.example", 80)
+            print("RESOLVED")
+        except PermissionError:
+            print("LOOKUP REFUSED")
+        print("reached", reached)
+    """, env={"CONCORD_LLAMA_SERVERS": ""})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:4] == ["REFUSED True", "REFUSED True", "LOOKUP REFUSED",
+                                             "reached []"], result.stdout
+
+
+def loopback_works() -> bool:
+    """False inside a bare network namespace (`unshare -rn` leaves `lo` down)."""
+    import socket
+
+    from concord import netguard
+
+    try:
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            netguard.allow([f"http://127.0.0.1:{listener.getsockname()[1]}"])
+            socket.create_connection(listener.getsockname(), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+needs_loopback = pytest.mark.skipif(
+    not loopback_works(), reason="loopback is down (a namespace without `ip link set lo up`)")
+
+
+@needs_loopback
+def test_configured_loopback_server_is_allowed_and_nothing_else(concord_home: Path):
+    (concord_home / "servers.json").write_text(json.dumps({"servers": []}))
+    result = run_child("""
+        import os, socket
+        configured, other = socket.socket(), socket.socket()
+        for s in (configured, other):
+            s.bind(("127.0.0.1", 0)); s.listen(1)
+        port = configured.getsockname()[1]
+        with open(os.path.join(os.environ["CONCORD_HOME"], "servers.json"), "w") as f:
+            f.write('{"servers": ["http://127.0.0.1:%d"]}' % port)
+        from concord.netguard import install_network_guard
+        install_network_guard()
+        install_network_guard()  # idempotent
+        for listener in (configured, other):
+            c = socket.socket()
+            try:
+                c.connect(listener.getsockname()); print("CONNECTED")
+            except PermissionError:
+                print("REFUSED")
+            finally:
+                c.close()
+        u = socket.socket(socket.AF_UNIX)
+        try:
+            u.connect("/nonexistent/concord.sock")
+        except FileNotFoundError:
+            print("UNIX ALLOWED")
+    """, env={"CONCORD_LLAMA_SERVERS": ""})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["CONNECTED", "REFUSED", "UNIX", "ALLOWED"], result.stdout
+
+
+@needs_loopback
+def test_environment_servers_are_allowed():
+    result = run_child("""
+        import socket
+        listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(1)
+        import os
+        os.environ["CONCORD_LLAMA_SERVERS"] = "http://localhost:%d" % listener.getsockname()[1]
+        from concord.netguard import install_network_guard, is_allowed_url
+        install_network_guard()
+        socket.create_connection(listener.getsockname(), timeout=5).close()
+        print("OK", is_allowed_url(os.environ["CONCORD_LLAMA_SERVERS"]),
+              is_allowed_url("http://localhost:1"))
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["OK", "True", "False"]
+
+
+def test_server_addresses_are_parsed_strictly():
+    assert parse_server("http://10.1.2.3:8080/v1") == ("10.1.2.3", 8080)
+    assert parse_server("gpu1.hospital.lan:8000") == ("gpu1.hospital.lan", 8000)
+    assert parse_server("https://gpu1") == ("gpu1", 443)
+    from concord.errors import InputError
+
+    for bad in ("", "ftp://x:1", "http://:80", "http://h:notaport"):
+        with pytest.raises(InputError):
+            parse_server(bad)
+
+
+@pytest.mark.parametrize("name", ["huggingface_hub", "transformers"])
+def test_model_hub_libraries_are_not_installed(name: str):
+    assert importlib.util.find_spec(name) is None
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(name)
+
+
+# -- a record full of URLs -------------------------------------------------------------
+
+_recording: list[list[tuple[str, str]]] = []
+NETWORK_EVENTS = ("socket.", "urllib.Request", "http.client.", "ftplib.", "smtplib.",
+                  "webbrowser.open", "imaplib.", "poplib.", "nntplib.", "telnetlib.")
+LOCAL_ONLY = frozenset({"socket.gethostname"})  # the kernel's name (the audit trail's workstation)
+
+
+def _recorder(event: str, args: tuple) -> None:
+    if _recording and event.startswith(NETWORK_EVENTS) and event not in LOCAL_ONLY:
+        _recording[-1].append((event, repr(args)[:200]))
+
+
+sys.addaudithook(_recorder)  # records only while a test has pushed a list
+
+URL_RECORD = """Pre-operative clinic. Results at http://evil.example/x?patient=123 and
+https://198.51.100.7:8443/labs; scanned letter file:///etc/passwd and \\\\server\\share\\k.pdf.
+Potassium 6.3 mmol/L on the morning bloods; see ftp://files.example/ecg.
+Creatinine 210 umol/L, eGFR 22. Referral: mailto:renal@hospital.example
+"""
+
+
+def test_a_record_containing_urls_causes_no_network_attempt(tmp_path: Path, capsys):
+    record_file = tmp_path / "urls.txt"
+    record_file.write_text(URL_RECORD)
+    evidence = tmp_path / "ev.jsonl"
+    evidence.write_text("\n".join(json.dumps(
+        {"source_id": "urls.txt", "locator": "L1", "extract_text": text, "tag": "LABS",
+         "comment": "see http://evil.example/comment"})
+        for text in ("http://evil.example/x?patient=123", "file:///etc/passwd")) + "\n")
+    events: list[tuple[str, str]] = []
+    _recording.append(events)
+    try:
+        assert main(["import", str(record_file)]) == 0
+        assert main(["screen", str(record_file), "--json"]) == 0
+        assert main(["verify-extracts", str(record_file), str(evidence), "--json"]) == 0
+        svc = Services()
+        record = load_record(record_file)
+        runtime = ScriptedRuntime(BriefWriter(consult=["renal"]))
+        case = list(run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
+                              lexicon=svc.lexicon, config=svc.config,
+                              settings=PanelSettings(judges=1)))[-1].case
+        assert case is not None
+        svc.repo.save_case(case, "tester")
+        svc.close()
+    finally:
+        _recording.pop()
+    out = capsys.readouterr().out
+    assert "evil.example" in out  # the URL really went through the commands
+    assert any("evil.example" in r.prefix for r in runtime.requests)
+    assert events == [], events
+
+
+# -- no network at all -----------------------------------------------------------------
+
+
+def _unshare_ok() -> str | None:
+    if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
+        return "unshare is not available"
+    probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"unshare -rn is not permitted here: {probe.stderr.strip()}"
+    return None
+
+
+@pytest.mark.skipif(_unshare_ok() is not None, reason=str(_unshare_ok()))
+def test_screen_and_tests_run_in_a_namespace_without_network(concord_home: Path):
+    demo = paths.resources_dir() / "demo" / "03_ckd_hyperkalaemia.json"
+    check = subprocess.run(
+        ["unshare", "-rn", sys.executable, "-c",
+         "import socket; s = socket.socket(); s.settimeout(2); "
+         "print(s.connect_ex(('93.184.216.34', 80)))"],
+        capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+    assert check.stdout.strip() not in ("", "0"), "the namespace still has a network"
+    screen = subprocess.run(
+        ["unshare", "-rn", sys.executable, "-m", "concord", "screen", str(demo), "--json"],
+        capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+    assert screen.returncode == 0, screen.stderr
+    gates = json.loads(screen.stdout)["records"][0]["gates"]
+    assert any(g["status"] == "triggered" for g in gates)
+    # The loopback is brought up when `ip` can (it is still only this namespace's own
+    # loopback), so the tests that talk to a loopback server run too.
+    lo_up = "ip link set lo up 2>/dev/null; " if shutil.which("ip") else ""
+    pytest_cmd = (f"{lo_up}exec {sys.executable} -m pytest -q -p no:cacheprovider "
+                  f"{REPO / 'tests' / 'netguard'} -k 'not namespace'")
+    suite = subprocess.run(["unshare", "-rn", "sh", "-c", pytest_cmd], capture_output=True,
+                           text=True, timeout=CHILD_TIMEOUT * 3, cwd=REPO)
+    assert suite.returncode == 0, suite.stdout[-2000:] + suite.stderr[-2000:]
+    assert " passed" in suite.stdout and " failed" not in suite.stdout

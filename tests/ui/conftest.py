@@ -1,0 +1,88 @@
+"""pytest-qt fixtures: the real main window over a fresh CONCORD_HOME, with a scripted
+runtime instead of a model."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Callable, Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from tests.ui.scripted_outputs import scripted_runtime  # noqa: E402
+
+from concord import paths  # noqa: E402
+from concord.domain import Case, Record  # noqa: E402
+from concord.pipeline import PanelSettings, run_panel  # noqa: E402
+from concord.records import load_record  # noqa: E402
+from concord.services import Services  # noqa: E402
+
+USER = "dr.tester"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"
+
+
+def demo_record_path() -> Path:
+    demo = sorted((paths.resources_dir() / "demo").glob("*.json"))
+    return demo[0] if demo else FIXTURES / "multi_document.json"
+
+
+def make_case(record: Record) -> Case:
+    """Run the real panel with the scripted runtime, on the test thread."""
+    svc = Services()
+    try:
+        case = None
+        for event in run_panel(record, scripted_runtime(), profiles=svc.profiles,
+                               screen=svc.screen, lexicon=svc.lexicon, config=svc.config,
+                               settings=PanelSettings(judges=1, max_specialists=3)):
+            case = event.case or case
+        assert case is not None
+        svc.repo.save_record(record, USER)
+        svc.repo.save_case(case, USER)
+        return case
+    finally:
+        svc.close()
+
+
+@pytest.fixture
+def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
+    from concord.ui.main_window import MainWindow
+
+    windows = []
+
+    def factory(runtime_factory=None, **kw):  # noqa: ANN001, ANN202
+        rf = runtime_factory or (lambda svc, model: scripted_runtime())
+        window = MainWindow(runtime_factory=rf, user=USER,
+                            settings=kw.pop("settings", PanelSettings(judges=1,
+                                                                      max_specialists=3)))
+        qtbot.addWidget(window)
+        window.resize(1500, 950)
+        window.show()
+        windows.append(window)
+        # the window's database thread opens (and on a new home, creates) the database
+        # first: two connections creating one database at once can hit "locked"
+        qtbot.waitUntil(lambda: window.db.pending == 0, timeout=10_000)
+        return window
+
+    yield factory
+    for window in windows:
+        window.runner.cancel()
+        window.runner.shutdown(wait_ms=10_000)
+        window.db.shutdown()
+
+
+@pytest.fixture
+def stored_case() -> tuple[Record, Case]:
+    record = load_record(demo_record_path())
+    return record, make_case(record)
+
+
+@pytest.fixture
+def case_window(make_window, stored_case, qtbot):  # noqa: ANN001, ANN201
+    record, case = stored_case
+    window = make_window()
+    window.open_case(case.case_id)
+    qtbot.waitUntil(lambda: window.case_view.case is not None and window.db.pending == 0,
+                    timeout=10_000)
+    return window
