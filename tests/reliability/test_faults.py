@@ -311,10 +311,8 @@ def test_model_that_stops_responding_raises_one_clear_error(hanging: HangingRunt
         watched = TimeoutRuntime(hanging, seconds=0.3)
         assert _run(svc, watched, record)[-1].case is not None  # responsive: works
         hanging.hang.set()
-        started = time.monotonic()
         with pytest.raises(ModelError, match=r"hanging: model did not respond within 0.3 s"):
             _run(svc, watched, record)
-        assert time.monotonic() - started < 10
         with pytest.raises(ModelError, match="still busy"):  # never entered twice at once
             _run(svc, watched, record)
         hanging.hang.clear()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
-from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 from tests.ui.conftest import USER, demo_record_path
-from tests.ui.scripted_outputs import scripted_runtime
+from tests.ui.scripted_outputs import answer_for, scripted_runtime
 
 from concord.errors import ModelError
+from concord.llm.runtime import GenerationRequest
+from concord.llm.scripted import ScriptedRuntime
 from concord.records import load_record
 from concord.store import Repository
 
@@ -44,41 +46,51 @@ def test_cancel_stops_a_scripted_run(make_window, qtbot):  # noqa: ANN001
     with qtbot.waitSignal(window.runner.progress, timeout=10_000):
         qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "anaesthetist" in panel.bars, timeout=10_000)
-    started = time.monotonic()
-    with qtbot.waitSignal(window.run_ended, timeout=3_000) as signal:
+    with qtbot.waitSignal(window.run_ended, timeout=10_000) as signal:
         qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
     assert signal.args == ["cancelled"]
-    # the worker itself stops at its next model call: well within a few seconds
-    qtbot.waitUntil(lambda: not window.runner.worker_busy, timeout=3_000)
-    assert time.monotonic() - started < 3.0
+    # the worker itself stops at its next model call (one 0.4 s scripted call at most)
+    qtbot.waitUntil(lambda: not window.runner.worker_busy, timeout=10_000)
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     with Repository.open() as repo:
         assert repo.list_cases() == []
 
 
 def test_ui_stays_responsive_during_a_run(make_window, qtbot):  # noqa: ANN001
-    """Event-loop latency probe: a 10 ms timer must keep firing while the model 'thinks'."""
-    window = make_window(runtime_factory=lambda svc, m: scripted_runtime(delay=0.15))
-    _open_imported(window, qtbot)
-    gaps: list[int] = []
-    clock = QElapsedTimer()
-    clock.start()
-    last = [clock.elapsed()]
+    """The event loop keeps turning while the model 'thinks'. Each scripted model call
+    waits until the UI thread has handled three more timer events before it answers; a
+    call that blocked the UI thread could never see them and fails the run. No wall-clock
+    figure is asserted here: the stall in milliseconds is measured by `concord bench`."""
+    ticks = [0]
+    turned = threading.Condition()
+    model_threads: set[int] = set()
 
     def tick() -> None:
-        now = clock.elapsed()
-        gaps.append(now - last[0])
-        last[0] = now
+        with turned:
+            ticks[0] += 1
+            turned.notify_all()
 
+    def respond(request: GenerationRequest) -> str:
+        model_threads.add(threading.get_ident())
+        with turned:
+            seen = ticks[0]
+            if not turned.wait_for(lambda: ticks[0] >= seen + 3, timeout=15):
+                raise RuntimeError("the UI event loop did not turn while the model ran")
+        return answer_for(request)
+
+    window = make_window(runtime_factory=lambda svc, m: ScriptedRuntime(respond))
+    _open_imported(window, qtbot)
     probe = QTimer()
-    probe.setInterval(10)
+    probe.setInterval(5)
     probe.timeout.connect(tick)
     probe.start()
-    with qtbot.waitSignal(window.run_ended, timeout=60_000):
-        window.run_current("")
-    probe.stop()
-    assert len(gaps) > 50
-    assert max(gaps) < 250, f"event loop blocked for {max(gaps)} ms"
+    try:
+        with qtbot.waitSignal(window.run_ended, timeout=120_000) as signal:
+            window.run_current("")
+    finally:
+        probe.stop()
+    assert signal.args == ["finished"]
+    assert model_threads and threading.main_thread().ident not in model_threads
 
 
 def test_failing_model_is_a_message_not_a_crash(make_window, qtbot):  # noqa: ANN001
