@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from concord.records import load_record
 from tests.ui.conftest import demo_record_path, make_case
+
+from concord.records import load_record
 
 
 def test_demo_screenshot_writes_a_png(concord_home: Path, tmp_path: Path) -> None:
