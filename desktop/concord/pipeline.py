@@ -18,7 +18,7 @@ from concord.agents.profiles import AgentProfile
 from concord.agents.prompts import build_record_block
 from concord.agents.runner import propose_operation, run_agent
 from concord.domain import Brief, Case, GateHit, Record
-from concord.errors import Cancelled
+from concord.errors import Cancelled, ModelOutputError
 from concord.evidence.injection import injection_findings
 from concord.evidence.lexicon import Lexicon
 from concord.evidence.screen import RecordScreen
@@ -29,6 +29,7 @@ from concord.judge.panel import judge_panel
 from concord.llm.runtime import Runtime
 
 DEFAULT_MAX_SPECIALISTS = 4
+NO_OPERATION = "operation not stated in the record (surgeon agent gave no usable proposal)"
 
 
 @dataclass(frozen=True)
@@ -113,9 +114,14 @@ def run_panel(
     if not operation:
         t0 = time.perf_counter()
         yield RunEvent("surgeon", "surgeon agent proposing an operation", 0, 1, agent="surgeon")
-        operation = propose_operation(runtime, profiles["surgeon"], record)
-        yield RunEvent("surgeon", f"proposed operation: {operation}", 1, 1, agent="surgeon",
-                       seconds=timed("surgeon", t0))
+        try:
+            operation = propose_operation(runtime, profiles["surgeon"], record)
+            note = f"proposed operation: {operation}"
+        except ModelOutputError as exc:
+            # The briefs can still be written for an unnamed operation; the case says so.
+            operation, operation_source = NO_OPERATION, "nobody: the surgeon agent failed"
+            note = f"no usable operation from the surgeon agent ({exc.one_line()})"
+        yield RunEvent("surgeon", note, 1, 1, agent="surgeon", seconds=timed("surgeon", t0))
         check()
 
     t0 = time.perf_counter()

@@ -185,3 +185,13 @@ def test_surgeon_proposes_an_operation(record, profiles) -> None:
         propose_operation(ScriptedRuntime(["x", "y"]), profiles["surgeon"], record)
     with pytest.raises(InputError):
         run_agent(runtime, profiles["surgeon"], record, operation=OPERATION)
+
+
+@pytest.mark.parametrize("vague", ["operation", "Elective surgery", "procedure TBC", "N/A"])
+def test_a_vague_operation_is_invalid_and_retried(record, profiles, vague: str) -> None:
+    bad = json.dumps({"operation": vague, "rationale": "from the notes"})
+    good = json.dumps({"operation": "Open inguinal hernia repair", "rationale": "hernia"})
+    runtime = ScriptedRuntime([bad, good])
+    assert propose_operation(runtime, profiles["surgeon"], record) == "Open inguinal hernia repair"
+    with pytest.raises(ModelOutputError, match="does not name a specific procedure"):
+        propose_operation(ScriptedRuntime([bad, bad, bad]), profiles["surgeon"], record)

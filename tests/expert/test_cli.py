@@ -12,6 +12,7 @@ import concord.cli.eval as eval_cli
 from concord.errors import ConcordError
 from concord.llm.scripted import ScriptedRuntime
 from concord.services import Services
+from concord.store import Repository
 
 from .conftest import FakeEmbedder, scripted_answers
 
@@ -49,6 +50,10 @@ def test_the_eval_loop_from_the_command_line(
     ranking = run(capsys, "similarity", set_id)["configurations"]
     assert [r["temperature"] for r in ranking] == [0.2, 1.8] and ranking[0]["rank"] == 1
     answers = run(capsys, "answers", set_id)["answers"]
+    with pytest.raises(ConcordError, match="ann"):  # graders must be registered users
+        run(capsys, "grade", answers[0]["answer_id"], "--good", "--reason", "r", "--user", "ann")
+    with Repository.open() as repo:
+        repo.add_user("ann", "annotator")
     for a in answers:
         flag = "--good" if a["temperature"] < 1 else "--bad"
         run(capsys, "grade", a["answer_id"], flag, "--reason", "read", "--user", "ann")

@@ -15,7 +15,7 @@ from concord import paths
 from concord.cli import main
 from concord.domain import CaseStatus, DisagreementKind
 from concord.llm.scripted import ScriptedRuntime
-from concord.pipeline import PanelSettings, run_panel
+from concord.pipeline import NO_OPERATION, PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services
 
@@ -57,6 +57,17 @@ def test_mutual_omission_of_bleomycin_is_flagged(svc):
     assert onc.capped and onc.human_review and onc.overall <= 69
     assert any(d.kind == DisagreementKind.MUTUAL_OMISSION for d in onc.disagreements)
     assert case.human_review
+
+
+def test_a_surgeon_agent_without_a_usable_operation_does_not_stop_the_panel(svc):
+    """The DES record names no operation; a surgeon agent that only says "operation" gives
+    no usable proposal: the briefs are still written, and the case says who named nothing."""
+    vague = BriefWriter(operation="operation")
+    case, events = run_case(svc, DEMO / "02_recent_des_dapt.json", vague)
+    assert case.operation == NO_OPERATION
+    assert "surgeon agent failed" in case.operation_source
+    assert any("no usable operation" in e.message for e in events)
+    assert case.brief("anaesthetist").status.value == "ok" and case.scorecards
 
 
 def test_gate_owner_is_consulted_even_if_the_anaesthetist_does_not_ask(svc):

@@ -132,9 +132,27 @@ class BriefOut(_Strict):
         return value
 
 
+_GENERIC_OPERATION_WORDS = frozenset((
+    "a", "an", "the", "of", "for", "to", "and", "or", "with", "under", "elective",
+    "emergency", "urgent", "planned", "possible", "operation", "operations", "surgery",
+    "surgical", "procedure", "procedures", "intervention", "unknown", "none", "not",
+    "stated", "n/a", "na", "tbc", "tbd",
+))
+
+
 class SurgeonOut(_Strict):
     operation: str = Field(min_length=1, max_length=OPERATION_MAX_CHARS)
     rationale: str = Field(min_length=1, max_length=RATIONALE_MAX_CHARS)
+
+    @field_validator("operation")
+    @classmethod
+    def _specific(cls, value: str) -> str:
+        """A theatre list needs a named procedure: "operation" or "elective surgery" is
+        not one, and such an answer is invalid (retried, never silently accepted)."""
+        words = [w.strip(".,;:()'\"").lower() for w in value.split()]
+        if not any(w and w not in _GENERIC_OPERATION_WORDS for w in words):
+            raise ValueError(f"{value.strip()!r} does not name a specific procedure")
+        return value
 
 
 class InvalidOutput(ValueError):

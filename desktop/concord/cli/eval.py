@@ -235,6 +235,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         store, args.answer_id, grade, user=args.user, reason=args.reason,
         shown_prediction=args.shown_prediction, blind=args.blind,
     )
+    svc.repo.get_user(decision.user)  # a grade is a decision: only a registered user makes one
     record_grade(svc.repo, decision)
     if args.json:
         emit_json(decision.model_dump(mode="json"))

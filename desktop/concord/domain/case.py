@@ -39,7 +39,8 @@ class Case(Frozen):
     model_sha256: str
     model_name: str
     operation: str = ""
-    operation_source: str = Field(default="", description="'record' or 'surgeon agent'")
+    operation_source: str = Field(
+        default="", description="'record', 'surgeon agent', or why no operation was named")
     briefs: tuple[Brief, ...] = ()
     gates: tuple[GateHit, ...] = ()
     scorecards: tuple[Scorecard, ...] = ()
