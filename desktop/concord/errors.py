@@ -7,6 +7,10 @@ Every error names what it is about (a file, a model, a case) and the problem, in
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class ConcordError(Exception):
@@ -24,6 +28,19 @@ class ConcordError(Exception):
 
 class InputError(ConcordError):
     """A file or value given by the user cannot be used (missing, empty, malformed...)."""
+
+
+def first_validation_error(exc: ValidationError) -> tuple[str, str]:
+    """Where pydantic's first complaint is (a dotted path, "" for the whole value) and what
+    it says."""
+    first = exc.errors()[0]
+    return ".".join(str(part) for part in first["loc"]), first["msg"]
+
+
+def validation_problem(exc: ValidationError) -> str:
+    """Pydantic's first complaint in one line: "answer: Field required"."""
+    where, what = first_validation_error(exc)
+    return f"{where}: {what}" if where else what
 
 
 class ModelError(ConcordError):

@@ -5,6 +5,7 @@ import pytest
 
 from concord.agents.profiles import AgentProfile, AgentRole, load_profiles, specialists
 from concord.errors import InputError
+from spec import SPEC_GATES
 
 REQUIRED_SPECIALISTS = {
     "cardiology",
@@ -14,18 +15,6 @@ REQUIRED_SPECIALISTS = {
     "oncology",
     "endocrine",
     "airway",
-}
-SPEC_GATES = {
-    "bleomycin_exposure",
-    "hyperkalaemia",
-    "thrombocytopenia",
-    "raised_inr",
-    "low_lvef",
-    "recent_coronary_stent",
-    "severe_aortic_stenosis",
-    "hypoxaemia",
-    "acute_lrti",
-    "active_ischaemia",
 }
 
 

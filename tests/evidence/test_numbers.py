@@ -1,10 +1,10 @@
-"""numeric_tokens: numbers and units compared as multisets of normalised tokens."""
+"""numeric_tokens and quantities: numbers and units, normalised, from clinical text."""
 
 from __future__ import annotations
 
 import pytest
 
-from concord.evidence.numbers import numbers_differ, numeric_tokens, widen_to_numbers
+from concord.evidence.numbers import numbers_differ, numeric_tokens, quantities, widen_to_numbers
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,14 @@ def test_widen_to_numbers() -> None:
     assert text[slice(*widen_to_numbers(text, k, k + 4))] == "K+ 6.3"
     at = text.index("2.5")
     assert text[slice(*widen_to_numbers(text, at, at + 3))] == "-2.5"
+
+
+def test_quantities_pair_each_number_with_its_unit() -> None:
+    assert quantities("Delay if K+ >= 6.0 mmol/L") == {("6", "mmol/l")}
+    assert quantities("potassium 6 mmol/l") == quantities("K+ 6.00 mmol/L")
+    assert quantities("AVA 0.9 cm²") == quantities("AVA 0.9 cm2") == {("0.9", "cm^2")}
+    assert quantities("Plt < 50 x 10^9/L") == {("50", "x10^9/l")}
+    assert quantities("platelets 45,000/µL") == {("45000", "/ul")}
+    assert quantities("SpO2 < 92%") == {("92", "%")}
+    assert quantities("5 mg/kg") != quantities("5 mg")
+    assert quantities("Monitor potassium") == frozenset()

@@ -15,19 +15,8 @@ from concord.domain.gate import GateStatus, Severity
 from concord.domain.record import Record, SourceDocument
 from concord.errors import InputError
 from concord.evidence.screen import RecordScreen, screen_to_json
-
-SPEC_GATES = {
-    "bleomycin_exposure",
-    "hyperkalaemia",
-    "thrombocytopenia",
-    "raised_inr",
-    "low_lvef",
-    "recent_coronary_stent",
-    "severe_aortic_stenosis",
-    "hypoxaemia",
-    "acute_lrti",
-    "active_ischaemia",
-}
+from concord.records import load_record
+from spec import SPEC_GATES
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +109,7 @@ def test_undated_stent_defers_to_a_dated_mention(screen: RecordScreen) -> None:
 
 def test_evidence_text_equals_document_slice(screen: RecordScreen) -> None:
     for path in sorted((paths.resources_dir() / "demo").glob("*.json")):
-        record = _load_demo(path)
+        record = load_record(path)
         for hit in screen.screen(record):
             assert hit.evidence
             for span in hit.evidence:
@@ -224,11 +213,3 @@ def test_clinical_fragments_never_raise(bits: list[str]) -> None:
 
 _SCREEN = RecordScreen.load()
 
-
-def _load_demo(path: Path) -> Record:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return Record(
-        name=raw["name"],
-        operation=raw["operation"],
-        documents=tuple(SourceDocument(kind="json", **doc) for doc in raw["documents"]),
-    )

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from concord import paths
-from concord.domain.record import Record, SourceDocument
 from concord.evidence.screen import RecordScreen
+from concord.records import load_record
 
 # file -> (gates triggered, gates reported negated)
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
@@ -24,14 +23,6 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
 DEMO = paths.resources_dir() / "demo"
 
 
-def _load(path: Path) -> Record:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return Record(
-        name=raw["name"],
-        operation=raw["operation"],
-        documents=tuple(SourceDocument(kind="json", **doc) for doc in raw["documents"]),
-    )
-
 
 @pytest.fixture(scope="module")
 def screen() -> RecordScreen:
@@ -45,7 +36,7 @@ def test_every_demo_file_has_an_expectation() -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_demo_gates(screen: RecordScreen, name: str) -> None:
     triggered, negated = EXPECTED[name]
-    hits = screen.screen(_load(DEMO / name))
+    hits = screen.screen(load_record(DEMO / name))
     assert {h.gate_id for h in hits if h.status == "triggered"} == triggered
     assert {h.gate_id for h in hits if h.status == "negated"} == negated
 
@@ -70,7 +61,7 @@ def test_bleomycin_case_names_the_regimen_only_in_the_oncology_summary(
 ) -> None:
     hit = next(
         h
-        for h in screen.screen(_load(DEMO / "01_bleomycin_hodgkin.json"))
+        for h in screen.screen(load_record(DEMO / "01_bleomycin_hodgkin.json"))
         if h.gate_id == "bleomycin_exposure"
     )
     assert {span.source_id for span in hit.evidence} == {"oncology_summary"}

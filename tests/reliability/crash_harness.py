@@ -38,15 +38,15 @@ from datetime import timedelta
 from pathlib import Path
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
-if str(TESTS_DIR) not in sys.path:  # for tests/store/factories.py when run as a script
+if str(TESTS_DIR) not in sys.path:  # for tests/factories.py when run as a script
     sys.path.insert(0, str(TESTS_DIR))
 
 from sqlite_utils import Database  # noqa: E402
 
+import factories  # noqa: E402
 from concord.domain import Decision  # noqa: E402
 from concord.store import Repository, open_database, verify_chain  # noqa: E402
 from concord.store.decision_rows import decision_from_row  # noqa: E402
-from store import factories  # noqa: E402
 
 BLOCK = 250
 """Decision ids handed to a worker at a time."""

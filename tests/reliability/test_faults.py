@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import factories as f
 from concord import paths
 from concord.cli import main
 from concord.errors import ModelError, StoreError
@@ -24,7 +25,6 @@ from concord.pipeline import PanelSettings, run_panel
 from concord.services import Services
 from concord.store import Repository
 from concord.store import connection as connection_module
-from store import factories as f
 
 USER = "dr.jones"
 TARGET = "renal/overall"
@@ -132,7 +132,7 @@ _IO_SCRIPT = """
 import json, resource, signal, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from store import factories as f
+import factories as f
 from concord.errors import StoreError
 from concord.store import Repository
 repo = Repository.open(Path(sys.argv[1]))

@@ -8,19 +8,17 @@ deliberately contain markup-like text (<b>, <img src=x>, &) that must print lite
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from concord.domain import (
-    Alignment,
     AlignmentStatus,
     Brief,
-    BriefItem,
     BriefSection,
     Case,
     Decision,
     DecisionAction,
     Disagreement,
     DisagreementKind,
-    EvidenceLine,
     GateHit,
     GateStatus,
     ItemMatch,
@@ -30,13 +28,16 @@ from concord.domain import (
     Severity,
     SourceDocument,
     SubScore,
-    Trace,
-    VerifiedEvidence,
 )
+from factories import decision, evidence, gate, item, span, subscore, trace
 
 UTC = dt.UTC
+R, A, T = BriefSection.TOP_RISKS, BriefSection.ACTIONS, BriefSection.TRIGGERS
+M, S = BriefSection.MONITORING, BriefSection.RISK_SCORES
 SIGNER = "Dr Anna Müller"
 PASSWORD = "correct horse battery"
+LETTER, ECHO = "clinic_letter", "echo_report"
+CONFIG_VERSION = "scoring-2025.03"
 MODEL_SHA = "9f2c4e1b7a55d0c3e8f61a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d"
 
 CLINIC_LETTER = (
@@ -52,72 +53,23 @@ ECHO_REPORT = (
     "LVEF 30-35%. AVA 0.9 cm², mean gradient 42 mmHg: severe AS. Moderate MR.\n"
 )
 
-
-def _span(record: Record, source_id: str, needle: str):  # type: ignore[no-untyped-def]
-    text = record.document(source_id).text
-    start = text.index(needle)
-    return record.span_text(source_id, start, start + len(needle))
+COVERAGE = "matched / specialist_items"
+CORRECTNESS = "1 − (unsupported + 2·contradicted + 0.5·vague) / claims"
+ACTIONABILITY = "(1·same_threshold + 0.5·concept_only) / specialist_actions"
 
 
-def _ev(
-    record: Record,
-    evidence_id: str,
-    source_id: str,
-    locator: str,
-    extract: str,
-    tag: str,
-    comment: str,
-    status: AlignmentStatus,
-    score: float = 100.0,
-    flags: tuple[str, ...] = (),
-    needle: str | None = None,
-) -> VerifiedEvidence:
-    line = EvidenceLine(
-        source_id=source_id, locator=locator, extract_text=extract, tag=tag, comment=comment
-    )
-    if status == AlignmentStatus.FAILED:
-        alignment = Alignment(status=status, score=score, flags=flags)
-    else:
-        span = _span(record, source_id, needle or extract)
-        alignment = Alignment(
-            status=status,
-            source_id=source_id,
-            start=span.start,
-            end=span.end,
-            score=score,
-            flags=flags,
-        )
-    return VerifiedEvidence(evidence_id=evidence_id, line=line, alignment=alignment)
-
-
-def _trace(inputs: dict[str, object], formula: str, result: float) -> Trace:
-    return Trace(inputs=inputs, formula=formula, result=result)
-
-
-def _sub(
-    name: str,
-    weight: float,
-    value: float,
-    trace: Trace,
-    raw: float | None = None,
-    cap: float | None = None,
-    **extra: object,
-) -> SubScore:
-    return SubScore(
-        name=name,
-        weight=weight,
-        value=value,
-        raw_value=value if raw is None else raw,
-        cap=cap,
-        trace=trace,
-        extra=dict(extra),
-    )
-
-
-def _overall(subs: tuple[SubScore, ...]) -> tuple[float, Trace]:
+def _card(specialist: str, subs: tuple[SubScore, ...], **fields: Any) -> Scorecard:
+    """A scorecard whose overall is 100 · Σ weight · sub-score over `subs`."""
     total = round(100 * sum(s.weight * s.value for s in subs), 1)
     inputs = {s.name: {"weight": s.weight, "value": s.value} for s in subs}
-    return total, _trace(inputs, "100 · Σ weight · sub-score", total)
+    return Scorecard(
+        specialist=specialist,
+        subscores=subs,
+        overall=total,
+        overall_trace=trace(inputs, "100 · Σ weight · sub-score", total),
+        config_version=CONFIG_VERSION,
+        **fields,
+    )
 
 
 def build_record() -> Record:
@@ -125,160 +77,107 @@ def build_record() -> Record:
         name="J. Doe <b>test</b> & co",
         documents=(
             SourceDocument(
-                source_id="clinic_letter",
+                source_id=LETTER,
                 title="Clinic letter 12/03",
                 kind="txt",
                 text=CLINIC_LETTER,
             ),
-            SourceDocument(
-                source_id="echo_report", title="Echo report 02/03", kind="txt", text=ECHO_REPORT
-            ),
+            SourceDocument(source_id=ECHO, title="Echo report 02/03", kind="txt", text=ECHO_REPORT),
         ),
         operation="Elective right hemicolectomy",
     )
 
 
-def build_case(record: Record) -> Case:
-    created = dt.datetime(2025, 3, 14, 9, 30, 5, tzinfo=UTC)
-
-    gates = (
-        GateHit(
-            gate_id="bleomycin_exposure",
+def _gates(record: Record) -> tuple[GateHit, ...]:
+    return (
+        gate(
+            "bleomycin_exposure",
+            "respiratory",
+            span(record, LETTER, "ABVD <b>x4</b> & radiotherapy"),
             title="Bleomycin exposure",
-            severity=Severity.MAJOR,
-            status=GateStatus.TRIGGERED,
-            specialty="respiratory",
-            evidence=(_span(record, "clinic_letter", "ABVD <b>x4</b> & radiotherapy"),),
             detail="ABVD regimen implies bleomycin",
         ),
-        GateHit(
-            gate_id="hyperkalaemia",
+        gate(
+            "hyperkalaemia",
+            "renal",
+            span(record, LETTER, "K+ 6.3 mmol/L"),
             title="Hyperkalaemia",
-            severity=Severity.MAJOR,
-            status=GateStatus.TRIGGERED,
-            specialty="renal",
-            evidence=(_span(record, "clinic_letter", "K+ 6.3 mmol/L"),),
             detail="K+ 6.3 mmol/L ≥ 6.0",
         ),
-        GateHit(
-            gate_id="thrombocytopenia",
+        gate(
+            "thrombocytopenia",
+            "haematology",
+            span(record, LETTER, "Plt 85 x10^9/L"),
             title="Thrombocytopenia",
-            severity=Severity.MAJOR,
-            status=GateStatus.TRIGGERED,
-            specialty="haematology",
-            evidence=(_span(record, "clinic_letter", "Plt 85 x10^9/L"),),
             detail="platelets 85 ×10^9/L < 100",
         ),
-        GateHit(
-            gate_id="severe_aortic_stenosis",
+        gate(
+            "severe_aortic_stenosis",
+            "cardiology",
+            span(record, ECHO, "AVA 0.9 cm²"),
+            span(record, ECHO, "mean gradient 42 mmHg"),
             title="Severe aortic stenosis",
-            severity=Severity.MAJOR,
-            status=GateStatus.TRIGGERED,
-            specialty="cardiology",
-            evidence=(
-                _span(record, "echo_report", "AVA 0.9 cm²"),
-                _span(record, "echo_report", "mean gradient 42 mmHg"),
-            ),
             detail="AVA 0.9 cm² < 1.0; mean gradient 42 mmHg ≥ 40",
         ),
-        GateHit(
-            gate_id="low_lvef",
+        gate(
+            "low_lvef",
+            "cardiology",
+            span(record, ECHO, "LVEF 30-35%"),
             title="Low LV ejection fraction",
-            severity=Severity.MAJOR,
-            status=GateStatus.TRIGGERED,
-            specialty="cardiology",
-            evidence=(_span(record, "echo_report", "LVEF 30-35%"),),
             detail="LVEF 30-35% ≤ 35%",
         ),
-        GateHit(
-            gate_id="active_ischaemia",
+        gate(
+            "active_ischaemia",
+            "cardiology",
+            span(record, LETTER, "No history of chest pain"),
             title="Active ischaemia",
-            severity=Severity.MAJOR,
             status=GateStatus.NEGATED,
-            specialty="cardiology",
-            evidence=(_span(record, "clinic_letter", "No history of chest pain"),),
             detail="negated: 'No history of'",
         ),
     )
 
-    anaesthetist = Brief(
+
+def _anaesthetist(record: Record) -> Brief:
+    return Brief(
         agent="anaesthetist",
         items=(
-            BriefItem(
-                item_id="top_risks.1",
-                section=BriefSection.TOP_RISKS,
-                rank=1,
-                text="Severe aortic stenosis (AVA 0.9 cm²): haemodynamic collapse on induction",
-                cites=("E1",),
-                gate_ids=("severe_aortic_stenosis",),
+            item(
+                R,
+                1,
+                "Severe aortic stenosis (AVA 0.9 cm²): haemodynamic collapse on induction",
+                ("E1",),
+                ("severe_aortic_stenosis",),
             ),
-            BriefItem(
-                item_id="top_risks.2",
-                section=BriefSection.TOP_RISKS,
-                rank=2,
-                text="Hyperkalaemia K+ 6.3 mmol/L — arrhythmia risk",
-                cites=("E2",),
-                gate_ids=("hyperkalaemia",),
+            item(
+                R, 2, "Hyperkalaemia K+ 6.3 mmol/L — arrhythmia risk", ("E2",), ("hyperkalaemia",)
             ),
-            BriefItem(
-                item_id="actions.1",
-                section=BriefSection.ACTIONS,
-                rank=1,
-                text="Correct potassium to < 5.5 mmol/L before theatre",
-                cites=("E2",),
-            ),
-            BriefItem(
-                item_id="triggers.1",
-                section=BriefSection.TRIGGERS,
-                rank=1,
-                text="Delay if K+ ≥ 6.0 mmol/L on the morning of surgery",
-                cites=("E2",),
-            ),
-            BriefItem(
-                item_id="monitoring.1",
-                section=BriefSection.MONITORING,
-                rank=1,
-                text="Arterial line before induction; avoid tachycardia",
-                cites=(),
-            ),
-            BriefItem(
-                item_id="risk_scores.1",
-                section=BriefSection.RISK_SCORES,
-                rank=1,
-                text="RCRI 3 (creatinine > 177 µmol/L)",
-                cites=("E3",),
-            ),
+            item(A, 1, "Correct potassium to < 5.5 mmol/L before theatre", ("E2",)),
+            item(T, 1, "Delay if K+ ≥ 6.0 mmol/L on the morning of surgery", ("E2",)),
+            item(M, 1, "Arterial line before induction; avoid tachycardia"),
+            item(S, 1, "RCRI 3 (creatinine > 177 µmol/L)", ("E3",)),
         ),
         evidence=(
-            _ev(
-                record,
-                "E1",
-                "echo_report",
-                "line 2",
-                "AVA 0.9 cm²",
-                "valve",
-                "severe AS by area",
-                AlignmentStatus.EXACT,
+            evidence(
+                record, "E1", ECHO, "line 2", "AVA 0.9 cm²", "valve", comment="severe AS by area"
             ),
-            _ev(
+            evidence(
                 record,
                 "E2",
-                "clinic_letter",
+                LETTER,
                 "line 4",
                 "K+ 6.3 mmol/L",
                 "electrolytes",
-                "hyperkalaemia",
-                AlignmentStatus.EXACT,
+                comment="hyperkalaemia",
             ),
-            _ev(
+            evidence(
                 record,
                 "E3",
-                "clinic_letter",
+                LETTER,
                 "line 4",
                 "creatinine 310 µmol/L",
                 "renal",
-                "renal impairment",
-                AlignmentStatus.FAILED,
+                comment="renal impairment",
+                status=AlignmentStatus.FAILED,
                 score=78.0,
                 flags=("number_mismatch",),
             ),
@@ -288,79 +187,54 @@ def build_case(record: Record) -> Case:
         prompt_sha256="ab" * 32,
     )
 
-    cardiology = Brief(
+
+def _cardiology(record: Record) -> Brief:
+    return Brief(
         agent="cardiology",
         items=(
-            BriefItem(
-                item_id="top_risks.1",
-                section=BriefSection.TOP_RISKS,
-                rank=1,
-                text="Severe AS with <b>low-flow</b> pattern & LVEF 30-35%",
-                cites=("E1", "E2"),
-                gate_ids=("severe_aortic_stenosis", "low_lvef"),
+            item(
+                R,
+                1,
+                "Severe AS with <b>low-flow</b> pattern & LVEF 30-35%",
+                ("E1", "E2"),
+                ("severe_aortic_stenosis", "low_lvef"),
             ),
-            BriefItem(
-                item_id="top_risks.2",
-                section=BriefSection.TOP_RISKS,
-                rank=2,
-                text="Reduced LV systolic function (<img src=x>)",
-                cites=("E1",),
-                gate_ids=("low_lvef",),
-            ),
-            BriefItem(
-                item_id="actions.1",
-                section=BriefSection.ACTIONS,
-                rank=1,
-                text="Heart-team review for TAVI before elective surgery",
-                cites=("E2",),
-            ),
-            BriefItem(
-                item_id="triggers.1",
-                section=BriefSection.TRIGGERS,
-                rank=1,
-                text="Delay if mean gradient ≥ 40 mmHg with symptoms",
-                cites=("E2",),
-            ),
-            BriefItem(
-                item_id="monitoring.1",
-                section=BriefSection.MONITORING,
-                rank=1,
-                text="Invasive BP monitoring; maintain sinus rhythm",
-                cites=("E3",),
-            ),
+            item(R, 2, "Reduced LV systolic function (<img src=x>)", ("E1",), ("low_lvef",)),
+            item(A, 1, "Heart-team review for TAVI before elective surgery", ("E2",)),
+            item(T, 1, "Delay if mean gradient ≥ 40 mmHg with symptoms", ("E2",)),
+            item(M, 1, "Invasive BP monitoring; maintain sinus rhythm", ("E3",)),
         ),
         evidence=(
-            _ev(
+            evidence(
                 record,
                 "E1",
-                "echo_report",
+                ECHO,
                 "line 2",
                 "LVEF 30–35%",
                 "lv_function",
-                "reduced EF",
-                AlignmentStatus.FUZZY,
+                comment="reduced EF",
+                status=AlignmentStatus.FUZZY,
                 score=91.5,
                 needle="LVEF 30-35%",
             ),
-            _ev(
+            evidence(
                 record,
                 "E2",
-                "echo_report",
+                ECHO,
                 "line 2",
                 "AVA 0.9 cm², mean gradient 42 mmHg",
                 "valve",
-                "severe AS",
-                AlignmentStatus.EXACT,
+                comment="severe AS",
             ),
-            _ev(
+            evidence(
                 record,
                 "E3",
-                "echo_report",
+                ECHO,
                 "line 2",
                 "LVEF 45%",
                 "lv_function",
-                "EF mildly reduced",
-                AlignmentStatus.FAILED,
+                comment="EF mildly reduced",
+                status=AlignmentStatus.FAILED,
                 score=80.0,
                 flags=("number_mismatch",),
             ),
@@ -368,89 +242,67 @@ def build_case(record: Record) -> Case:
         model_sha256=MODEL_SHA,
     )
 
-    respiratory = Brief(
+
+def _respiratory(record: Record) -> Brief:
+    return Brief(
         agent="respiratory",
         items=(
-            BriefItem(
-                item_id="top_risks.1",
-                section=BriefSection.TOP_RISKS,
-                rank=1,
-                text="Borderline oxygenation (SpO2 95% on air)",
-                cites=("E1",),
-            ),
-            BriefItem(
-                item_id="actions.1",
-                section=BriefSection.ACTIONS,
-                rank=1,
-                text="Spirometry if time allows",
-                cites=(),
-            ),
+            item(R, 1, "Borderline oxygenation (SpO2 95% on air)", ("E1",)),
+            item(A, 1, "Spirometry if time allows"),
         ),
-        evidence=(
-            _ev(
-                record,
-                "E1",
-                "clinic_letter",
-                "line 6",
-                "SpO2 95% on room air",
-                "oxygenation",
-                "",
-                AlignmentStatus.EXACT,
-            ),
-        ),
+        evidence=(evidence(record, "E1", LETTER, "line 6", "SpO2 95% on room air", "oxygenation"),),
         model_sha256=MODEL_SHA,
     )
 
+
+def _cardiology_card(record: Record) -> Scorecard:
     cardio_subs = (
-        _sub(
+        subscore(
             "coverage",
             0.30,
             0.5,
-            _trace(
+            trace(
                 {
                     "matched": 2,
                     "specialist_items": 4,
                     "matched_items": ["top_risks.1", "triggers.1"],
                 },
-                "matched / specialist_items",
+                COVERAGE,
                 0.5,
             ),
             jaccard=0.33,
         ),
-        _sub(
+        subscore(
             "critical_items",
             0.30,
             1.0,
-            _trace({"addressed": 2, "triggered": 2}, "addressed / triggered gates", 1.0),
+            trace({"addressed": 2, "triggered": 2}, "addressed / triggered gates", 1.0),
         ),
-        _sub(
+        subscore(
             "correctness",
             0.20,
             0.75,
-            _trace(
+            trace(
                 {"unsupported": 1, "contradicted": 0, "vague": 1, "claims": 6},
-                "1 − (unsupported + 2·contradicted + 0.5·vague) / claims",
+                CORRECTNESS,
                 0.75,
             ),
         ),
-        _sub("prioritisation", 0.10, 0.8, _trace({"kendall_tau": 0.6}, "(tau + 1) / 2", 0.8)),
-        _sub(
+        subscore("prioritisation", 0.10, 0.8, trace({"kendall_tau": 0.6}, "(tau + 1) / 2", 0.8)),
+        subscore(
             "actionability",
             0.10,
             0.5,
-            _trace(
+            trace(
                 {"same_threshold": 0, "concept_only": 1, "specialist_actions": 1},
-                "(1·same_threshold + 0.5·concept_only) / specialist_actions",
+                ACTIONABILITY,
                 0.5,
             ),
         ),
     )
-    cardio_overall, cardio_trace = _overall(cardio_subs)
-    cardio_card = Scorecard(
-        specialist="cardiology",
-        subscores=cardio_subs,
-        overall=cardio_overall,
-        overall_trace=cardio_trace,
+    return _card(
+        "cardiology",
+        cardio_subs,
         grade="Medium",
         capped=False,
         human_review=False,
@@ -462,7 +314,7 @@ def build_case(record: Record) -> Case:
                 description="Anaesthetist brief does not mention reduced LV function",
                 items=("top_risks.2",),
                 gate_id="low_lvef",
-                spans=(_span(record, "echo_report", "LVEF 30-35%"),),
+                spans=(span(record, ECHO, "LVEF 30-35%"),),
             ),
             Disagreement(
                 disagreement_id="D2",
@@ -487,22 +339,23 @@ def build_case(record: Record) -> Case:
                 score=100.0,
             ),
         ),
-        config_version="scoring-2025.03",
     )
 
+
+def _respiratory_card(record: Record) -> Scorecard:
     resp_subs = (
-        _sub(
+        subscore(
             "coverage",
             0.30,
             0.0,
-            _trace({"matched": 0, "specialist_items": 2}, "matched / specialist_items", 0.0),
+            trace({"matched": 0, "specialist_items": 2}, COVERAGE, 0.0),
             jaccard=0.0,
         ),
-        _sub(
+        subscore(
             "critical_items",
             0.30,
             0.0,
-            _trace(
+            trace(
                 {"addressed": 0, "triggered": 1, "major_misses": 1},
                 "addressed / triggered gates, capped at 0.40 for one major miss",
                 0.0,
@@ -510,39 +363,36 @@ def build_case(record: Record) -> Case:
             raw=0.0,
             cap=0.40,
         ),
-        _sub(
+        subscore(
             "correctness",
             0.20,
             1.0,
-            _trace(
+            trace(
                 {"unsupported": 0, "contradicted": 0, "vague": 0, "claims": 2},
-                "1 − (unsupported + 2·contradicted + 0.5·vague) / claims",
+                CORRECTNESS,
                 1.0,
             ),
         ),
-        _sub(
+        subscore(
             "prioritisation",
             0.10,
             0.5,
-            _trace({"matched_pairs": 0}, "no matched items: neutral 0.5", 0.5),
+            trace({"matched_pairs": 0}, "no matched items: neutral 0.5", 0.5),
         ),
-        _sub(
+        subscore(
             "actionability",
             0.10,
             0.0,
-            _trace(
+            trace(
                 {"same_threshold": 0, "concept_only": 0, "specialist_actions": 1},
-                "(1·same_threshold + 0.5·concept_only) / specialist_actions",
+                ACTIONABILITY,
                 0.0,
             ),
         ),
     )
-    resp_overall, resp_trace = _overall(resp_subs)
-    resp_card = Scorecard(
-        specialist="respiratory",
-        subscores=resp_subs,
-        overall=resp_overall,
-        overall_trace=resp_trace,
+    return _card(
+        "respiratory",
+        resp_subs,
         grade="Very Low",
         capped=True,
         human_review=True,
@@ -554,7 +404,7 @@ def build_case(record: Record) -> Case:
                 severity=Severity.MAJOR,
                 description="Neither brief mentions bleomycin exposure (ABVD)",
                 gate_id="bleomycin_exposure",
-                spans=(_span(record, "clinic_letter", "ABVD <b>x4</b> & radiotherapy"),),
+                spans=(span(record, LETTER, "ABVD <b>x4</b> & radiotherapy"),),
             ),
             Disagreement(
                 disagreement_id="D2",
@@ -564,11 +414,13 @@ def build_case(record: Record) -> Case:
                 items=("top_risks.1",),
             ),
         ),
-        config_version="scoring-2025.03",
         judge_runs=3,
         judge_spread=4.0,
     )
 
+
+def build_case(record: Record) -> Case:
+    created = dt.datetime(2025, 3, 14, 9, 30, 5, tzinfo=UTC)
     return Case(
         case_id="C-20250314-0007",
         record_id=record.record_id,
@@ -577,81 +429,82 @@ def build_case(record: Record) -> Case:
         model_name="gemma-3-270m-it-Q4_K_M.gguf",
         operation="Elective right hemicolectomy",
         operation_source="record",
-        briefs=(anaesthetist, cardiology, respiratory),
-        gates=gates,
-        scorecards=(cardio_card, resp_card),
+        briefs=(_anaesthetist(record), _cardiology(record), _respiratory(record)),
+        gates=_gates(record),
+        scorecards=(_cardiology_card(record), _respiratory_card(record)),
         mutual_omissions=("bleomycin_exposure",),
-        config_version="scoring-2025.03",
+        config_version=CONFIG_VERSION,
     )
 
 
 def build_decisions(case: Case) -> list[Decision]:
     at = dt.datetime(2025, 3, 14, 10, 2, 11, tzinfo=UTC)
     shown = {"model": MODEL_SHA[:16], "prompt": "ab" * 8}
+
+    def decided(
+        decision_id: str,
+        target_kind: str,
+        target_id: str,
+        original: object,
+        new: object,
+        reason: str,
+        *,
+        user: str = SIGNER,
+        minutes: int = 0,
+    ) -> Decision:
+        return decision(
+            decision_id,
+            case.case_id,
+            target_id,
+            target_kind=target_kind,
+            action=DecisionAction.ACCEPT if new == original else DecisionAction.OVERRIDE,
+            original_value=original,
+            new_value=new,
+            reason=reason,
+            user=user,
+            at=at + dt.timedelta(minutes=minutes),
+            shown=shown,
+            spans=(),
+        )
+
+    critical = "respiratory/subscore/critical_items"
     return [
-        Decision(
-            decision_id="d1",
-            case_id=case.case_id,
-            target_id="cardiology/overall",
-            target_kind="overall",
-            action=DecisionAction.ACCEPT,
-            original_value=73.0,
-            new_value=73.0,
-            reason="Agree with the adjudication",
-            user=SIGNER,
-            at=at,
-            shown=shown,
-        ),
-        Decision(
-            decision_id="d2",
-            case_id=case.case_id,
-            target_id="respiratory/subscore/critical_items",
-            target_kind="subscore",
-            action=DecisionAction.OVERRIDE,
-            original_value=0.0,
-            new_value=0.2,
-            reason="Bleomycin discussed with oncology by phone",
+        decided("d1", "overall", "cardiology/overall", 73.0, 73.0, "Agree with the adjudication"),
+        decided(
+            "d2",
+            "subscore",
+            critical,
+            0.0,
+            0.2,
+            "Bleomycin discussed with oncology by phone",
             user="Dr B. Registrar",
-            at=at + dt.timedelta(minutes=3),
-            shown=shown,
+            minutes=3,
         ),
-        Decision(
-            decision_id="d3",
-            case_id=case.case_id,
-            target_id="respiratory/subscore/critical_items",
-            target_kind="subscore",
-            action=DecisionAction.OVERRIDE,
-            original_value=0.2,
-            new_value=0.0,
-            reason="Not documented in the brief: score stands at 0 <b>&</b>",
-            user=SIGNER,
-            at=at + dt.timedelta(minutes=9),
-            shown=shown,
+        decided(
+            "d3",
+            "subscore",
+            critical,
+            0.2,
+            0.0,
+            "Not documented in the brief: score stands at 0 <b>&</b>",
+            minutes=9,
         ),
-        Decision(
-            decision_id="d4",
-            case_id=case.case_id,
-            target_id="gate/bleomycin_exposure",
-            target_kind="gate",
-            action=DecisionAction.ACCEPT,
-            original_value="triggered",
-            new_value="triggered",
-            reason="Confirmed in letter <img src=x> & GP notes",
-            user=SIGNER,
-            at=at + dt.timedelta(minutes=11),
-            shown=shown,
+        decided(
+            "d4",
+            "gate",
+            "gate/bleomycin_exposure",
+            "triggered",
+            "triggered",
+            "Confirmed in letter <img src=x> & GP notes",
+            minutes=11,
         ),
-        Decision(
-            decision_id="d5",
-            case_id=case.case_id,
-            target_id="cardiology/disagreement/D1",
-            target_kind="disagreement",
-            action=DecisionAction.ACCEPT,
-            original_value="MISS/moderate",
-            new_value="MISS/moderate",
-            reason="Genuine miss",
-            user=SIGNER,
-            at=at + dt.timedelta(minutes=12),
-            shown=shown,
+        decided(
+            "d5",
+            "disagreement",
+            "cardiology/disagreement/D1",
+            "MISS/moderate",
+            "MISS/moderate",
+            "Genuine miss",
+            minutes=12,
         ),
     ]

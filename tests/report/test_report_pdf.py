@@ -47,12 +47,16 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+def _printed(case: Case, record: Record, decisions: list[Decision], out: Path) -> str:
+    """The text of the rendered PDF, white space folded."""
+    _render(case, record, decisions, out)
+    return _flat(_text(out))
+
+
 def test_markup_in_record_and_brief_text_prints_literally(
     tmp_path: Path, case: Case, record: Record, decisions: list[Decision]
 ) -> None:
-    out = tmp_path / "review.pdf"
-    _render(case, record, decisions, out)
-    text = _flat(_text(out))
+    text = _printed(case, record, decisions, tmp_path / "review.pdf")
     assert "J. Doe <b>test</b> & co" in text  # record name
     assert "ABVD <b>x4</b> & radiotherapy" in text  # gate evidence quoted from the record
     assert "Severe AS with <b>low-flow</b> pattern & LVEF" in text  # specialist bullet
@@ -65,8 +69,7 @@ def test_clinical_content_is_present(
     tmp_path: Path, case: Case, record: Record, decisions: list[Decision]
 ) -> None:
     out = tmp_path / "review.pdf"
-    _render(case, record, decisions, out)
-    text = _flat(_text(out))
+    text = _printed(case, record, decisions, out)
     for expected in [
         "Red flags from the record screen",
         "MUTUAL OMISSION",
@@ -210,9 +213,7 @@ def test_helvetica_fallback_folds_text_to_ascii(
     styles.styles.cache_clear()
     try:
         assert not fonts.font_set().unicode
-        out = tmp_path / "ascii.pdf"
-        _render(case, record, decisions, out)
-        text = _flat(_text(out))
+        text = _printed(case, record, decisions, tmp_path / "ascii.pdf")
         assert "K+ 6.3 mmol/L >= 6.0" in text
         assert "J. Doe <b>test</b> & co" in text
         assert "≥" not in text

@@ -8,12 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import factories as f
 from concord.domain import DecisionAction
 from concord.errors import StoreError
 from concord.store import Repository
 from concord.store import repository as repository_module
-
-from . import factories as f
 
 
 def test_decisions_are_returned_in_append_order(repo: Repository) -> None:

@@ -4,11 +4,10 @@ import sqlite3
 
 import pytest
 
+import factories as f
 from concord.domain import CaseStatus
 from concord.errors import NotFoundError, StoreError
 from concord.store import Repository
-
-from . import factories as f
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from concord.agents.schema import (
     TEXT_MAX_CHARS,
     THRESHOLD_MAX_CHARS,
 )
+from concord.errors import first_validation_error
 
 
 @dataclass(frozen=True)
@@ -160,9 +161,8 @@ class InvalidOutput(ValueError):
 
 
 def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error["loc"]) or "answer"
-    return f"{where}: {error['msg']}"
+    where, problem = first_validation_error(exc)
+    return f"{where or 'answer'}: {problem}"
 
 
 def parse_json_object(text: str) -> dict[str, object]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from concord.errors import InputError
+from concord.errors import InputError, first_validation_error
 
 PROFILE_SUFFIX = ".json"
 ID_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -81,9 +81,9 @@ def load_profile(path: Path) -> AgentProfile:
     except json.JSONDecodeError as exc:
         raise InputError(f"agent profile is not valid JSON: {exc}", subject=path) from exc
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "profile"
-        raise InputError(f"invalid agent profile: {where}: {first['msg']}", subject=path) from exc
+        where, problem = first_validation_error(exc)
+        where = where or "profile"
+        raise InputError(f"invalid agent profile: {where}: {problem}", subject=path) from exc
     if profile.id != path.stem:
         raise InputError(f"profile id {profile.id!r} differs from the file name", subject=path)
     return profile

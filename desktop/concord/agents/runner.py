@@ -7,7 +7,9 @@ brief is returned FAILED with the reason and the raw output. Nothing is repaired
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 from concord.agents.convert import to_brief
 from concord.agents.output import (
@@ -36,6 +38,8 @@ DEFAULT_MAX_ATTEMPTS = 2
 RETRY_TEMPERATURE = 0.5
 DEFAULT_SEED = 0
 
+T = TypeVar("T")
+
 
 def _attempt_settings(attempt: int, seed: int) -> tuple[float, int]:
     """(temperature, seed) of attempt 1, 2, ...: greedy first, then seeded sampling."""
@@ -47,6 +51,39 @@ def _attempt_settings(attempt: int, seed: int) -> tuple[float, int]:
 def _check(generation: Generation, max_tokens: int) -> None:
     if generation.finish_reason == FinishReason.LENGTH:
         raise InvalidOutput(f"output cut off at max_tokens={max_tokens}")
+
+
+@dataclass(frozen=True)
+class _Tries(Generic[T]):
+    answer: T | None  # None when no attempt gave a valid answer
+    attempts: int
+    reason: str  # why the last invalid attempt was refused
+    raw: str  # the text of the last attempt
+
+
+def _generate_valid(
+    runtime: Runtime,
+    request: GenerationRequest,
+    parse: Callable[[str], T],
+    *,
+    max_attempts: int,
+    seed: int,
+) -> _Tries[T]:
+    """Generate until `parse` accepts the text (InvalidOutput refuses it), at most
+    `max_attempts` times; each attempt takes its temperature and seed from `_attempt_settings`."""
+    reason, raw = "", ""
+    for attempt in range(1, max_attempts + 1):
+        temperature, attempt_seed = _attempt_settings(attempt, seed)
+        generation = runtime.generate(replace(request, temperature=temperature, seed=attempt_seed))
+        raw = generation.text
+        try:
+            _check(generation, request.max_tokens)
+            answer = parse(raw)
+        except InvalidOutput as exc:
+            reason = str(exc)
+            continue
+        return _Tries(answer, attempt, reason, raw)
+    return _Tries(None, max_attempts, reason, raw)
 
 
 def default_specialist_ids() -> tuple[str, ...]:
@@ -90,33 +127,30 @@ def run_agent(
         "model_sha256": runtime.model_sha256,
         "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids),
     }
-    prefix = build_record_block(record)
-    reason, raw = "", ""
-    for attempt in range(1, max_attempts + 1):
-        temperature, attempt_seed = _attempt_settings(attempt, seed)
-        generation = runtime.generate(
-            GenerationRequest(
-                prefix=prefix,
-                prompt=prompt,
-                schema=schema,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                seed=attempt_seed,
-            )
+    request = GenerationRequest(
+        prefix=build_record_block(record), prompt=prompt, schema=schema, max_tokens=max_tokens
+    )
+    tries = _generate_valid(
+        runtime,
+        request,
+        lambda raw: parse_brief(raw, context),
+        max_attempts=max_attempts,
+        seed=seed,
+    )
+    if tries.answer is not None:
+        return to_brief(
+            profile.id,
+            record,
+            tries.answer,
+            raw_output=tries.raw,
+            attempts=tries.attempts,
+            **bookkeeping,
         )
-        raw = generation.text
-        try:
-            _check(generation, max_tokens)
-            answer = parse_brief(raw, context)
-        except InvalidOutput as exc:
-            reason = str(exc)
-            continue
-        return to_brief(profile.id, record, answer, raw_output=raw, attempts=attempt, **bookkeeping)
     return Brief(
         agent=profile.id,
         status=BriefStatus.FAILED,
-        failure_reason=f"no valid answer in {max_attempts} attempt(s); last: {reason}",
-        raw_output=raw,
+        failure_reason=f"no valid answer in {max_attempts} attempt(s); last: {tries.reason}",
+        raw_output=tries.raw,
         attempts=max_attempts,
         model_sha256=bookkeeping["model_sha256"],
         prompt_sha256=bookkeeping["prompt_sha256"],
@@ -132,29 +166,16 @@ def propose_operation(
     seed: int = DEFAULT_SEED,
 ) -> str:
     """The operation the surgeon agent proposes. ModelOutputError if no valid answer."""
-    request_prompt = surgeon_prompt(surgeon_profile)
-    prefix = build_record_block(record)
-    reason = ""
-    for attempt in range(1, max_attempts + 1):
-        temperature, attempt_seed = _attempt_settings(attempt, seed)
-        generation = runtime.generate(
-            GenerationRequest(
-                prefix=prefix,
-                prompt=request_prompt,
-                schema=surgeon_schema(),
-                max_tokens=SURGEON_MAX_TOKENS,
-                temperature=temperature,
-                seed=attempt_seed,
-            )
-        )
-        try:
-            _check(generation, SURGEON_MAX_TOKENS)
-            answer = parse_surgeon(generation.text)
-        except InvalidOutput as exc:
-            reason = str(exc)
-            continue
-        return answer.operation.strip()
+    request = GenerationRequest(
+        prefix=build_record_block(record),
+        prompt=surgeon_prompt(surgeon_profile),
+        schema=surgeon_schema(),
+        max_tokens=SURGEON_MAX_TOKENS,
+    )
+    tries = _generate_valid(runtime, request, parse_surgeon, max_attempts=max_attempts, seed=seed)
+    if tries.answer is not None:
+        return tries.answer.operation.strip()
     raise ModelOutputError(
-        f"surgeon agent gave no valid operation in {max_attempts} attempt(s): {reason}",
+        f"surgeon agent gave no valid operation in {max_attempts} attempt(s): {tries.reason}",
         subject=surgeon_profile.id,
     )

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from concord.astrid.items import HumanLabels, QaItem, default_item_id
-from concord.errors import InputError
+from concord.errors import InputError, validation_problem
 
 REQUIRED_FIELDS = ("question", "context", "answer")
 LABEL_FIELDS = ("cf", "cr", "ra", "harmful", "helpful", "inappropriate")
@@ -130,11 +130,7 @@ def build_item(fields: Mapping[str, Any], extra_context: list[Any] | None = None
 
 
 def _problem(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
-    return str(exc)
+    return validation_problem(exc) if isinstance(exc, ValidationError) else str(exc)
 
 
 def _read_text(path: Path) -> str:

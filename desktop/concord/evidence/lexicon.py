@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from concord import paths
-from concord.errors import InputError
+from concord.errors import InputError, first_validation_error
 
 _ALNUM = "A-Za-z0-9"
 _BEFORE = f"(?<![{_ALNUM}])"
@@ -330,9 +330,8 @@ def _read_lexicon_file(path: Path) -> list[_ConceptIn]:
     try:
         return _LexiconFileIn.model_validate(raw).concepts
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise InputError(f"invalid lexicon file at {where}: {first['msg']}", subject=path) from exc
+        where, problem = first_validation_error(exc)
+        raise InputError(f"invalid lexicon file at {where}: {problem}", subject=path) from exc
 
 
 def _check_concept(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cache
 
 PRE_WINDOW_WORDS = 6
 """A cue must be within this many words before the span."""
@@ -161,3 +162,21 @@ def negation_cue_leading(text: str) -> str | None:
     head = _PHRASE_END.split(head, maxsplit=1)[0]
     cue = _PRE.search(_blank_pseudo(head))
     return _cue_text(cue) if cue else None
+
+
+@cache
+def _pre_cues_and(extra_cues: tuple[str, ...]) -> re.Pattern[str]:
+    return _alternation(PRE_CUES + extra_cues)
+
+
+def negated_words(text: str, *, words: int, extra_cues: tuple[str, ...] = ()) -> list[str]:
+    """What each negation cue in `text` governs, read forwards: the `words` words after it
+    ("no bleomycin exposure" -> "bleomycin exposure"), one string a cue, empty strings left
+    out. `extra_cues` adds cues of the caller's own; pseudo-negations are not cues. The caller
+    splits `text` into clauses first."""
+    found = []
+    for cue in _pre_cues_and(extra_cues).finditer(_blank_pseudo(text)):
+        after = " ".join(text[cue.end() :].split()[:words])
+        if after:
+            found.append(after)
+    return found

@@ -1,6 +1,7 @@
 """Numbers and units in clinical text, as a multiset of normalised tokens.
 
-Two texts "say the same numbers" when `numeric_tokens` gives equal multisets. Tokens:
+Two texts "say the same numbers" when `numeric_tokens` gives equal multisets; two briefs
+state the same threshold when `quantities` gives the same (number, unit) pair. Tokens:
   numbers   3.6, 45000 (from 45,000), -2.5 (a sign only where it cannot be a range dash),
             3.6 == 3.60; 25-30 gives 25 and 30
   units     following a number: mmol/l, mg/dl, %, mmhg, cm^2 (cm2, cm²), x10^9/l (×10⁹/L),
@@ -82,6 +83,14 @@ def _sign_allowed(text: str, at: int) -> bool:
     return not before or not (before[-1].isdigit() or before[-1] == "%")
 
 
+def _signed_number(text: str, match: re.Match[str]) -> str:
+    """The normalised number of a `_TOKENS` match, with its sign where it is a minus sign."""
+    sign = match.group("sign") or ""
+    if sign == "+" or (sign == "-" and not _sign_allowed(text, match.start("sign"))):
+        sign = ""
+    return _number(sign + match.group("num"))
+
+
 def numeric_tokens(text: str) -> Counter[str]:
     """The multiset of number, unit and digit-label tokens in `text` (see module doc)."""
     text = canonical(text)
@@ -94,12 +103,7 @@ def numeric_tokens(text: str) -> Counter[str]:
         elif match.group("label"):
             tokens[match.group("label")] += 1
         else:
-            sign = match.group("sign") or ""
-            if sign == "-" and not _sign_allowed(text, match.start("sign")):
-                sign = ""
-            if sign == "+":
-                sign = ""
-            tokens[_number(sign + match.group("num"))] += 1
+            tokens[_signed_number(text, match)] += 1
             unit_text = match.group("unit")
             unit = _unit(unit_text) if unit_text else None
             if unit:
@@ -111,6 +115,20 @@ def numeric_tokens(text: str) -> Counter[str]:
         if not all(covered[match.start() : match.end()]):
             tokens["#" + match.group()] += 1
     return tokens
+
+
+def quantities(text: str) -> frozenset[tuple[str, str]]:
+    """The distinct (number, unit) pairs written in `text`, unit "" where none follows:
+    "K+ >= 6.0 mmol/L" gives ("6", "mmol/l"), as does "potassium 6 mmol/l". Words with
+    digits ("SpO2") are names, not quantities."""
+    text = canonical(text)
+    found: set[tuple[str, str]] = set()
+    for match in _TOKENS.finditer(text):
+        if match.group("num"):
+            unit_text = match.group("unit")
+            unit = _unit(unit_text) if unit_text else None
+            found.add((_signed_number(text, match), unit or ""))
+    return frozenset(found)
 
 
 def numbers_differ(extract: str, source: str) -> bool:

@@ -1,15 +1,19 @@
 """Context around a mention: negation, hypothetical wording, history that has resolved.
 
-Private to the record screen for now (the shared `concord.evidence.negation` module may
-replace `negation_cue_before` later). The rules, in one place:
+The record screen reads negation its own way, on purpose: a negated mention does not fire
+a gate, so here a cue's scope is narrower (short cues stop at a comma, report verbs end
+it) than in `concord.evidence.negation`, which decides whether an extract may be reported
+as verified and so errs towards "negated". The two share the clause terminators. The
+rules, in one place:
 
 * A negation cue ("no", "denies", "negative for", "no history of", "never received",
   "without", "nil") before a mention negates it when both are in the same clause: the
-  scope ends at a line break or sentence end, at "but", "however", "although", "except"
-  and at report verbs ("shows", "confirmed", "diagnosed"...), and is at most
-  `NEGATION_WINDOW` characters. Short cues ("no", "not", "without", "nil") also stop at a
-  comma, so "No fever, CXR: RLL pneumonia" still fires; list cues ("denies",
-  "no history of", "negative for") run over commas ("denies chest pain, SOB or syncope").
+  scope ends at a line break or sentence end, at the terminators ("but", "however",
+  "although", "except"...), at report verbs ("shows", "confirmed", "diagnosed"...), and
+  is at most `NEGATION_WINDOW` characters. Short cues ("no", "not", "without", "nil")
+  also stop at a comma, so "No fever, CXR: RLL pneumonia" still fires; list cues
+  ("denies", "no history of", "negative for") run over commas ("denies chest pain, SOB
+  or syncope").
 * A cue after the mention in the same clause ("pneumonia excluded", "consolidation not
   seen") negates it too.
 * Hypothetical wording ("risk of", "to prevent", "watch for", "if") is treated as a
@@ -26,6 +30,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from concord.evidence.negation import TERMINATORS
 from concord.evidence.screen_time import dates_in
 
 NEGATION_WINDOW = 60  # characters between the end of a cue and the mention
@@ -52,11 +57,14 @@ _CUE_RE = re.compile(
     rf"(?P<short>{_SHORT_CUES}))(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
+_TERMINATOR_WORDS = "|".join(r"\s+".join(map(re.escape, t.split())) for t in TERMINATORS)
+_REPORT_WORDS = (
+    r"shows?|showed|shown|showing|reveal(?:s|ed)?|demonstrat(?:es|ed)|confirm(?:s|ed)|"
+    r"consistent\s+with|diagnosed|found|now|currently|presents?|presented|presenting|admitted|"
+    r"started|commenced|has|had|with|on"
+)
 _SCOPE_BREAK_RE = re.compile(
-    r"[.;:!?](?:\s|$)|\n|(?<![A-Za-z])(?:but|however|although|though|except|apart\s+from|aside"
-    r"\s+from|yet|whereas|shows?|showed|shown|showing|reveal(?:s|ed)?|demonstrat(?:es|ed)|"
-    r"confirm(?:s|ed)|consistent\s+with|diagnosed|found|now|currently|presents?|presented|"
-    r"presenting|admitted|started|commenced|has|had|with|on)(?![A-Za-z])",
+    rf"[.;:!?](?:\s|$)|\n|(?<![A-Za-z])(?:{_TERMINATOR_WORDS}|{_REPORT_WORDS})(?![A-Za-z])",
     re.IGNORECASE,
 )
 _POST_NEGATION_RE = re.compile(

@@ -18,18 +18,18 @@ and the terms that show a brief has addressed it. Rule types:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from concord.domain.gate import Severity
 from concord.errors import InputError
 from concord.evidence.lexicon import Lexicon
+from concord.evidence.resource_file import read_resource_file
 from concord.evidence.screen_units import UnitTable
 
 GATE_SCHEMA = "concord.gate/1"
@@ -160,15 +160,7 @@ def _concept_ids(rule: LexiconRule | NumericRule | RisingRule | StentRule) -> It
 
 def read_gate_file(path: Path, lexicon: Lexicon, units: UnitTable) -> GateFile:
     """Parse and check one gate file; any problem raises InputError naming the file."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        gate = GateFile.model_validate(raw)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read gate file: {exc}", subject=path) from exc
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "top level"
-        raise InputError(f"invalid gate file at {where}: {first['msg']}", subject=path) from exc
+    gate = read_resource_file(path, GateFile, "gate file")
     for rule in gate.rules:
         for cid in _concept_ids(rule):
             if cid not in lexicon.concepts:

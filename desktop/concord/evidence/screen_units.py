@@ -8,15 +8,14 @@ so "K 6 days" or "vitamin K 10 mg" is never read as a potassium.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from concord.errors import InputError
+from concord.evidence.resource_file import read_resource_file
 
 NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?"
 _NUMBER_AT = re.compile(rf"(?<![A-Za-z0-9.,/])(?P<a>{NUMBER})")
@@ -87,17 +86,7 @@ class UnitTable:
 
     @classmethod
     def load(cls, path: Path) -> UnitTable:
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            parsed = _UnitsFileIn.model_validate(raw)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"cannot read units file: {exc}", subject=path) from exc
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise InputError(
-                f"invalid units file at {where}: {first['msg']}", subject=path
-            ) from exc
+        parsed = read_resource_file(path, _UnitsFileIn, "units file")
         return cls(parsed.quantities, parsed.foreign_units)
 
     def unit_at(self, text: str, pos: int) -> tuple[UnitForm | None, int]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from concord.errors import InputError
+from concord.errors import InputError, validation_problem
 from concord.store.codec import to_json
 
 SET_ID_PREFIX = "EV-"
@@ -73,12 +73,6 @@ class QuestionSetIn(BaseModel):
         return SET_ID_PREFIX + self.content_hash[:12]
 
 
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
-
-
 def _read_jsonl(path: Path, text: str) -> list[QuestionIn]:
     questions = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -89,7 +83,7 @@ def _read_jsonl(path: Path, text: str) -> list[QuestionIn]:
         except json.JSONDecodeError as exc:
             raise InputError(f"line {number} is not JSON ({exc.msg})", subject=path) from exc
         except ValidationError as exc:
-            raise InputError(f"line {number}: {_first_error(exc)}", subject=path) from exc
+            raise InputError(f"line {number}: {validation_problem(exc)}", subject=path) from exc
         except (RecursionError, ValueError) as exc:  # nested too deeply, huge number literal
             raise InputError(f"line {number}: unreadable JSON ({type(exc).__name__})",
                              subject=path) from None
@@ -120,7 +114,7 @@ def _read_csv(path: Path, text: str) -> list[QuestionIn]:
     try:
         return [QuestionIn.model_validate(v) for v in grouped.values()]
     except ValidationError as exc:
-        raise InputError(_first_error(exc), subject=path) from exc
+        raise InputError(validation_problem(exc), subject=path) from exc
 
 
 def load_question_set(path: Path | str, name: str | None = None) -> QuestionSetIn:

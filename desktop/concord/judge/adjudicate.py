@@ -20,18 +20,19 @@ from concord.domain import (
     Severity,
     Trace,
 )
+from concord.evidence.numbers import quantities
 from concord.judge import subscores
 from concord.judge.config import SUBSCORE_NAMES, ScoringConfig
 from concord.judge.disagreements import find_disagreements
 from concord.judge.gates import GateRule, addressing_items, contradicting_items, triggered
 from concord.judge.matching import ConceptFinder, match_items
-from concord.judge.quantities import quantities
 
 ACTION_SECTIONS = (BriefSection.ACTIONS, BriefSection.TRIGGERS, BriefSection.MONITORING)
 CLAIM_SECTIONS = (BriefSection.TOP_RISKS, *ACTION_SECTIONS)
 
 
-def _items(brief: Brief, sections: Iterable[BriefSection]) -> list[BriefItem]:
+def items_in(brief: Brief, sections: Iterable[BriefSection]) -> list[BriefItem]:
+    """The brief's items in `sections`, section by section, each by rank."""
     return [item for section in sections for item in brief.section(section)]
 
 
@@ -81,8 +82,8 @@ def adjudicate(
     """Score how well `anaesthetist` agrees with `specialist`; pure and deterministic."""
     spec_risks = specialist.section(BriefSection.TOP_RISKS)
     anaes_risks = anaesthetist.section(BriefSection.TOP_RISKS)
-    spec_actions = _items(specialist, ACTION_SECTIONS)
-    anaes_actions = _items(anaesthetist, ACTION_SECTIONS)
+    spec_actions = items_in(specialist, ACTION_SECTIONS)
+    anaes_actions = items_in(anaesthetist, ACTION_SECTIONS)
     proposals = list(llm_proposals)
     risk_matches = match_items(spec_risks, anaes_risks, lexicon, config.matching, proposals)
     action_matches = match_items(spec_actions, anaes_actions, lexicon, config.matching, proposals)
@@ -102,7 +103,7 @@ def adjudicate(
         for gate in triggered(gates)
         for item in contradicting_items(anaesthetist, gate, rules)
     }
-    claims = _items(anaesthetist, CLAIM_SECTIONS)
+    claims = items_in(anaesthetist, CLAIM_SECTIONS)
     spec_by_id = {i.item_id: i for i in specialist.items}
     counts = _claim_counts(anaesthetist, claims, matches, spec_by_id, contradicted, lexicon)
 

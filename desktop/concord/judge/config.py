@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from concord import paths
-from concord.errors import InputError
+from concord.errors import InputError, first_validation_error
 
 SUBSCORE_NAMES = ("coverage", "critical_items", "correctness", "prioritisation", "actionability")
 
@@ -93,7 +93,6 @@ def _load(path: str) -> ScoringConfig:
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON at line {exc.lineno}: {exc.msg}", subject=path) from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"invalid scoring config at {where or 'top level'}: {first['msg']}",
+        where, problem = first_validation_error(exc)
+        raise InputError(f"invalid scoring config at {where or 'top level'}: {problem}",
                          subject=path) from None

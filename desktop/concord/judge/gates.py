@@ -3,7 +3,9 @@
 A bullet addresses a gate when it names the gate id or when its text uses the gate's address
 terms (lexicon). Citing the line that fired the gate is not enough: the bullet must say it.
 A bullet that puts a negation cue right before the gate's terms ("no bleomycin exposure")
-contradicts the gate instead of addressing it.
+contradicts the gate instead of addressing it. The cues are the record's
+(`concord.evidence.negation`) plus "normal": a brief that says "normal potassium" denies
+hyperkalaemia.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from concord.domain import Brief, BriefItem, GateHit, GateStatus
+from concord.evidence.negation import negated_words
 
 NEGATION_WINDOW_WORDS = 4
-_NEGATION_CUE = re.compile(
-    r"\b(no|not|denies|denied|without|negative for|nil|absence of|never|normal)\b", re.IGNORECASE
-)
+BRIEF_NEGATION_CUES = ("normal",)
+"""Cues that negate in a brief's bullet, on top of the record's negation cues."""
 _CLAUSE_SPLIT = re.compile(r"[;.,]|\bbut\b", re.IGNORECASE)
 
 
@@ -26,11 +28,8 @@ class GateRule(Protocol):
 
 
 def _negates(clause: str, rule: GateRule) -> bool:
-    for cue in _NEGATION_CUE.finditer(clause):
-        window = " ".join(clause[cue.end() :].split()[:NEGATION_WINDOW_WORDS])
-        if window and rule.addressed_by(window):
-            return True
-    return False
+    negated = negated_words(clause, words=NEGATION_WINDOW_WORDS, extra_cues=BRIEF_NEGATION_CUES)
+    return any(rule.addressed_by(words) for words in negated)
 
 
 def item_contradicts(item: BriefItem, rule: GateRule) -> bool:

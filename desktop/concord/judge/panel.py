@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from concord.domain import Brief, BriefItem, BriefSection, GateHit, Record, Scorecard
-from concord.judge.adjudicate import ACTION_SECTIONS, adjudicate
+from concord.judge.adjudicate import ACTION_SECTIONS, adjudicate, items_in
 from concord.judge.config import ScoringConfig
 from concord.judge.gates import GateRule
 from concord.judge.matching import ConceptFinder, match_items
@@ -26,8 +26,8 @@ def _unmatched(
     anaes_left: list[BriefItem] = []
     groups = ((BriefSection.TOP_RISKS,), ACTION_SECTIONS)
     for sections in groups:
-        s_items = [i for sec in sections for i in spec.section(sec)]
-        a_items = [i for sec in sections for i in anaes.section(sec)]
+        s_items = items_in(spec, sections)
+        a_items = items_in(anaes, sections)
         matches = match_items(s_items, a_items, lexicon, config.matching)
         s_done = {m.specialist_item for m in matches}
         a_done = {m.anaesthetist_item for m in matches}

@@ -4,16 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from scipy.stats import kendalltau
 
 from concord.domain import BriefItem, ItemMatch, SubScore, Trace
+from concord.evidence.numbers import quantities
 from concord.judge.config import ScoringConfig
-from concord.judge.quantities import quantities
 
 
 def _clip01(value: float) -> float:
     return max(0.0, min(1.0, value))
+
+
+def _subscore(
+    name: str,
+    config: ScoringConfig,
+    value: float,
+    inputs: dict[str, Any],
+    formula: str,
+    *,
+    raw: float | None = None,
+    cap: float | None = None,
+    extra: dict[str, Any] | None = None,
+) -> SubScore:
+    """The sub-score `name` with its configured weight; the trace's result is `value`."""
+    return SubScore(
+        name=name,
+        weight=config.weights[name],
+        value=value,
+        raw_value=value if raw is None else raw,
+        cap=cap,
+        trace=Trace(inputs=inputs, formula=formula, result=round(value, 4)),
+        extra=extra or {},
+    )
 
 
 def coverage(
@@ -33,23 +57,16 @@ def coverage(
     else:
         value = 1.0
         formula = "the specialist listed no risks: nothing to cover (1)"
-    return SubScore(
-        name="coverage",
-        weight=config.weights["coverage"],
-        value=value,
-        raw_value=value,
-        trace=Trace(
-            inputs={
-                "matched": len(matched),
-                "specialist_risks": total,
-                "anaesthetist_risks": len(anaesthetist_risks),
-                "matched_items": matched,
-            },
-            formula=f"{formula} = {len(matched)}/{total}",
-            result=round(value, 4),
-        ),
-        extra={"jaccard": round(jaccard, 4), "jaccard_formula":
-               f"|A∩S| / |A∪S| = {len(matched)}/{union}"},
+    inputs = {
+        "matched": len(matched),
+        "specialist_risks": total,
+        "anaesthetist_risks": len(anaesthetist_risks),
+        "matched_items": matched,
+    }
+    return _subscore(
+        "coverage", config, value, inputs, f"{formula} = {len(matched)}/{total}",
+        extra={"jaccard": round(jaccard, 4),
+               "jaccard_formula": f"|A∩S| / |A∪S| = {len(matched)}/{union}"},
     )
 
 
@@ -82,22 +99,12 @@ def critical_items(outcomes: Sequence[GateOutcome], config: ScoringConfig) -> Su
         formula = "no gate of this specialty fired on the record: nothing to miss (1)"
     if cap is not None:
         formula += f"; capped at {cap} for {len(major_misses)} major miss(es)"
-    return SubScore(
-        name="critical_items",
-        weight=config.weights["critical_items"],
-        value=value,
-        raw_value=raw,
-        cap=cap,
-        trace=Trace(
-            inputs={
-                "triggered_gates": [o.gate_id for o in outcomes],
-                "addressed": addressed,
-                "major_misses": major_misses,
-            },
-            formula=formula,
-            result=round(value, 4),
-        ),
-    )
+    inputs = {
+        "triggered_gates": [o.gate_id for o in outcomes],
+        "addressed": addressed,
+        "major_misses": major_misses,
+    }
+    return _subscore("critical_items", config, value, inputs, formula, raw=raw, cap=cap)
 
 
 @dataclass(frozen=True)
@@ -128,22 +135,14 @@ def correctness(counts: ClaimCounts, config: ScoringConfig) -> SubScore:
         raw = 0.0
         formula = "the anaesthetist brief makes no claims: nothing is supported (0)"
     value = _clip01(raw)
-    return SubScore(
-        name="correctness",
-        weight=config.weights["correctness"],
-        value=value,
-        raw_value=value,
-        trace=Trace(
-            inputs={
-                "claims": n,
-                "unsupported": list(counts.unsupported),
-                "contradicted": list(counts.contradicted),
-                "vague": list(counts.vague),
-            },
-            formula=formula,
-            result=round(value, 4),
-        ),
-        extra={"unclipped": round(raw, 4)},
+    inputs = {
+        "claims": n,
+        "unsupported": list(counts.unsupported),
+        "contradicted": list(counts.contradicted),
+        "vague": list(counts.vague),
+    }
+    return _subscore(
+        "correctness", config, value, inputs, formula, extra={"unclipped": round(raw, 4)}
     )
 
 
@@ -171,17 +170,8 @@ def prioritisation(
     else:
         tau, value = 0.0, 0.0
         formula = "no matched risks: no shared order to compare (0)"
-    return SubScore(
-        name="prioritisation",
-        weight=config.weights["prioritisation"],
-        value=value,
-        raw_value=value,
-        trace=Trace(
-            inputs={"rank_pairs_specialist_anaesthetist": pairs, "kendall_tau": round(tau, 4)},
-            formula=formula,
-            result=round(value, 4),
-        ),
-    )
+    inputs = {"rank_pairs_specialist_anaesthetist": pairs, "kendall_tau": round(tau, 4)}
+    return _subscore("prioritisation", config, value, inputs, formula)
 
 
 def threshold_credit(spec_item: BriefItem, anaes_item: BriefItem, config: ScoringConfig) -> float:
@@ -216,10 +206,4 @@ def actionability(
     else:
         value = 1.0
         formula = "the specialist gave no actions or triggers: nothing to align (1)"
-    return SubScore(
-        name="actionability",
-        weight=config.weights["actionability"],
-        value=value,
-        raw_value=value,
-        trace=Trace(inputs={"credits": credits}, formula=formula, result=round(value, 4)),
-    )
+    return _subscore("actionability", config, value, {"credits": credits}, formula)

@@ -61,16 +61,6 @@ def render_review_pdf(
     out: Path,
 ) -> dict[str, Any]:
     """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict."""
-    _check_inputs(case, record, decisions, signer_name, meaning, signed_at, audit_head)
-    payload = review_record(
-        case,
-        record,
-        decisions,
-        signer_name=signer_name,
-        meaning=meaning,
-        signed_at=signed_at,
-        audit_head=audit_head,
-    )
     ctx = sections.ReviewContext(
         case=case,
         record=record,
@@ -80,6 +70,8 @@ def render_review_pdf(
         signed_at=signed_at,
         audit_head=audit_head,
     )
+    _check_inputs(ctx)
+    payload = review_record(ctx)
     box: dict[str, Any] = {}
 
     def remember_box(page: int, rect: tuple[float, ...]) -> None:
@@ -94,27 +86,20 @@ def render_review_pdf(
     return payload
 
 
-def _check_inputs(
-    case: Case,
-    record: Record,
-    decisions: list[Decision],
-    signer_name: str,
-    meaning: str,
-    signed_at: dt.datetime,
-    audit_head: tuple[int, str],
-) -> None:
+def _check_inputs(ctx: sections.ReviewContext) -> None:
+    case, record, audit_head = ctx.case, ctx.record, ctx.audit_head
     if record.record_id != case.record_id:
         raise InputError(
             f"record {record.record_id} is not the record of case {case.case_id} ({case.record_id})"
         )
-    foreign = sorted({d.case_id for d in decisions if d.case_id != case.case_id})
+    foreign = sorted({d.case_id for d in ctx.decisions if d.case_id != case.case_id})
     if foreign:
         raise InputError(f"decisions from other cases given for {case.case_id}: {foreign}")
-    if not signer_name.strip():
+    if not ctx.signer_name.strip():
         raise InputError("the signer's printed name must not be empty")
-    if not meaning.strip():
+    if not ctx.meaning.strip():
         raise InputError("the meaning of the signature must not be empty")
-    if signed_at.tzinfo is None or signed_at.utcoffset() is None:
+    if ctx.signed_at.tzinfo is None or ctx.signed_at.utcoffset() is None:
         raise InputError("the signing time must be timezone-aware (UTC)")
     seq, head_hash = audit_head
     if not isinstance(seq, int) or seq < 0 or not str(head_hash).strip():

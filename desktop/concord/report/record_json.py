@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from concord.domain import Case, Decision, Record
-from concord.report._format import decision_history, iso_utc
+from concord.report._format import iso_utc
+
+if TYPE_CHECKING:
+    from concord.report.sections import ReviewContext
 
 SCHEMA = "concord.review-record/1"
 ATTACHMENT_NAME = "review-record.json"
 
 
-def review_record(
-    case: Case,
-    record: Record,
-    decisions: list[Decision],
-    *,
-    signer_name: str,
-    meaning: str,
-    signed_at: dt.datetime,
-    audit_head: tuple[int, str],
-) -> dict[str, Any]:
+def review_record(review: ReviewContext) -> dict[str, Any]:
     """JSON-ready dict: case, record identity, decisions, signature manifestation, audit head."""
-    history = decision_history(decisions)
-    seq, head_hash = audit_head
+    case, record, history = review.case, review.record, review.history
+    seq, head_hash = review.audit_head
     return {
         "schema": SCHEMA,
         "case": case.model_dump(mode="json"),
@@ -49,9 +41,9 @@ def review_record(
         "decisions": [d.model_dump(mode="json") for chain in history.values() for d in chain],
         "decisions_in_force": {target: chain[-1].decision_id for target, chain in history.items()},
         "signature": {
-            "printed_name": signer_name,
-            "signed_at": iso_utc(signed_at),
-            "meaning": meaning,
+            "printed_name": review.signer_name,
+            "signed_at": iso_utc(review.signed_at),
+            "meaning": review.meaning,
         },
         "audit_head": {"seq": seq, "hash": head_hash},
     }
