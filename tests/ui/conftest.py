@@ -53,7 +53,7 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
 
     def factory(runtime_factory=None, **kw):  # noqa: ANN001, ANN202
         rf = runtime_factory or (lambda svc, model: scripted_runtime())
-        window = MainWindow(runtime_factory=rf, user=USER,
+        window = MainWindow(runtime_factory=rf, user=kw.pop("user", USER),
                             settings=kw.pop("settings", PanelSettings(judges=1,
                                                                       max_specialists=3)))
         qtbot.addWidget(window)
@@ -70,6 +70,11 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
         window.runner.cancel()
         window.runner.shutdown(wait_ms=10_000)
         window.db.shutdown()
+
+
+def idle(qtbot, window, until=lambda: True, timeout: int = 10_000) -> None:  # noqa: ANN001
+    """Wait until the window's database thread has answered everything (and `until`)."""
+    qtbot.waitUntil(lambda: window.db.pending == 0 and until(), timeout=timeout)
 
 
 @pytest.fixture

@@ -9,7 +9,11 @@ from pathlib import Path
 
 from tests.ui.conftest import demo_record_path, make_case
 
+from concord.astrid.store import AstridStore
+from concord.expert.eval_store import EvalStore
 from concord.records import load_record
+from concord.store import Repository
+from concord.ui.loaders import DEMO_QA_SET, DEMO_QUESTION_SET
 
 
 def test_demo_screenshot_writes_a_png(concord_home: Path, tmp_path: Path) -> None:
@@ -24,3 +28,7 @@ def test_demo_screenshot_writes_a_png(concord_home: Path, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr[-2000:]
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.stat().st_size > 20_000
+    # --demo also imports the demo QA set and question set, so those pages are not empty
+    with Repository.open() as repo:
+        assert [s["name"] for s in AstridStore(repo).list_sets()] == [DEMO_QA_SET]
+        assert [s.name for s in EvalStore(repo).sets()] == [Path(DEMO_QUESTION_SET).stem]

@@ -125,3 +125,76 @@ def test_disagreement_badge_goes_to_the_disagreement(case_window, stored_case, q
     specialist, did = badge.objectName().split(":", 1)[1].split("/")
     assert view.queue.current.id == f"{specialist}/disagreement/{did}"
     assert view.tabs.currentIndex() == 3
+
+
+def test_blind_mode_hides_every_verdict_on_the_case(case_window, qtbot, stored_case):  # noqa: ANN001
+    """Beyond the decision bar: red-flag marks in the record, the scorecard beside the
+    briefs, the grade/review badges and the worklist's verdict columns."""
+    _, case = stored_case
+    view = case_window.case_view
+    record = view.review.record_view
+    assert record._gates and view.review.scores.model.rows  # shown when not blind
+    assert view.review_badge.isVisibleTo(view)
+    qtbot.keyClick(case_window, Qt.Key.Key_B)
+    assert record._gates == [] and "red flags hidden" in view.review.legend.text()
+    assert view.review.scores.model.rows == [] and not view.review.scores.table.isVisibleTo(view)
+    assert "hidden" in view.review.scores.note.text()
+    assert not view.review_badge.isVisibleTo(view) and "hidden" in view.grade_badge.text()
+    model = case_window.worklist.model
+    case_window.show_worklist()
+    qtbot.waitUntil(lambda: bool(model.rows), timeout=10_000)
+    shown = [model.index(0, c).data() for c in range(model.columnCount())]
+    assert case.worst_grade not in shown and shown.count("hidden (blind)") == 3
+    qtbot.keyClick(case_window, Qt.Key.Key_B)
+    assert case.worst_grade in [model.index(0, c).data() for c in range(model.columnCount())]
+
+
+def test_blind_mode_does_not_show_other_reviewers_decisions(make_window, qtbot, stored_case):  # noqa: ANN001
+    from concord.review import make_decision
+
+    _, case = stored_case
+    target = f"{case.scorecards[0].specialist}/overall"
+    with Repository.open() as repo:
+        repo.append_decision(make_decision(case, target, user="other.reviewer",
+                                           reason="looked fine", override="12"))
+    window = make_window()
+    window.open_case(case.case_id)
+    qtbot.waitUntil(lambda: window.case_view.case is not None and window.db.pending == 0,
+                    timeout=10_000)
+    view = window.case_view
+    assert len(view.decisions.history_model.rows) == 1
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    _go_to(window, target)
+    assert "hidden" in view.bar.verdict.text()  # another's decision reveals nothing
+    assert view.decisions.history_model.rows == []
+    assert "1 by other reviewers hidden" in view.decisions.history_title.text()
+    assert view.queue.done == 0 and view.bar.progress.value() == 0
+
+
+def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case):  # noqa: ANN001
+    _, case = stored_case
+    target_id = f"{case.scorecards[0].specialist}/subscore/coverage"
+    _go_to(case_window, target_id)
+    qtbot.keyClick(case_window, Qt.Key.Key_O)
+    dialog = case_window.override_dialog
+    qtbot.waitUntil(lambda: dialog.value_edit.hasFocus() or dialog.isActiveWindow(),
+                    timeout=5_000)
+    qtbot.keyClicks(dialog.value_edit, "0.4")
+    qtbot.keyClicks(dialog.reason_edit, "one risk not covered")
+    qtbot.keyClick(dialog.reason_edit, Qt.Key.Key_Return)  # Enter records the decision
+    view = case_window.case_view
+    qtbot.waitUntil(lambda: len(view.queue.decisions) == 1, timeout=10_000)
+    assert view.queue.decisions[0].new_value == 0.4 and not dialog.isVisible()
+
+
+def test_blind_mode_keeps_verdict_tabs_closed_whatever_opens_them(case_window, qtbot,  # noqa: ANN001
+                                                                   stored_case):
+    _, case = stored_case
+    view = case_window.case_view
+    qtbot.keyClick(case_window, Qt.Key.Key_B)
+    for key in (Qt.Key.Key_1, Qt.Key.Key_3):  # dashboard, scorecard
+        qtbot.keyClick(case_window, key, Qt.KeyboardModifier.ControlModifier)
+        assert view.tabs.currentIndex() == 3 and "hidden in blind mode" in view.banner.text()
+    case_window.open_case(case.case_id)  # opening a case normally lands on the dashboard
+    qtbot.waitUntil(lambda: case_window.db.pending == 0, timeout=10_000)
+    assert view.tabs.currentIndex() == 3

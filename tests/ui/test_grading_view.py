@@ -1,95 +1,151 @@
-"""Grading and agreement views on a fresh database, offscreen."""
+"""The EVAL grading and agreement pages, driven through the main window."""
 
 from __future__ import annotations
 
-import os
+import pytest
+from PySide6.QtCore import Qt
+from tests.expert.conftest import QUESTIONS, make_answers
+from tests.ui.conftest import USER, idle
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-from tests.expert.conftest import QUESTIONS, make_answers  # noqa: E402
-
-from concord.expert.eval_store import EvalStore  # noqa: E402
-from concord.expert.questions import load_question_set  # noqa: E402
-from concord.expert.rows import Prediction  # noqa: E402
-from concord.services import Services  # noqa: E402
-from concord.store.codec import utc_iso, utc_now  # noqa: E402
-from concord.ui.agreement_view import AgreementView  # noqa: E402
-from concord.ui.grading_view import GradingView  # noqa: E402
+from concord.expert.eval_store import EvalStore
+from concord.expert.grading import grade_decision, record_grade
+from concord.expert.questions import load_question_set
+from concord.expert.rows import Prediction
+from concord.store import Repository
+from concord.store.codec import utc_iso, utc_now
+from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING
 
 
 @pytest.fixture
-def services(tmp_path):  # noqa: ANN001, ANN201
-    svc = Services(tmp_path / "ui.sqlite")
-    store = EvalStore(svc.repo)
+def set_id(repo: Repository, tmp_path) -> str:  # noqa: ANN001
+    store = EvalStore(repo)
     path = tmp_path / "q.jsonl"
     path.write_text(QUESTIONS, encoding="utf-8")
     set_id, _ = store.import_set(load_question_set(path), str(path), "ann")
-    make_answers(store, set_id, temperatures=(0.2,), k=2)
-    yield svc
-    svc.close()
+    make_answers(store, set_id, temperatures=(0.2,), k=2)  # 2 questions x 2 = 4 answers
+    return set_id
 
 
-def test_keyboard_grading_records_decisions(qtbot, services) -> None:  # noqa: ANN001
-    view = GradingView(services, user="ann")
-    qtbot.addWidget(view)
-    view.show()
-    view.setFocus()
-    assert view.progress.text() == "0/4 graded"
-    assert not view.golden.isVisible()
-    qtbot.keyClick(view, Qt.Key.Key_L)
-    assert view.golden.isVisible() and "48 hours" in view.golden.text()
-    first = view.queue.current().answer.answer_id
-    view.reason.setText("matches the experts")
-    qtbot.keyClick(view, Qt.Key.Key_G)
-    qtbot.keyClick(view, Qt.Key.Key_X)
-    assert view.progress.text() == "2/4 graded"
-    decisions = services.repo.decisions()
+def open_grading(qtbot, window):  # noqa: ANN001, ANN201
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.AltModifier)
+    view = window.grading_view
+    idle(qtbot, window, lambda: view.state is not None)
+    assert window.pages.currentIndex() == PAGE_GRADING
+    return view
+
+
+def grade_by_key(qtbot, window, repo, key) -> None:  # noqa: ANN001
+    before = len(repo.decisions())
+    qtbot.keyClick(window, key)
+    idle(qtbot, window, lambda: len(repo.decisions()) == before + 1)
+
+
+def test_keyboard_grading_records_decisions(make_window, set_id, qtbot, repo) -> None:  # noqa: ANN001
+    window = make_window()
+    view = open_grading(qtbot, window)
+    assert view.progress.text() == f"Your progress ({USER}): 0 / 4 answers graded"
+    assert view.golden.isHidden() and "press L" in view.golden_note.text()
+    qtbot.keyClick(window, Qt.Key.Key_L)
+    assert not view.golden.isHidden() and "48 hours" in view.golden.toPlainText()
+    first = view.current().answer.answer_id
+    qtbot.keyClick(window, Qt.Key.Key_R)
+    qtbot.keyClicks(view.reason, "matches the experts")
+    qtbot.keyClick(view.reason, Qt.Key.Key_Return)
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_G)
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_X)
+    assert view.progress.text().endswith("2 / 4 answers graded")
+    decisions = repo.decisions()
     assert [d.new_value for d in decisions] == ["good", "bad"]
     assert decisions[0].target_id == f"eval/{first}/grade"
-    assert decisions[0].reason == "matches the experts" and decisions[0].user == "ann"
+    assert decisions[0].reason == "matches the experts" and decisions[0].user == USER
     assert decisions[0].original_value is None  # no prediction was shown
-    qtbot.keyClick(view, Qt.Key.Key_P)
-    qtbot.keyClick(view, Qt.Key.Key_P)
-    assert view.queue.position == 0 and "your grade: good" in view.meta.text()
-    qtbot.keyClick(view, Qt.Key.Key_N)
-    assert view.queue.position == 1
+    qtbot.keyClick(window, Qt.Key.Key_P)
+    qtbot.keyClick(window, Qt.Key.Key_P)
+    assert view.position == 0 and "GOOD" in view.my_grade.text()
+    qtbot.keyClick(window, Qt.Key.Key_N)
+    assert view.position == 1 and "BAD" in view.my_grade.text()
 
 
-def test_blind_mode_hides_the_prediction_and_records_it_when_shown(qtbot, services) -> None:  # noqa: ANN001
-    store = EvalStore(services.repo)
-    answers = store.answers()
-    services.repo.db.execute(
+def _predict_all(repo: Repository, set_id: str) -> None:
+    store = EvalStore(repo)
+    repo.db.execute(
         "INSERT INTO eval_reward_models VALUES ('RM-test', ?, ?, 'ann', ?, 0, 1, 1, '{}', '{}',"
-        " '[]')", [store.sets()[0].set_id, utc_iso(utc_now()), "e" * 64])
-    services.repo.db.conn.commit()
+        " '[]')", [set_id, utc_iso(utc_now()), "e" * 64])
+    repo.db.conn.commit()
     store.save_predictions([Prediction(answer_id=a.answer_id, version="RM-test", score=0.8,
                                        grade="good", predicted_at=utc_iso(utc_now()))
-                            for a in answers], "ann")
-    view = GradingView(services, user="bob")
-    qtbot.addWidget(view)
-    view.show()
+                            for a in store.answers()], "ann")
+
+
+def test_blind_mode_hides_the_prediction_until_graded(make_window, set_id, qtbot, repo) -> None:  # noqa: ANN001
+    _predict_all(repo, set_id)
+    window = make_window()
+    view = open_grading(qtbot, window)
+    assert "good (score 0.80" in view.prediction.text()  # not blind: shown
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert "hidden" in view.prediction.text() and "0.80" not in view.prediction.text()
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_X)
+    blind = repo.decisions()[-1]
+    assert (blind.original_value, blind.blind) == (None, True)  # nothing was shown
+    qtbot.keyClick(window, Qt.Key.Key_P)
+    assert "0.80" in view.prediction.text()  # revealed once this grader has answered
+    qtbot.keyClick(window, Qt.Key.Key_N)
     assert "hidden" in view.prediction.text()
-    qtbot.keyClick(view, Qt.Key.Key_B)
-    assert "good (0.80)" in view.prediction.text()
-    qtbot.keyClick(view, Qt.Key.Key_G)
-    decision = services.repo.decisions()[-1]
-    assert (decision.original_value, decision.action, decision.blind) == ("good", "accept", False)
+    qtbot.keyClick(window, Qt.Key.Key_B)  # blind off: the shown prediction is recorded
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_G)
+    decision = repo.decisions()[-1]
+    assert (decision.original_value, decision.action, decision.blind) == ("good", "accept",
+                                                                           False)
     assert decision.shown["reward_model_version"] == "RM-test"
 
 
-def test_agreement_view_lists_disagreements_on_click(qtbot, services) -> None:  # noqa: ANN001
-    grader_a, grader_b = GradingView(services, user="ann"), GradingView(services, user="bob")
-    for view, keys in ((grader_a, "GGXX"), (grader_b, "GXXX")):
-        qtbot.addWidget(view)
-        view.show()
-        for key in keys:
-            qtbot.keyClick(view, Qt.Key.Key_G if key == "G" else Qt.Key.Key_X)
-    view = AgreementView(services)
-    qtbot.addWidget(view)
+def test_grading_queue_resumes_where_the_grader_stopped(make_window, set_id, qtbot,  # noqa: ANN001
+                                                         repo) -> None:
+    window = make_window()
+    open_grading(qtbot, window)
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_G)
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_X)
+    window.close()
+    again = make_window()
+    view = open_grading(qtbot, again)
+    assert view.position == 2  # the third answer
+    assert view.progress.text().endswith("2 / 4 answers graded")
+    assert view.bar.value() == 2 and view.bar.maximum() == 4
+    assert view.meta.text().startswith("Answer 3 of 4")
+
+
+def test_agreement_lists_disagreements_and_opens_the_item(make_window, set_id, qtbot,  # noqa: ANN001
+                                                          repo) -> None:
+    store = EvalStore(repo)
+    answers = store.answers(set_id)
+    for user, grades in (("ann", "ggbb"), ("bob", "gbbb")):
+        for answer, g in zip(answers, grades, strict=True):
+            record_grade(repo, grade_decision(store, answer.answer_id,
+                                              "good" if g == "g" else "bad", user=user))
+    window = make_window()
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
+    view = window.agreement_view
+    assert window.pages.currentIndex() == PAGE_AGREEMENT
+    idle(qtbot, window, lambda: bool(view.annotator_rows))
     assert view.annotators.rowCount() == 1
-    assert view.annotators.item(0, 2).text() == "cohen"
+    assert view.annotators.item(0, 1).text() == "ann, bob"
+    assert view.annotators.item(0, 2).text() == "Cohen"
     view.annotators.cellClicked.emit(0, 0)
     assert view.items.rowCount() == 1
-    assert view.items.item(0, 1).text().startswith("eval/EA-")
+    assert view.items.item(0, 1).text() == f"eval/{answers[1].answer_id}/grade"
+    view.items.selectRow(0)
+    view.open_row(0)
+    grading = window.grading_view
+    idle(qtbot, window, lambda: grading.state is not None)
+    assert window.pages.currentIndex() == PAGE_GRADING
+    assert grading.current().answer.answer_id == answers[1].answer_id
+
+
+def test_agreement_is_hidden_in_blind_mode(make_window, set_id, qtbot) -> None:  # noqa: ANN001
+    window = make_window()
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
+    idle(qtbot, window)
+    view = window.agreement_view
+    assert view.body.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert view.cover.isVisible() and not view.body.isVisible()

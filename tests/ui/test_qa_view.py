@@ -1,116 +1,199 @@
-"""The ASTRID QA review view: queue, highlighting, blind mode, accept/override by key."""
+"""The ASTRID QA review page, driven through the main window: verdicts and grounding,
+accept / override by key, blind mode, the queue, resume after a restart, plain text."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from PySide6.QtCore import Qt
+from tests.astrid.conftest import DEMO, rule_judge
+from tests.ui.conftest import USER, idle
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from concord.astrid.judge import judge_items
+from concord.astrid.load import load_items
+from concord.astrid.store import AstridStore
+from concord.llm.scripted import ScriptedRuntime
+from concord.store import Repository
+from concord.ui.main_window import PAGE_QA
+from concord.ui.qa_view import SELECTED_TINT, VERDICT_TINTS
 
-from PySide6.QtCore import Qt  # noqa: E402
-from tests.astrid.conftest import DEMO, rule_judge  # noqa: E402
-
-from concord.astrid.judge import judge_items  # noqa: E402
-from concord.astrid.load import load_items  # noqa: E402
-from concord.astrid.store import AstridStore  # noqa: E402
-from concord.llm.scripted import ScriptedRuntime  # noqa: E402
-from concord.store import Repository  # noqa: E402
-
-
-class _Services:
-    def __init__(self, repo: Repository) -> None:
-        self.repo = repo
+N_ITEMS = 4
 
 
-@pytest.fixture
-def view(qtbot, repo: Repository):
-    from concord.ui.qa_view import QaReviewView
-
-    items = load_items(DEMO)[:3]
+def judged_set(repo: Repository, items=None) -> str:  # noqa: ANN001
+    """Store a QA set and a scripted judge run over it; return the run id."""
+    items = items if items is not None else load_items(DEMO)[:N_ITEMS]
     store = AstridStore(repo)
     set_id, _ = store.save_set(items, name="demo", source="demo", user="t")
     run = list(judge_items(ScriptedRuntime(rule_judge()), items, set_id))[-1].run
     store.save_run(run, "t")
-    widget = QaReviewView(_Services(repo), user="annotator")
-    qtbot.addWidget(widget)
-    widget.show()
-    return widget
+    return run.run_id
 
 
-def test_shows_item_verdicts_and_grounding(view) -> None:
-    assert view.run is not None and view.queue.count() == 3
-    assert view.question.toPlainText() == view.items[0].question
-    texts = [view.targets.item(n).text() for n in range(view.targets.count())]
-    assert texts[0].startswith("S1  judge: conversational")
-    assert any(t.startswith("Context relevant  judge: relevant") for t in texts)
+def open_qa(qtbot, window):  # noqa: ANN001, ANN201
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    view = window.qa_view
+    idle(qtbot, window, lambda: view.session is not None)
+    assert window.pages.currentIndex() == PAGE_QA
+    return view
+
+
+@pytest.fixture
+def run_id(repo: Repository) -> str:
+    return judged_set(repo)
+
+
+@pytest.fixture
+def qa(make_window, run_id, qtbot):  # noqa: ANN001, ANN201
+    window = make_window()
+    return window, open_qa(qtbot, window)
+
+
+def texts(view) -> list[str]:  # noqa: ANN001
+    return [view.targets.item(n).text() for n in range(view.targets.count())]
+
+
+def painted(view) -> set[str]:  # noqa: ANN001
+    """Background colours used in the context text."""
+    colours = set()
+    block = view.context.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            brush = it.fragment().charFormat().background()
+            if brush.style() != Qt.BrushStyle.NoBrush:
+                colours.add(brush.color().name())
+            it += 1
+        block = block.next()
+    return colours
+
+
+def test_shows_item_verdicts_and_grounding(qa) -> None:  # noqa: ANN001
+    _, view = qa
+    assert view.session.run is not None and view.queue.count() == N_ITEMS
+    assert view.question.toPlainText() == view.session.items[0].question
+    rows = texts(view)
+    assert rows[0].startswith("S1   [judge: conversational]")
+    assert any(t.startswith("CR — is the retrieved context relevant") and "relevant]" in t
+               for t in rows)
     assert "[C1]" in view.context.toPlainText()
-    spans = view.grounding_spans(view.items[0])
+    assert VERDICT_TINTS["grounded"] in painted(view)  # not blind: verdict colours shown
+    spans = view.grounding_spans(view.session.items[0])
     assert 1 in spans  # "Use the drops four times a day ..." is found in the context
-    assert view.progress_label.text() == f"0 / {len(view.rows)} verdicts decided"
+    assert "Labels in the file: CF: 1.00" in view.labels_label.text()
+    assert view.progress_label.text().startswith(f"Your progress ({USER}): 0 / {N_ITEMS} items")
 
 
-def test_accept_and_override_by_keyboard(view, qtbot, repo) -> None:
-    view.reason.setText("checked against the leaflet")
+def test_accept_and_override_by_keyboard(qa, qtbot, repo) -> None:  # noqa: ANN001
+    window, view = qa
     view.targets.setCurrentRow(1)
-    view.targets.setFocus()
-    qtbot.keyClick(view.targets, Qt.Key.Key_A)
-    decisions = repo.decisions(case_id=view.run.run_id)
-    assert len(decisions) == 1 and decisions[0].action == "accept"
-    assert decisions[0].target_id.endswith("/cf/sentence/2") and decisions[0].user == "annotator"
+    qtbot.keyClick(window, Qt.Key.Key_A)
+    idle(qtbot, window, lambda: len(repo.decisions()) == 1)
+    decision = repo.decisions(case_id=view.session.run.run_id)[0]
+    assert decision.action == "accept" and decision.target_id.endswith("/cf/sentence/2")
+    assert decision.user == USER and decision.reason == "accepted as shown"
     assert view.targets.currentRow() == 2  # moved on to the next undecided verdict
-    view.value_box.setCurrentText("ungrounded")
-    qtbot.keyClick(view.targets, Qt.Key.Key_O)
-    last = repo.decisions(case_id=view.run.run_id)[-1]
+    # an override of a visible verdict needs a reason: R focuses the box, Enter returns
+    qtbot.keyClick(window, Qt.Key.Key_3)  # "ungrounded", unlike the judge
+    assert "reason" in view.status.text() and len(repo.decisions()) == 1
+    qtbot.keyClick(window, Qt.Key.Key_R)
+    assert view.reason.hasFocus()
+    qtbot.keyClicks(view.reason, "not in the leaflet")
+    qtbot.keyClick(view.reason, Qt.Key.Key_Return)
+    assert not view.reason.hasFocus()
+    qtbot.keyClick(window, Qt.Key.Key_3)
+    idle(qtbot, window, lambda: len(repo.decisions()) == 2)
+    last = repo.decisions()[-1]
     assert last.action == "override" and last.new_value == "ungrounded"
-    assert view.progress.value() == 2
+    assert last.reason == "not in the leaflet"
+    assert view.progress.value() == 0  # no item finished yet
+    assert "you: ungrounded" in texts(view)[2]
 
 
-def test_reason_is_required(view, qtbot, repo) -> None:
-    view.reason.setText("")
-    view.targets.setFocus()
-    qtbot.keyClick(view.targets, Qt.Key.Key_A)
-    assert repo.decisions() == [] and "reason" in view.status.text()
-
-
-def test_blind_mode_hides_verdicts_until_answered(view, qtbot, repo) -> None:
-    view.targets.setFocus()
-    qtbot.keyClick(view.targets, Qt.Key.Key_B)
-    assert view.blind
-    texts = [view.targets.item(n).text() for n in range(view.targets.count())]
-    assert all("(hidden)" in t for t in texts)
+def test_blind_mode_hides_verdicts_reasons_and_labels_until_answered(qa, qtbot, repo) -> None:  # noqa: ANN001
+    window, view = qa
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert view.blind and window.blind and window.blind_label.isVisible()
+    assert all("hidden (blind)" in t for t in texts(view) if t.startswith("S"))
+    assert all("judge: hidden" in t for t in texts(view))
+    assert "hidden" in view.labels_label.text() and "CF: 1.00" not in view.labels_label.text()
+    assert "hidden" in view.reason_label.text()
     assert not view.accept_button.isEnabled()
-    view.reason.setText("blind label")
-    view.value_box.setCurrentText("conversational")
-    qtbot.keyClick(view.targets, Qt.Key.Key_O)
+    # no verdict colour leaks: neither on the rows nor in the context
+    assert all(view.targets.item(n).background().style() == Qt.BrushStyle.NoBrush
+               for n in range(view.targets.count()))
+    view.targets.setCurrentRow(0)  # S1 has no span: nothing may be painted in the context
+    assert painted(view) == set()
+    view.targets.setCurrentRow(1)  # S2 has a span: only the "selected" tint, no verdict
+    assert painted(view) == {SELECTED_TINT}
+    view.targets.setCurrentRow(0)
+    qtbot.keyClick(window, Qt.Key.Key_A)  # accepting an unseen verdict is refused
+    assert not repo.decisions() and "Blind mode" in view.status.text()
+    qtbot.keyClick(window, Qt.Key.Key_1)  # answer "conversational", as the judge did
+    idle(qtbot, window, lambda: len(repo.decisions()) == 1)
     decision = repo.decisions()[-1]
-    assert decision.blind and decision.action == "accept"  # same as the judge, found blind
-    assert "human: conversational" in view.targets.item(0).text()
-    assert "(hidden)" not in view.targets.item(0).text()
+    assert decision.blind and decision.action == "accept" and decision.reason == "blind answer"
+    first = texts(view)[0]
+    assert "you: conversational" in first and "judge: conversational" in first
 
 
-def test_queue_next_and_previous(view, qtbot) -> None:
-    view.targets.setFocus()
-    qtbot.keyClick(view.targets, Qt.Key.Key_N)
-    assert view.item_index == 1 and view.question.toPlainText() == view.items[1].question
-    qtbot.keyClick(view.targets, Qt.Key.Key_N)
-    qtbot.keyClick(view.targets, Qt.Key.Key_N)
-    assert view.item_index == 2
-    qtbot.keyClick(view.targets, Qt.Key.Key_P)
-    assert view.item_index == 1
+def test_blind_mode_ignores_other_reviewers(make_window, run_id, qtbot, repo) -> None:  # noqa: ANN001
+    other = make_window(user="someone.else")
+    view = open_qa(qtbot, other)
+    qtbot.keyClick(other, Qt.Key.Key_A)
+    idle(qtbot, other, lambda: len(repo.decisions()) == 1)
+    other.close()
+    window = make_window()
+    view = open_qa(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert "hidden (blind)" in texts(view)[0]  # another's decision reveals nothing
+    assert "1 decision(s) by other reviewers" in view.progress_label.text()
 
 
-def test_qa_text_is_plain(qtbot, repo) -> None:
+def test_queue_next_previous_and_verdict_keys(qa, qtbot) -> None:  # noqa: ANN001
+    window, view = qa
+    qtbot.keyClick(window, Qt.Key.Key_N)
+    assert view.item_index == 1 and view.question.toPlainText() == view.session.items[1].question
+    qtbot.keyClick(window, Qt.Key.Key_J)
+    assert view.targets.currentRow() == 1
+    qtbot.keyClick(window, Qt.Key.Key_K)
+    assert view.targets.currentRow() == 0
+    for _ in range(N_ITEMS + 2):
+        qtbot.keyClick(window, Qt.Key.Key_N)
+    assert view.item_index == N_ITEMS - 1
+    qtbot.keyClick(window, Qt.Key.Key_P)
+    assert view.item_index == N_ITEMS - 2
+
+
+def test_queue_resumes_where_the_reviewer_stopped(make_window, run_id, qtbot, repo) -> None:  # noqa: ANN001
+    window = make_window()
+    view = open_qa(qtbot, window)
+    for item in range(2):  # decide every verdict of the first two items, by keyboard
+        assert view.item_index == item
+        n = len(view.item_rows())
+        for _ in range(n):
+            before = len(repo.decisions())
+            qtbot.keyClick(window, Qt.Key.Key_A)
+            idle(qtbot, window, lambda b=before: len(repo.decisions()) == b + 1)
+        assert view.session.item_done(view.session.items[item].item_id)
+        qtbot.keyClick(window, Qt.Key.Key_N)
+    assert view.progress.value() == 2
+    window.close()
+    again = make_window()
+    view = open_qa(qtbot, again)
+    assert view.item_index == 2  # the third item
+    assert view.progress.value() == 2 and view.progress.maximum() == N_ITEMS
+    assert f"2 / {N_ITEMS} items done" in view.progress_label.text()
+    assert view.queue.item(0).text().startswith("✓") and view.queue.item(2).text().startswith("•")
+
+
+def test_qa_text_is_plain(make_window, qtbot, repo) -> None:  # noqa: ANN001
     from concord.astrid.items import QaItem
-    from concord.ui.qa_view import QaReviewView
 
     item = QaItem(item_id="x", question="<b>bold?</b>", context=("<i>c</i> text here",),
                   answer="<script>x</script> Fine.")
-    store = AstridStore(repo)
-    set_id, _ = store.save_set([item], name="html", source="t", user="t")
-    run = list(judge_items(ScriptedRuntime(rule_judge()), [item], set_id))[-1].run
-    store.save_run(run, "t")
-    widget = QaReviewView(_Services(repo))
-    qtbot.addWidget(widget)
-    assert widget.question.toPlainText() == "<b>bold?</b>"
-    assert "<i>c</i>" in widget.context.toPlainText()
+    judged_set(repo, [item])
+    window = make_window()
+    view = open_qa(qtbot, window)
+    assert view.question.toPlainText() == "<b>bold?</b>"
+    assert "<i>c</i>" in view.context.toPlainText()
+    assert "<script>x</script>" in texts(view)[0]

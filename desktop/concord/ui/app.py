@@ -12,10 +12,13 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from concord.domain import GateStatus
 from concord.ui import loaders
 from concord.ui.case_view import TAB_REVIEW
 from concord.ui.main_window import MainWindow, model_choices
+from concord.ui.marks import evidence_marks
 from concord.ui.messages import error_text
+from concord.ui.review_view import ReviewView
 
 WINDOW_SIZE = (1680, 1020)
 SCREENSHOT_TIMEOUT_S = float(os.environ.get("CONCORD_SCREENSHOT_TIMEOUT", "900"))
@@ -41,6 +44,11 @@ class DemoController:
 
     def _prepared(self, state: loaders.DemoState) -> None:
         w = self.window
+        if state.imported:
+            w.statusBar().showMessage("Demo data imported: " + ", ".join(state.imported),
+                                      15_000)
+        if state.note:
+            print(f"concord gui: {state.note}", file=sys.stderr)
         if state.record_id is None:
             w.message(state.note, "warning")
             self._finish()
@@ -84,12 +92,8 @@ class DemoController:
         self.done = True
         w = self.window
         if w.case_view.bundle is not None:
-            w.stack.setCurrentWidget(w.case_view)
-            w.case_view.tabs.setCurrentIndex(TAB_REVIEW)
-            review = w.case_view.review
-            tree = review.anaesthetist_tree
-            if tree.brief is not None and tree.brief.items:
-                review.select_bullet("anaesthetist", tree.brief.items[0].item_id)
+            w.show_tab(TAB_REVIEW)
+            show_first_evidence(w.case_view.review)
         if self.screenshot is not None:
             QTimer.singleShot(400, self._grab)
 
@@ -107,6 +111,30 @@ class DemoController:
             print(f"screenshot written to {path}", file=sys.stderr)
         self.window.close()
         app.exit(self.exit_code)
+
+
+def show_first_evidence(review: ReviewView) -> None:
+    """Select the first bullet whose evidence is in the record (anaesthetist first), so the
+    record opens on highlighted evidence; when no bullet cites verified evidence, show the
+    first red flag the record screen found instead (unless blind)."""
+    case = review.case
+    if case is not None:
+        briefs = sorted(case.briefs, key=lambda b: b.agent != "anaesthetist")
+        for brief in briefs:
+            spans = {m.evidence_id for m in evidence_marks(brief) if m.has_span and m.verified}
+            for item in brief.items:
+                if spans.intersection(item.cites):
+                    review.select_bullet(brief.agent, item.item_id)
+                    return
+    fired = [(g, s) for g in review.gates if g.status == GateStatus.TRIGGERED
+             for s in g.evidence]
+    if fired and not review.blind:
+        gate, span = fired[0]
+        review.show_span(span.source_id, span.start, span.end)
+        review.cited_by_label.setText(
+            f"Showing the record-screen red flag “{gate.title or gate.gate_id}”"
+            + (": no brief cites evidence verified in the record." if case is not None
+               else "."))
 
 
 def _excepthook(window: MainWindow):  # noqa: ANN202
@@ -129,6 +157,8 @@ def _check_qt_binding() -> None:
 
 
 def run_app(demo: bool = False, screenshot: Path | None = None) -> int:
+    from concord.netguard import install_network_guard  # before Qt: no internet sockets
+    install_network_guard()
     _check_qt_binding()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from concord.domain import AlignmentStatus, Brief, BriefItem, BriefSection, BriefStatus
 from concord.ui import theme
@@ -45,6 +53,27 @@ def evidence_label(mark: EvidenceMark) -> str:
     return " ".join(parts)
 
 
+class WrappingDelegate(QStyledItemDelegate):
+    """Row heights from the text wrapped to the column's width: QTreeView wraps item text
+    when painting but sizes rows as if it were one line, so long bullets would be cut."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self.tree = tree
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex  # noqa: N802
+                 ) -> QSize:
+        opt = QStyleOptionViewItem(option)
+        width = self.tree.header().sectionSize(index.column())
+        if index.column() == 0:
+            depth, parent = 0, index.parent()
+            while parent.isValid():
+                depth, parent = depth + 1, parent.parent()
+            width -= self.tree.indentation() * (depth + 1)
+        opt.rect = QRect(0, 0, max(40, width), 10_000)
+        return super().sizeHint(opt, index)
+
+
 class BriefTree(QTreeWidget):
     bullet_selected = Signal(object, object)  # Brief, BriefItem
     evidence_selected = Signal(object)  # EvidenceMark
@@ -55,6 +84,7 @@ class BriefTree(QTreeWidget):
         self.setHeaderLabels(["Bullet", "Evidence (alignment)"])
         self.setWordWrap(True)
         self.setUniformRowHeights(False)
+        self.setItemDelegate(WrappingDelegate(self))
         self.setAlternatingRowColors(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.header()
@@ -65,6 +95,12 @@ class BriefTree(QTreeWidget):
         self.brief: Brief | None = None
         self._items: dict[str, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._current_changed)
+        header.sectionResized.connect(lambda *_: self.scheduleDelayedItemsLayout())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        """Row heights follow the width, so long bullets wrap instead of being cut."""
+        super().resizeEvent(event)
+        self.scheduleDelayedItemsLayout()
 
     def set_brief(self, brief: Brief | None) -> None:
         self.clear()

@@ -71,8 +71,8 @@ class CaseView(QWidget):
         head.addLayout(titles, 1)
         for w in (self.status_badge, self.grade_badge, self.review_badge):
             w.setWordWrap(False)
-            head.addWidget(w)
-        head.addWidget(self.sign_button)
+            head.addWidget(w, 0, Qt.AlignmentFlag.AlignVCenter)  # compact, not stretched
+        head.addWidget(self.sign_button, 0, Qt.AlignmentFlag.AlignVCenter)
 
         self.run_panel = RunPanel()
         self.dashboard = Dashboard()
@@ -99,6 +99,7 @@ class CaseView(QWidget):
         self.dashboard.gate_clicked.connect(self.show_gate)
         self.decisions.target_activated.connect(self.show_target)
         self.queue.blind_changed.connect(self._blind_changed)
+        self.tabs.currentChanged.connect(self._tab_changed)
 
     # content -------------------------------------------------------------------------
 
@@ -212,11 +213,25 @@ class CaseView(QWidget):
             self.review.select_bullet("anaesthetist", anaes_item)
             self.review.select_bullet(who, spec_item)
 
+    def _tab_changed(self, index: int) -> None:
+        """A tab hidden by blind mode is never shown, however it was asked for (a
+        shortcut, opening a case, a link)."""
+        if index >= 0 and not self.tabs.isTabEnabled(index):
+            self.tabs.setCurrentIndex(TAB_DECISIONS)
+            self.show_message("That view shows the judge's verdicts and is hidden in blind "
+                              "mode (B leaves blind mode).", "info")
+
     def _blind_changed(self, on: bool) -> None:
-        """Blind mode hides every place that shows a verdict (dashboard, scorecard, grade)."""
+        """Blind mode hides every place that shows a verdict: the dashboard, the scorecard
+        (tab and the strip beside the briefs), the grade and review badges, and the
+        record-screen red-flag marks in the record."""
         has_case = self.case is not None
         self.tabs.setTabEnabled(TAB_DASHBOARD, has_case and not on or not has_case)
         self.tabs.setTabEnabled(TAB_SCORECARD, not on)
+        blind_tip = "Hidden in blind mode (B leaves it)"
+        self.tabs.setTabToolTip(TAB_DASHBOARD, blind_tip if on else "")
+        self.tabs.setTabToolTip(TAB_SCORECARD, blind_tip if on else "")
         if on and self.tabs.currentIndex() in (TAB_DASHBOARD, TAB_SCORECARD):
             self.tabs.setCurrentIndex(TAB_DECISIONS)
+        self.review.set_blind(on)
         self._grade_badges()

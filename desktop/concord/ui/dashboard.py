@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
@@ -61,7 +61,7 @@ def _overall_text(card: Scorecard) -> str:
 def _review_text(card: Scorecard) -> str:
     if not card.human_review:
         return "no"
-    reasons = "; ".join(card.review_reasons)
+    reasons = "; ".join(card.review_reasons).replace("_", " ")
     return f"YES — {reasons}" if reasons else "YES"
 
 
@@ -83,7 +83,7 @@ SCORECARD_COLUMNS: list[Column[Scorecard]] = [
            f"{c.judge_spread:.0f} pts"),
 ]
 BADGE_COLUMN = 4
-BADGES_PER_LINE = 3
+REVIEW_COLUMN_WIDTH = 230
 
 
 class Dashboard(QWidget):
@@ -110,9 +110,15 @@ class Dashboard(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # review reasons wrap
-        header.setSectionResizeMode(BADGE_COLUMN, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(BADGE_COLUMN, 360)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)  # reasons wrap
+        header.resizeSection(3, REVIEW_COLUMN_WIDTH)
+        header.setSectionResizeMode(BADGE_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.sectionResized.connect(self._badge_column_resized)
+        self._badge_width = 0
+        self._relayout = QTimer(self)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._maybe_relayout)
         self.empty = _label("")
         self.badges: list[QPushButton] = []
         lay = QVBoxLayout(self)
@@ -152,7 +158,8 @@ class Dashboard(QWidget):
             if n else "Record screen — no red flags fired")
         if not fired and not gates:
             self.flags.addItem(QListWidgetItem("No gate fired on this record."))
-        self.flags.setMaximumHeight(min(190, 34 * max(1, self.flags.count()) + 8))
+        rows = sum(self.flags.sizeHintForRow(r) for r in range(self.flags.count()))
+        self.flags.setMaximumHeight(min(190, rows + 2 * self.flags.frameWidth() + 6))
         cards = list(case.scorecards) if case is not None else []
         self.model.set_rows(cards)
         self._add_badges(cards)
@@ -164,20 +171,15 @@ class Dashboard(QWidget):
             self.empty.setText("")
 
     def _add_badges(self, cards: list[Scorecard]) -> None:
-        """One button per disagreement, BADGES_PER_LINE to a line, the row as tall as needed."""
+        """One button per disagreement, as many to a line as the column has room for (at
+        least one), the row as tall as needed; laid out again when the column resizes."""
         self.badges = []
-        widest = 0
-        holders = []
-        for row, card in enumerate(cards):
-            holder = QWidget()
-            grid = QGridLayout(holder)
-            grid.setContentsMargins(2, 2, 2, 2)
-            grid.setSpacing(3)
-            if not card.disagreements:
-                grid.addWidget(_label("none"), 0, 0)
-            for n, d in enumerate(card.disagreements):
+        buttons: list[list[QPushButton]] = []
+        for card in cards:
+            row = []
+            for d in card.disagreements:
                 bg, fg = theme.SEVERITY_COLOURS.get(d.severity.value, ("#eee", "#000"))
-                kind = d.kind.value.replace("_", " ")
+                kind = d.kind.value.replace("_", " ").lower()
                 button = QPushButton(f"{d.disagreement_id} {kind} · {d.severity.value}")
                 button.setObjectName(f"badge:{card.specialist}/{d.disagreement_id}")
                 button.setStyleSheet(f"background:{bg}; color:{fg}; border-radius:6px; "
@@ -187,16 +189,52 @@ class Dashboard(QWidget):
                 button.clicked.connect(
                     lambda _=False, s=card.specialist, i=d.disagreement_id:
                     self.disagreement_clicked.emit(s, i))
-                grid.addWidget(button, n // BADGES_PER_LINE, n % BADGES_PER_LINE)
+                row.append(button)
                 self.badges.append(button)
-            widest = max(widest, holder.sizeHint().width())
+            buttons.append(row)
+        self._badge_buttons = buttons
+        self._layout_badges()
+
+    def _layout_badges(self) -> None:
+        buttons = getattr(self, "_badge_buttons", [])
+        available = max(120, self.table.horizontalHeader().sectionSize(BADGE_COLUMN) - 8)
+        self._badge_width = available
+        holders = []
+        for row, row_buttons in enumerate(buttons):
+            holder = QWidget()
+            grid = QGridLayout(holder)
+            grid.setContentsMargins(2, 2, 2, 2)
+            grid.setSpacing(3)
+            if not row_buttons:
+                grid.addWidget(_label("none"), 0, 0)
+            widest = max((b.sizeHint().width() for b in row_buttons), default=1) + 3
+            per_line = max(1, available // widest)
+            for n, button in enumerate(row_buttons):
+                grid.addWidget(button, n // per_line, n % per_line)
+            grid.setColumnStretch(per_line, 1)
             holders.append(holder)
             self.table.setIndexWidget(self.model.index(row, BADGE_COLUMN), holder)
-        self.table.horizontalHeader().resizeSection(BADGE_COLUMN, max(200, widest + 6))
         self.table.resizeRowsToContents()
         for row, holder in enumerate(holders):
             self.table.setRowHeight(row, max(self.table.rowHeight(row),
                                              holder.sizeHint().height() + 2))
+
+    def _badge_column_resized(self, index: int, _old: int, new: int) -> None:
+        if index == BADGE_COLUMN and abs(new - 8 - self._badge_width) > 20:
+            self._relayout.start()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._relayout.start()  # after the table has taken its new width
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._relayout.start()
+
+    def _maybe_relayout(self) -> None:
+        width = self.table.horizontalHeader().sectionSize(BADGE_COLUMN) - 8
+        if abs(max(120, width) - self._badge_width) > 4:
+            self._layout_badges()
 
     def _gate_item(self, item: QListWidgetItem) -> None:
         gate = item.data(GATE_ROLE)

@@ -131,6 +131,7 @@ class DecisionBar(QWidget):
         self.position.setWordWrap(False)
         self.label = _plain()
         self.verdict = _plain(bold=True)
+        self.verdict.setWordWrap(False)
         self.reason = QLineEdit()
         self.reason.setObjectName("decisionReason")
         self.reason.setPlaceholderText("Reason (optional for Accept, required for Override)")
@@ -181,8 +182,11 @@ class DecisionBar(QWidget):
         visible = q.verdict_visible(row)
         self.label.setText(row.target.label if visible else neutral_label(row.target))
         if visible:
-            state = f" — you: {action_text(row.last)} → {_value(row.last.new_value)}" \
-                if row.last else ""
+            shown = q.shown_decision(row)
+            who = "you" if shown is not None and shown.user == q.user else \
+                (shown.user if shown is not None else "")
+            state = f" — {who}: {action_text(shown)} → {_value(shown.new_value)}" \
+                if shown is not None else ""
             self.verdict.setText(f"Judge: {verdict_text(row.target)}{state}")
             self.verdict.setStyleSheet("font-weight:bold")
         else:
@@ -193,21 +197,21 @@ class DecisionBar(QWidget):
 
 
 HISTORY_COLUMNS: list[Column[Decision]] = [
-    Column("When (UTC)", lambda d: d.at.strftime("%Y-%m-%d %H:%M:%S")),
+    Column("When (UTC)", lambda d: d.at.strftime("%Y-%m-%d %H:%M")),
     Column("Who", lambda d: d.user),
     Column("Judgement", lambda d: d.target_id),
     Column("Action", action_text, bold=lambda d: d.action.value == "override",
            foreground=lambda d: theme.RED if d.action.value == "override" else None),
-    Column("Judge's value", lambda d: _value(d.original_value)),
-    Column("Human value", lambda d: _value(d.new_value)),
+    Column("Judge → human", lambda d: f"{_value(d.original_value)} → {_value(d.new_value)}",
+           tooltip="The judge's value and the value the human recorded"),
     Column("Reason", lambda d: d.reason),
 ]
 
 
-def _status(row: QueueRow) -> str:
-    if row.last is None:
+def _status(decision: Decision | None) -> str:
+    if decision is None:
         return "• to do"
-    return "✓ accepted" if row.last.action.value == "accept" else "✎ overridden"
+    return "✓ accepted" if decision.action.value == "accept" else "✎ overridden"
 
 
 class DecisionsPanel(QWidget):
@@ -225,8 +229,9 @@ class DecisionsPanel(QWidget):
         queue.blind_changed.connect(self._blind_changed)
         self.summary = _plain(bold=True)
         columns: list[Column[QueueRow]] = [
-            Column("Status", _status, bold=lambda r: r.decided,
-                   foreground=lambda r: (theme.GREEN if r.decided else None)),
+            Column("Status", lambda r: _status(queue.shown_decision(r)),
+                   bold=lambda r: queue.answered(r),
+                   foreground=lambda r: (theme.GREEN if queue.answered(r) else None)),
             Column("Judgement", self._row_label),
             Column("Judge's value", self._row_value),
             Column("Required to sign", lambda r: "required" if r.required else "",
@@ -273,14 +278,20 @@ class DecisionsPanel(QWidget):
         rl.addWidget(_plain("Current judgement", bold=True))
         rl.addWidget(self.detail, 1)
         rl.addWidget(self.show_button)
-        rl.addWidget(_plain("Decision history (appended, never edited; newest last)",
-                            bold=True))
+        self.history_title = _plain("Decision history (appended, never edited; newest last)",
+                                    bold=True)
+        rl.addWidget(self.history_title)
+        self.history_empty = _plain("No decision on this case yet: A accepts the current "
+                                    "judgement, O overrides it (with a reason).")
+        self.history_empty.setStyleSheet(f"color:{theme.GREY}")
+        rl.addWidget(self.history_empty)
         rl.addWidget(self.history, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([1100, 900])
         lay = QVBoxLayout(self)
         lay.addWidget(split)
         queue.changed.connect(self.refresh)
@@ -298,11 +309,19 @@ class DecisionsPanel(QWidget):
     def refresh(self) -> None:
         q = self.queue
         self.model.set_rows(q.rows)
-        self.history_model.set_rows(q.decisions)
+        visible = q.visible_decisions()
+        self.history_model.set_rows(visible)
+        self.history_empty.setVisible(not visible)
         self.history.scrollToBottom()
+        hidden = len(q.decisions) - len(visible)
+        self.history_title.setText(
+            "Decision history (appended, never edited; newest last)"
+            + (f" — blind mode: only yours; {hidden} by other reviewers hidden" if hidden
+               else ""))
         self.summary.setText(
-            f"Decided {q.done} / {q.total}; required before signing: "
-            f"{q.required_outstanding} outstanding")
+            (f"You answered {q.done} / {q.total} (blind mode)" if q.blind else
+             f"Decided {q.done} / {q.total}")
+            + f"; required before signing: {q.required_outstanding} outstanding")
         if q.rows:
             self.list.selectRow(q.index)
             self.list.scrollTo(self.model.index(q.index, 0))
@@ -333,7 +352,7 @@ class DecisionsPanel(QWidget):
             lines.append("Evidence in the record:")
             lines += [f"  [{s['source_id']} {s['start']}–{s['end']}] “{s['text']}”"
                       for s in spans]
-        history = [d for d in q.decisions if d.target_id == target.id]
+        history = [d for d in q.visible_decisions() if d.target_id == target.id]
         if history:
             lines.append("")
             lines.append("Decisions on this judgement:")

@@ -1,173 +1,406 @@
-"""EVAL grading queue: a clinician grades generated answers good or bad, by keyboard.
+"""EVAL grading: a clinician grades generated answers good or bad, one after another.
 
-Keys: G good, X bad, N / P next / previous, B blind mode (hides the reward model's
-prediction), L golden labels on/off. The reason box keeps its text between answers until
-cleared; Enter in it returns the keys to the queue. Each grade is a decision.
+Data comes from the database thread (`eval_loaders`); each grade is a decision. The queue
+is the grader's own: progress counts their grades and the page opens at the first answer
+they have not graded, so work resumes where it stopped after a restart.
+
+Keys (window shortcuts, dispatched here by the main window while this page is shown):
+G good · X bad · N / P next / previous answer · L golden answers on/off · R reason box
+(Enter returns) · B blind mode, which hides the reward model's prediction until the
+grader has graded the answer.
 """
 
 from __future__ import annotations
 
-import getpass
-import os
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from concord.expert.eval_store import EvalStore
 from concord.expert.grading import Grade
-from concord.expert.grading_queue import GradingQueue
-from concord.ui.messages import show_error
+from concord.expert.grading_queue import QueueItem
+from concord.expert.rows import EvalSet
+from concord.ui import theme
+from concord.ui.eval_loaders import (
+    EvalImport,
+    GradingState,
+    eval_sets,
+    grade_answer,
+    grading_state,
+)
+from concord.ui.messages import error_text
+
+GRADE_COLOURS = {"good": (theme.GREEN, "#ffffff"), "bad": (theme.RED, "#ffffff")}
+KEY_HINT = ("Keys: G good · X bad · N / P next / previous answer · L golden answers · "
+            "R type a reason (Enter returns) · B blind mode")
 
 
-def _default_user() -> str:
-    return os.environ.get("CONCORD_USER") or getpass.getuser()
+def _plain(text: str = "", *, bold: bool = False, wrap: bool = True) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    if bold:
+        label.setStyleSheet("font-weight:bold")
+    return label
+
+
+def _text_box(name: str) -> QPlainTextEdit:
+    box = QPlainTextEdit(objectName=name, readOnly=True)
+    box.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+    return box
 
 
 class GradingView(QWidget):
-    graded = Signal(str)  # decision id
+    graded = Signal(str)  # decision id, once stored
+    loaded = Signal()
+    blind_requested = Signal(bool)
+    import_requested = Signal()
 
-    def __init__(self, services, user: str | None = None, parent: QWidget | None = None):  # noqa: ANN001
+    def __init__(self, db: Any, user: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.services = services
-        self.user = user or _default_user()
-        self.store = EvalStore(services.repo)
-        self.queue: GradingQueue | None = None
-        self.blind = True
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setObjectName("gradingPage")
+        self.db = db
+        self.user = user
+        self.blind = False
+        self.sets_data: list[EvalSet] = []
+        self.state: GradingState | None = None
+        self.position = 0
+        self._want: str | None = None
+        self._answer_after: str | None = None
+        self.busy = False  # a grade is being stored
 
         self.sets = QComboBox(objectName="gradingSets")
-        self.sets.currentIndexChanged.connect(self._set_changed)
-        self.progress = QLabel(objectName="gradingProgress")
-        self.meta = QLabel(objectName="gradingMeta")
-        self.question = QLabel(objectName="gradingQuestion", wordWrap=True)
-        self.question.setTextFormat(Qt.TextFormat.PlainText)
-        self.answer = QPlainTextEdit(objectName="gradingAnswer", readOnly=True)
-        self.answer.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.golden = QLabel(objectName="gradingGolden", wordWrap=True)
-        self.golden.setTextFormat(Qt.TextFormat.PlainText)
-        self.golden.setVisible(False)
-        self.prediction = QLabel(objectName="gradingPrediction")
-        self.reason = QLineEdit(objectName="gradingReason", placeholderText="reason (optional)")
-        self.reason.returnPressed.connect(self.setFocus)
+        self.sets.activated.connect(self._set_activated)
+        refresh = QPushButton("Refresh")
+        refresh.setToolTip("Read the question sets and answers again")
+        refresh.clicked.connect(self.refresh)
+        self.import_button = QPushButton("Import question set…")
+        self.import_button.clicked.connect(self.import_requested.emit)
+        self.blind_box = QCheckBox("Blind mode (B)", objectName="gradingBlind")
+        self.blind_box.setToolTip("Hide the reward model's prediction until you have graded")
+        self.blind_box.clicked.connect(self.blind_requested.emit)
+        top = QHBoxLayout()
+        top.addWidget(_plain("Question set:", bold=True, wrap=False))
+        top.addWidget(self.sets, 1)
+        top.addWidget(refresh)
+        top.addWidget(self.import_button)
+        top.addWidget(self.blind_box)
 
+        self.progress = _plain("", bold=True, wrap=False)
+        self.progress.setObjectName("gradingProgress")
+        self.bar = QProgressBar(objectName="gradingBar")
+        self.bar.setFormat("%v / %m graded")
+        self.bar.setFixedWidth(220)
+        prog = QHBoxLayout()
+        prog.addWidget(self.progress, 1)
+        prog.addWidget(self.bar)
+        self.banner = _plain()
+        self.banner.setObjectName("gradingBanner")
+        self.banner.hide()
+
+        self.meta = _plain("", wrap=True)
+        self.meta.setObjectName("gradingMeta")
+        self.meta.setStyleSheet("font-weight:bold; font-size:12pt")
+        self.question = _plain()
+        self.question.setObjectName("gradingQuestion")
+        self.question.setStyleSheet("font-size:11pt; padding:4px; background:#f4f6f8; "
+                                    "border:1px solid #c8cdd3; border-radius:3px")
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.answer = _text_box("gradingAnswer")
+        font = self.answer.font()
+        font.setPointSizeF(max(font.pointSizeF(), 10.5))
+        self.answer.setFont(font)
+        self.golden_title = _plain("", bold=True)
+        self.golden = _text_box("gradingGolden")
+        self.golden.setVisible(False)
+        self.golden_note = _plain("")
+        self.golden_note.setStyleSheet(f"color:{theme.GREY}")
+        self.prediction = _plain()
+        self.prediction.setObjectName("gradingPrediction")
+        self.my_grade = _plain("", bold=True, wrap=False)
+        self.my_grade.setObjectName("gradingMine")
+        self.reason = QLineEdit(objectName="gradingReason")
+        self.reason.setPlaceholderText("Reason (optional; kept for the next answers until "
+                                       "cleared)")
+        self.reason.returnPressed.connect(self.setFocus)
+        self.status = _plain()
+        self.status.setObjectName("gradingStatus")
+
+        self.buttons: dict[str, QPushButton] = {}
         buttons = QHBoxLayout()
-        for text, slot in [("Good (G)", lambda: self.grade(Grade.GOOD)),
-                           ("Bad (X)", lambda: self.grade(Grade.BAD)),
-                           ("Prev (P)", self.previous), ("Next (N)", self.next),
-                           ("Golden labels (L)", self.toggle_golden),
-                           ("Blind (B)", self.toggle_blind)]:
+        for key, text, slot in [("good", "Good (G)", lambda: self.grade(Grade.GOOD)),
+                                ("bad", "Bad (X)", lambda: self.grade(Grade.BAD)),
+                                ("prev", "◀ Previous (P)", self.previous),
+                                ("next", "Next (N) ▶", self.next),
+                                ("golden", "Golden answers (L)", self.toggle_golden)]:
             button = QPushButton(text)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(slot)
+            if key in GRADE_COLOURS:
+                bg, fg = GRADE_COLOURS[key]
+                button.setStyleSheet(f"QPushButton {{ background:{bg}; color:{fg}; "
+                                     "font-weight:bold; padding:4px 14px }"
+                                     "QPushButton:disabled { background:#ccc; color:#666 }")
+            self.buttons[key] = button
             buttons.addWidget(button)
+        buttons.addWidget(self.my_grade)
+        buttons.addStretch(1)
 
-        top = QHBoxLayout()
-        top.addWidget(self.sets, 1)
-        top.addWidget(self.progress)
+        answer_box = QWidget()
+        al = QVBoxLayout(answer_box)
+        al.setContentsMargins(0, 0, 0, 0)
+        al.addWidget(_plain("Generated answer", bold=True))
+        al.addWidget(self.answer, 1)
+        golden_box = QWidget()
+        gl = QVBoxLayout(golden_box)
+        gl.setContentsMargins(0, 0, 0, 0)
+        gl.addWidget(self.golden_title)
+        gl.addWidget(self.golden, 1)
+        gl.addWidget(self.golden_note)
+        gl.addStretch(0)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(answer_box)
+        split.addWidget(golden_box)
+        split.setChildrenCollapsible(False)
+
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addLayout(prog)
+        layout.addWidget(self.banner)
         layout.addWidget(self.meta)
+        layout.addWidget(_plain("Question", bold=True))
         layout.addWidget(self.question)
-        layout.addWidget(self.answer, 1)
-        layout.addWidget(self.golden)
+        layout.addWidget(split, 1)
         layout.addWidget(self.prediction)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
-        self.refresh_sets()
+        hint = _plain(KEY_HINT)
+        hint.setStyleSheet("color:#333; font-size:9pt")
+        layout.addWidget(hint)
+        layout.addWidget(self.status)
+        self._show_golden_state()
+        self.show_current()
 
     # data ------------------------------------------------------------------------------
 
-    def refresh_sets(self) -> None:
-        self.sets.blockSignals(True)
-        self.sets.clear()
-        for s in self.store.sets():
-            self.sets.addItem(f"{s.name}  ({s.set_id})", s.set_id)
-        self.sets.blockSignals(False)
-        self._set_changed()
+    def refresh(self) -> None:
+        if self._want is None and self.state is not None:
+            self._want = self.state.set_id
+        self.db.call(eval_sets, self._sets_loaded, self._failed("Could not read the sets"))
 
-    def _set_changed(self) -> None:
-        set_id = self.sets.currentData()
-        self.queue = GradingQueue(self.store, set_id, self.user) if set_id else None
+    def open_answer(self, set_id: str, answer_id: str | None = None) -> None:
+        self._want = set_id
+        self._answer_after = answer_id
+        self.db.call(eval_sets, self._sets_loaded, self._failed("Could not read the sets"))
+
+    def _failed(self, title: str):  # noqa: ANN202
+        def on_error(exc: BaseException) -> None:
+            self.busy = False
+            self.show_banner(f"{title}: {error_text(exc)}", "error")
+        return on_error
+
+    def _sets_loaded(self, sets: list[EvalSet]) -> None:
+        self.sets_data = sets
+        self.sets.clear()
+        for s in sets:
+            self.sets.addItem(f"{s.name}  ({s.set_id}, imported {s.imported_at[:10]})")
+        if not sets:
+            self.state = None
+            self.show_banner("No question set yet. Import one with File → Import question "
+                             "set… (resources/demo/eval_questions.jsonl is a demo set).")
+            self.show_current()
+            return
+        ids = [s.set_id for s in sets]
+        index = ids.index(self._want) if self._want in ids else 0
+        self._want = None
+        self.sets.setCurrentIndex(index)
+        self._open(index)
+
+    def _set_activated(self, index: int) -> None:
+        self._answer_after = None
+        self._open(index)
+
+    def _open(self, index: int) -> None:
+        if not 0 <= index < len(self.sets_data):
+            return
+        set_id, user = self.sets_data[index].set_id, self.user
+        self.db.call(lambda repo: grading_state(repo, set_id, user), self._state_loaded,
+                     self._failed("Could not read the answers"))
+
+    def _state_loaded(self, state: GradingState) -> None:
+        self.state = state
+        self.position = state.position
+        if self._answer_after is not None:
+            for n, item in enumerate(state.items):
+                if item.answer.answer_id == self._answer_after:
+                    self.position = n
+            self._answer_after = None
+        if not state.items:
+            self.show_banner(
+                f"No generated answers in this set yet: the {len(state.questions)} questions "
+                "and their golden answers are imported. Generate answers with "
+                f"`concord eval generate {state.set_id} --temperature 0.2 --k 3`, then press "
+                "Refresh.", "warning")
+        else:
+            self.show_banner("")
+        self.show_current()
+        self.loaded.emit()
+
+    # showing ---------------------------------------------------------------------------
+
+    def show_banner(self, text: str, level: str = "info") -> None:
+        if not text:
+            self.banner.hide()
+            return
+        colours = {"error": ("#fde2e2", theme.RED), "warning": ("#fff4d6", "#6b4e00"),
+                   "info": ("#e3efff", "#123a75")}
+        bg, fg = colours.get(level, colours["info"])
+        self.banner.setStyleSheet(f"background:{bg}; color:{fg}; padding:6px; "
+                                  f"border:1px solid {fg}; border-radius:4px")
+        self.banner.setText(text)
+        self.banner.show()
+
+    def set_blind(self, on: bool) -> None:
+        self.blind = on
+        self.blind_box.setChecked(on)
         self.show_current()
 
+    def current(self) -> QueueItem | None:
+        state = self.state
+        if state is None or not state.items:
+            return None
+        return state.items[min(self.position, len(state.items) - 1)]
+
+    @property
+    def total(self) -> int:
+        return len(self.state.items) if self.state else 0
+
+    @property
+    def done(self) -> int:
+        return self.state.done if self.state else 0
+
+    def prediction_hidden(self, item: QueueItem) -> bool:
+        return self.blind and item.my_grade is None
+
     def show_current(self) -> None:
-        item = self.queue.current() if self.queue else None
-        total = self.queue.total if self.queue else 0
-        done = self.queue.done if self.queue else 0
-        self.progress.setText(f"{done}/{total} graded")
+        item = self.current()
+        total, done = self.total, self.done
+        self.bar.setRange(0, max(1, total))
+        self.bar.setValue(done)
+        self.progress.setText(f"Your progress ({self.user}): {done} / {total} answers graded"
+                              if self.state else "")
+        for key in ("good", "bad", "prev", "next"):
+            self.buttons[key].setEnabled(item is not None and not self.busy)
         if item is None:
-            self.meta.setText("No answers to grade: generate some with `concord eval generate`.")
-            for widget in (self.question, self.golden, self.prediction):
-                widget.setText("")
+            self.meta.setText("Nothing to grade" if self.state else "")
+            self.question.setText("")
             self.answer.setPlainText("")
+            self.prediction.setText("")
+            self.my_grade.setText("")
+            self._golden_for(None)
             return
-        assert self.queue is not None
-        mine = f"  your grade: {item.my_grade}" if item.my_grade else ""
-        self.meta.setText(f"{self.queue.position + 1} of {total}  ·  {item.question.label}  "
-                          f"·  T={item.answer.temperature:g}  ·  {item.answer.answer_id}{mine}")
+        assert self.state is not None
+        config = self.state.configs.get(item.answer.config_hash,
+                                        f"T={item.answer.temperature:g}")
+        self.meta.setText(f"Answer {self.position + 1} of {total} · question "
+                          f"“{item.question.label}” · configuration {config} · sample "
+                          f"{item.answer.sample + 1} · {item.answer.answer_id}")
         self.question.setText(item.question.text)
         self.answer.setPlainText(item.answer.text)
-        self.golden.setText("\n".join(
-            f"• {g.expert or 'expert'}: {g.text}" for g in item.question.golden))
+        self._golden_for(item)
         if item.prediction is None:
-            self.prediction.setText("Reward model: no prediction")
-        elif self.blind:
-            self.prediction.setText("Reward model: hidden (blind mode, B to show)")
+            self.prediction.setText("Reward model: no prediction for this answer")
+            self.prediction.setStyleSheet("")
+        elif self.prediction_hidden(item):
+            self.prediction.setText("Reward model: prediction hidden until you grade "
+                                    "(blind mode)")
+            self.prediction.setStyleSheet(f"color:{theme.GREY}")
         else:
             p = item.prediction
-            self.prediction.setText(f"Reward model {p.version}: {p.grade} ({p.score:.2f})")
+            self.prediction.setText(f"Reward model {p.version} predicts: {p.grade} "
+                                    f"(score {p.score:.2f} of 1)")
+            self.prediction.setStyleSheet("font-weight:bold")
+        if item.my_grade is None:
+            self.my_grade.setText("  Your grade: not graded yet")
+            self.my_grade.setStyleSheet(f"color:{theme.GREY}")
+        else:
+            bg, fg = GRADE_COLOURS.get(item.my_grade, ("#ddd", "#000"))
+            self.my_grade.setText(f"  Your grade: {item.my_grade.upper()}  ")
+            self.my_grade.setStyleSheet(f"background:{bg}; color:{fg}; font-weight:bold; "
+                                        "padding:3px 8px; border-radius:4px")
+
+    def _golden_for(self, item: QueueItem | None) -> None:
+        golden = item.question.golden if item is not None else ()
+        self.golden_title.setText(f"Golden answers from the experts ({len(golden)})")
+        self.golden.setPlainText("\n\n".join(f"{g.expert or 'expert'}: {g.text}"
+                                             for g in golden))
+        self._show_golden_state()
+
+    def _show_golden_state(self) -> None:
+        shown = not self.golden.isHidden()
+        self.golden_note.setText("" if shown else
+                                 "Hidden, so you grade on your own first — press L to show.")
 
     # actions ---------------------------------------------------------------------------
 
     def grade(self, grade: Grade) -> None:
-        if self.queue is None or self.queue.current() is None:
+        item = self.current()
+        if item is None or self.state is None or self.busy:
             return
-        try:
-            decision = self.queue.grade(grade, self.reason.text().strip(), blind=self.blind)
-        except Exception as exc:  # noqa: BLE001 - shown at the edge
-            show_error(self, "Grade not saved", exc)
+        set_id, user = self.state.set_id, self.user
+        answer_id = item.answer.answer_id
+        reason = self.reason.text().strip()
+        blind = self.prediction_hidden(item)
+        self.busy = True
+        self.show_current()
+        self.db.call(lambda repo: grade_answer(repo, set_id, user, answer_id, grade.value,
+                                               reason, blind=blind),
+                     self._graded, self._failed("The grade was not stored"))
+
+    def _graded(self, state: GradingState) -> None:
+        self.busy = False
+        if self.state is not None and self.state.set_id != state.set_id:
             return
-        self.graded.emit(decision.decision_id)
+        self.state = state
+        self.position = state.position
+        decision = state.decision
+        if decision is not None:
+            self.status.setText(f"Stored: {decision.target_id} = {decision.new_value}")
+            self.graded.emit(decision.decision_id)
+        if state.done == len(state.items):
+            self.status.setText(self.status.text() + " — every answer of this set is graded")
         self.show_current()
 
     def next(self) -> None:
-        if self.queue:
-            self.queue.next()
+        if self.state and self.state.items:
+            self.position = min(self.position + 1, len(self.state.items) - 1)
             self.show_current()
 
     def previous(self) -> None:
-        if self.queue:
-            self.queue.previous()
-            self.show_current()
-
-    def toggle_golden(self) -> None:
-        self.golden.setVisible(not self.golden.isVisible())
-
-    def toggle_blind(self) -> None:
-        self.blind = not self.blind
+        self.position = max(self.position - 1, 0)
         self.show_current()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
-        actions = {
-            Qt.Key.Key_G: lambda: self.grade(Grade.GOOD),
-            Qt.Key.Key_X: lambda: self.grade(Grade.BAD),
-            Qt.Key.Key_N: self.next,
-            Qt.Key.Key_P: self.previous,
-            Qt.Key.Key_B: self.toggle_blind,
-            Qt.Key.Key_L: self.toggle_golden,
-        }
-        action = actions.get(Qt.Key(event.key()))
-        if action is None or event.modifiers() not in (Qt.KeyboardModifier.NoModifier,):
-            super().keyPressEvent(event)
-            return
-        action()
+    def toggle_golden(self) -> None:
+        self.golden.setVisible(self.golden.isHidden())
+        self._show_golden_state()
+
+    def focus_reason(self) -> None:
+        self.reason.setFocus()
+        self.reason.selectAll()
+
+    def imported(self, result: EvalImport) -> None:
+        note = "" if result.created else " (already imported)"
+        self.status.setText(f"Imported {result.questions} questions as {result.set_id}{note}")
+        self.open_answer(result.set_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from concord.domain import Case, CaseStatus, Decision, GateHit, Record
+from concord.domain import Case, CaseStatus, Decision, GateHit, GateStatus, Record
 from concord.errors import ConcordError
 from concord.records import load_record
 from concord.review import outstanding
@@ -68,8 +68,21 @@ def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
                       gates=case.gates)
 
 
-def list_records(repo: Repository) -> list[RecordSummary]:
-    return repo.list_records()
+@dataclass
+class Worklist:
+    rows: list[RecordSummary]
+    flags: dict[str, list[str]]  # record id -> titles of the red flags of its latest case
+
+
+def list_records(repo: Repository) -> Worklist:
+    rows = repo.list_records()
+    flags: dict[str, list[str]] = {}
+    for row in rows:
+        if row.latest_case_id and row.triggered_gates:
+            case = repo.get_case(row.latest_case_id)
+            flags[row.record_id] = [g.title or g.gate_id.replace("_", " ") for g in case.gates
+                                    if g.status == GateStatus.TRIGGERED]
+    return Worklist(rows, flags)
 
 
 def import_paths(repo: Repository, paths: list[Path], user: str) -> ImportResult:
@@ -121,22 +134,69 @@ def demo_files() -> list[Path]:
     return sorted(folder.glob("*.json"))
 
 
+DEMO_QA_SET = "qa_cataract_followup.jsonl"
+DEMO_QUESTION_SET = "eval_questions.jsonl"
+
+
 @dataclass
 class DemoState:
     record_id: str | None
     case_id: str | None
     note: str = ""
+    imported: list[str] = field(default_factory=list)  # what the demo import added
+
+
+def import_demo_extras(repo: Repository, user: str) -> tuple[list[str], list[str]]:
+    """The other demo records, the demo QA set and the demo question set (all idempotent),
+    so that every page of the application has something to show. Returns (added, errors)."""
+    from concord import paths
+    from concord.ui.eval_loaders import import_question_file
+    from concord.ui.qa_loaders import import_qa_file
+
+    added: list[str] = []
+    errors: list[str] = []
+    for path in demo_files()[1:]:
+        try:
+            _, created = repo.save_record(load_record(path), user)
+        except ConcordError as exc:
+            errors.append(exc.one_line())
+            continue
+        if created:
+            added.append(path.name)
+    folder = paths.resources_dir() / "demo"
+    for name, importer in ((DEMO_QA_SET, import_qa_file),
+                           (DEMO_QUESTION_SET, import_question_file)):
+        path = folder / name
+        if not path.exists():
+            errors.append(f"{path}: demo file missing")
+            continue
+        try:
+            if importer(repo, path, user).created:
+                added.append(name)
+        except ConcordError as exc:
+            errors.append(exc.one_line())
+    return added, errors
 
 
 def prepare_demo(repo: Repository, user: str) -> DemoState:
-    """Import the first demo record (idempotent) and find its latest case."""
+    """Import the demo data (idempotent) and find the first demo record's latest case."""
     files = demo_files()
     if not files:
         return DemoState(None, None, "No demo records found in resources/demo/.")
     record = load_record(files[0])
-    record_id, _ = repo.save_record(record, user)
+    record_id, created = repo.save_record(record, user)
+    added, errors = import_demo_extras(repo, user)
     latest = None
     for summary in repo.list_records():
         if summary.record_id == record_id:
             latest = summary.latest_case_id
-    return DemoState(record_id, latest)
+    note = ("Some demo data could not be imported: " + "; ".join(errors)) if errors else ""
+    return DemoState(record_id, latest, note, ([files[0].name] if created else []) + added)
+
+
+def user_role(repo: Repository, user: str) -> str | None:
+    """The user's role in the database, or None when the user is not registered."""
+    try:
+        return str(repo.get_user(user).role.value)
+    except ConcordError:
+        return None

@@ -1,5 +1,11 @@
-"""The main window: worklist page and case page, menus with every shortcut, and the glue
-between views, the database thread and the panel runner."""
+"""The main window: four pages — Patients (worklist and case), QA review (ASTRID), Answer
+grading (EVAL), Agreement — the menus with every shortcut, and the glue between the views,
+the database thread and the panel runner.
+
+Single-letter review keys (A, O, N, P, J, K, R, 1-3, G, X, L) are window actions, enabled
+only on the pages where they mean something, and dispatched to the page being shown; Qt
+never fires them while the focus is in a text box. Blind mode (B) is one window-wide
+state: every page hides the judge's verdicts until the reviewer has answered."""
 
 from __future__ import annotations
 
@@ -16,23 +22,42 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QStackedWidget,
+    QTabWidget,
     QWidget,
 )
 
 from concord import paths
 from concord.domain import CaseStatus, Decision
 from concord.errors import ConcordError
+from concord.expert.agreement import Disagreement
+from concord.expert.grading import Grade, answer_of_target
 from concord.pipeline import PanelSettings, RunEvent
 from concord.ui import loaders
+from concord.ui.agreement_view import AgreementView
 from concord.ui.case_view import TAB_DASHBOARD, TAB_DECISIONS, TAB_REVIEW, TAB_SCORECARD, CaseView
 from concord.ui.db import DbThread
 from concord.ui.decisions_view import OverrideDialog
+from concord.ui.eval_loaders import import_question_file
+from concord.ui.grading_view import GradingView
 from concord.ui.messages import error_text, show_error
+from concord.ui.qa_loaders import import_qa_file
+from concord.ui.qa_view import QaReviewView
+from concord.ui.shortcuts_dialog import ShortcutsDialog
 from concord.ui.workers import PanelRunner, RuntimeFactory, default_runtime_factory
 from concord.ui.worklist import WorklistView
 
 RECORD_FILTER = "Patient records (*.txt *.md *.json *.pdf);;All files (*)"
+QA_FILTER = "QA items (*.jsonl *.csv);;All files (*)"
+QUESTION_FILTER = "Question sets (*.jsonl *.json *.csv);;All files (*)"
 UI_MAX_SPECIALISTS = 4
+PAGE_PATIENTS, PAGE_QA, PAGE_GRADING, PAGE_AGREEMENT = range(4)
+PAGE_TITLES = ("Patients", "QA review (ASTRID)", "Answer grading (EVAL)", "Agreement")
+PAGE_TIPS = (
+    "Patient records, their cases, the side-by-side review and decisions (Alt+1)",
+    "Review ASTRID judge verdicts on QA answers: grounding, relevance, refusal (Alt+2)",
+    "Grade generated answers good or bad against expert golden answers (Alt+3)",
+    "Judge vs human and between-annotator agreement, with the disagreeing items (Alt+4)",
+)
 
 
 def current_user() -> str:
@@ -73,23 +98,51 @@ class MainWindow(QMainWindow):
         self.runner = PanelRunner(runtime_factory, parent=self)
         self.worklist = WorklistView()
         self.case_view = CaseView()
-        self.stack = QStackedWidget()
+        self.stack = QStackedWidget()  # the Patients page: worklist <-> case
         self.stack.addWidget(self.worklist)
         self.stack.addWidget(self.case_view)
-        self.setCentralWidget(self.stack)
+        self.qa_view = QaReviewView(self.db, self.user)
+        self.grading_view = GradingView(self.db, self.user)
+        self.agreement_view = AgreementView(self.db)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("mainPages")
+        self.pages.setDocumentMode(True)
+        for page, title, tip in zip((self.stack, self.qa_view, self.grading_view,
+                                     self.agreement_view), PAGE_TITLES, PAGE_TIPS, strict=True):
+            index = self.pages.addTab(page, title)
+            self.pages.setTabToolTip(index, tip)
+        self.pages.setStyleSheet("QTabBar::tab { padding: 6px 16px; font-weight: bold; }")
+        self.setCentralWidget(self.pages)
         self.override_dialog: OverrideDialog | None = None
+        self.shortcuts_dialog: ShortcutsDialog | None = None
         self.loading = False
+        self.blind = False
+        self._loaded_pages: set[int] = set()
 
+        self.blind_label = QLabel("BLIND MODE — verdicts hidden until you answer (B)")
+        self.blind_label.setObjectName("blindIndicator")
+        self.blind_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.blind_label.setStyleSheet("background:#3b3b3b; color:white; font-weight:bold; "
+                                       "padding:2px 8px; border-radius:3px")
+        self.blind_label.hide()
+        self.statusBar().addPermanentWidget(self.blind_label)
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addPermanentWidget(self.status_label)
-        self.status_label.setText(f"User: {self.user} · database: {paths.database_path()}")
+        self.status_label.setText(f"F1: keyboard shortcuts · user: {self.user} · database: "
+                                  f"{paths.database_path()}")
 
         self._connect()
         self._menus()
         names, default, note = model_choices()
         self.case_view.run_panel.set_models(names, default, note)
+        self.pages.currentChanged.connect(self._page_changed)
+        self._update_actions()
+        self.worklist.table.setFocus()  # ↑/↓ and Enter work from the start
         self.refresh_worklist()
+        user = self.user
+        self.db.call(lambda repo: loaders.user_role(repo, user), self._role_loaded,
+                     lambda _exc: None)
 
     # wiring --------------------------------------------------------------------------
 
@@ -107,6 +160,13 @@ class MainWindow(QMainWindow):
         cv.bar.override_button.clicked.connect(self.override_current)
         cv.bar.next_button.clicked.connect(cv.queue.next)
         cv.bar.prev_button.clicked.connect(cv.queue.previous)
+        cv.bar.reason.returnPressed.connect(self.case_view.tabs.setFocus)
+        cv.queue.blind_changed.connect(self.set_blind)
+        self.qa_view.blind_requested.connect(self.set_blind)
+        self.grading_view.blind_requested.connect(self.set_blind)
+        self.qa_view.import_requested.connect(self.import_qa_dialog)
+        self.grading_view.import_requested.connect(self.import_questions_dialog)
+        self.agreement_view.open_item.connect(self.open_disagreement)
         self.runner.progress.connect(self._run_progress)
         self.runner.finished.connect(self._run_finished)
         self.runner.failed.connect(self._run_failed)
@@ -129,46 +189,205 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         f = bar.addMenu("&File")
         self._action(f, "Import records…", ["Ctrl+O"], self.import_dialog)
-        self._action(f, "Worklist", ["Ctrl+L"], self.show_worklist)
+        self._action(f, "Import QA items (ASTRID)…", ["Ctrl+Shift+O"], self.import_qa_dialog)
+        self._action(f, "Import question set (EVAL)…", ["Ctrl+Alt+O"],
+                     self.import_questions_dialog)
         f.addSeparator()
         self._action(f, "Quit", ["Ctrl+Q"], self.close)
+        g = bar.addMenu("&Go")
+        for n, title in enumerate(PAGE_TITLES):
+            self._action(g, title, [f"Alt+{n + 1}"], lambda _=False, i=n: self.show_page(i))
+        self._action(g, "Worklist (patients)", ["Ctrl+L"], self.show_worklist)
+        g.addSeparator()
+        self.tab_actions = [
+            self._action(g, name, [f"Ctrl+{n}"], lambda _=False, t=tab: self.show_tab(t),
+                         tip=f"Case: {name}")
+            for n, (name, tab) in enumerate((("Case dashboard", TAB_DASHBOARD),
+                                             ("Side-by-side review", TAB_REVIEW),
+                                             ("Scorecard", TAB_SCORECARD),
+                                             ("Decisions & queue", TAB_DECISIONS)), start=1)]
         c = bar.addMenu("&Case")
         self.run_action = self._action(c, "Run agent panel", ["Ctrl+R"], self.run_shortcut)
         self.cancel_action = self._action(c, "Cancel run", ["Esc"], self.cancel_run)
         self.sign_action = self._action(c, "Sign…", ["Ctrl+Shift+S"], self.sign_case)
-        v = bar.addMenu("&View")
-        for n, (name, tab) in enumerate((("Dashboard", TAB_DASHBOARD),
-                                         ("Side-by-side review", TAB_REVIEW),
-                                         ("Scorecard", TAB_SCORECARD),
-                                         ("Decisions & queue", TAB_DECISIONS)), start=1):
-            self._action(v, name, [f"Ctrl+{n}"], lambda _=False, t=tab: self.show_tab(t))
         r = bar.addMenu("&Review")
-        self.review_actions = [
-            self._action(r, "Accept judgement", ["A"], self.accept_current),
-            self._action(r, "Override judgement…", ["O"], self.override_current),
-            self._action(r, "Next judgement", ["N", "J"], self.case_view.queue.next),
-            self._action(r, "Previous judgement", ["P", "K"], self.case_view.queue.previous),
-            self._action(r, "Toggle blind mode", ["B"], self.toggle_blind),
-        ]
+        self.accept_action = self._action(r, "Accept the judge's value", ["A"], self.key_accept)
+        self.override_action = self._action(r, "Override / give my answer…", ["O"],
+                                            self.key_override)
+        self.next_action = self._action(r, "Next judgement / item / answer", ["N"],
+                                        self.key_next)
+        self.previous_action = self._action(r, "Previous judgement / item / answer", ["P"],
+                                            self.key_previous)
+        self.down_action = self._action(r, "Next verdict (QA) / next judgement", ["J"],
+                                        self.key_down)
+        self.up_action = self._action(r, "Previous verdict (QA) / previous judgement", ["K"],
+                                      self.key_up)
+        self.value_actions = [
+            self._action(r, f"QA: answer with value {n}", [str(n)],
+                         lambda _=False, k=n: self.qa_view.choose_value(k))
+            for n in (1, 2, 3)]
+        self.good_action = self._action(r, "Grade answer good", ["G"],
+                                        lambda: self.grading_view.grade(Grade.GOOD))
+        self.bad_action = self._action(r, "Grade answer bad", ["X"],
+                                       lambda: self.grading_view.grade(Grade.BAD))
+        self.golden_action = self._action(r, "Show / hide golden answers", ["L"],
+                                          self.grading_view.toggle_golden)
+        self.reason_action = self._action(r, "Type a reason", ["R"], self.key_reason,
+                                          tip="Type a reason (Enter returns to the queue)")
+        r.addSeparator()
+        self.blind_action = self._action(r, "Blind mode", ["B"], self.toggle_blind,
+                                         tip="Blind mode: hide the judge's verdicts until "
+                                             "you have answered")
+        self.blind_action.setCheckable(True)
+        h = bar.addMenu("&Help")
+        self._action(h, "Keyboard shortcuts…", ["F1"], self.show_shortcuts)
         self.cancel_action.setEnabled(False)
 
     # pages ---------------------------------------------------------------------------
 
+    def show_page(self, index: int) -> None:
+        self.pages.setCurrentIndex(index)
+
+    def _page_changed(self, index: int) -> None:
+        first = index not in self._loaded_pages
+        self._loaded_pages.add(index)
+        if index == PAGE_QA:
+            if first:
+                self.qa_view.refresh()
+            self.qa_view.focus_queue()
+        elif index == PAGE_GRADING:
+            if first:
+                self.grading_view.refresh()
+            self.grading_view.setFocus()
+        elif index == PAGE_AGREEMENT:
+            self.agreement_view.refresh()  # decisions may have been added anywhere
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        """Enable the review keys only where they act, so elsewhere the key does what the
+        focused widget does with it (type-ahead in a list, for example)."""
+        page = self.pages.currentIndex()
+        case = page == PAGE_PATIENTS and self.in_case()
+        qa, grading = page == PAGE_QA, page == PAGE_GRADING
+        for action in (self.accept_action, self.override_action):
+            action.setEnabled(case or qa)
+        for action in (self.next_action, self.previous_action, self.down_action,
+                       self.up_action):
+            action.setEnabled(case or qa or grading)
+        for action in self.value_actions:
+            action.setEnabled(qa)
+        for action in (self.good_action, self.bad_action, self.golden_action):
+            action.setEnabled(grading)
+        self.reason_action.setEnabled(case or qa or grading)
+        self.sign_action.setEnabled(case)
+        self.run_action.setEnabled(page == PAGE_PATIENTS)
+
     def show_worklist(self) -> None:
+        self.pages.setCurrentIndex(PAGE_PATIENTS)
         self.stack.setCurrentWidget(self.worklist)
+        self.worklist.table.setFocus()
+        self._update_actions()
         self.refresh_worklist()
 
     def show_tab(self, tab: int) -> None:
         if self.case_view.bundle is not None:
+            self.pages.setCurrentIndex(PAGE_PATIENTS)
             self.stack.setCurrentWidget(self.case_view)
             self.case_view.tabs.setCurrentIndex(tab)
+            self._update_actions()
 
     def in_case(self) -> bool:
-        return self.stack.currentWidget() is self.case_view and self.case_view.case is not None
+        return (self.pages.currentIndex() == PAGE_PATIENTS
+                and self.stack.currentWidget() is self.case_view
+                and self.case_view.case is not None)
+
+    def show_shortcuts(self) -> None:
+        self.shortcuts_dialog = ShortcutsDialog(self.menuBar(), self)
+        self.shortcuts_dialog.open()
+
+    # keys dispatched to the page being shown ------------------------------------------
+
+    def key_accept(self) -> None:
+        if self.pages.currentIndex() == PAGE_QA:
+            self.qa_view.accept_current()
+        else:
+            self.accept_current()
+
+    def key_override(self) -> None:
+        if self.pages.currentIndex() == PAGE_QA:
+            self.qa_view.override_current()
+        else:
+            self.override_current()
+
+    def key_next(self) -> None:
+        page = self.pages.currentIndex()
+        if page == PAGE_QA:
+            self.qa_view.next_item()
+        elif page == PAGE_GRADING:
+            self.grading_view.next()
+        elif self.in_case():
+            self.case_view.queue.next()
+
+    def key_previous(self) -> None:
+        page = self.pages.currentIndex()
+        if page == PAGE_QA:
+            self.qa_view.previous_item()
+        elif page == PAGE_GRADING:
+            self.grading_view.previous()
+        elif self.in_case():
+            self.case_view.queue.previous()
+
+    def key_down(self) -> None:
+        if self.pages.currentIndex() == PAGE_QA:
+            self.qa_view.next_verdict()
+        else:
+            self.key_next()
+
+    def key_up(self) -> None:
+        if self.pages.currentIndex() == PAGE_QA:
+            self.qa_view.previous_verdict()
+        else:
+            self.key_previous()
+
+    def key_reason(self) -> None:
+        page = self.pages.currentIndex()
+        if page == PAGE_QA:
+            self.qa_view.focus_reason()
+        elif page == PAGE_GRADING:
+            self.grading_view.focus_reason()
+        elif self.in_case():
+            self.case_view.bar.reason.setFocus()
+            self.case_view.bar.reason.selectAll()
+
+    # blind mode ------------------------------------------------------------------------
+
+    def set_blind(self, on: bool) -> None:
+        """One blind mode for the whole window: every page hides the judge's verdicts."""
+        self.blind = on
+        self.blind_action.setChecked(on)
+        self.case_view.queue.set_blind(on)
+        self.qa_view.set_blind(on)
+        self.grading_view.set_blind(on)
+        self.agreement_view.set_blind(on)
+        self.worklist.model.set_blind(on)
+        self.blind_label.setVisible(on)
+
+    def toggle_blind(self) -> None:
+        self.set_blind(not self.blind)
+        self.statusBar().showMessage(
+            "Blind mode ON: verdicts hidden until you answer" if self.blind
+            else "Blind mode off", 5_000)
+
+    def _role_loaded(self, role: str | None) -> None:
+        if role == "annotator" and not self.blind:
+            self.set_blind(True)
+            self.statusBar().showMessage(f"{self.user} is an annotator: blind mode is on "
+                                         "(B turns it off)", 10_000)
 
     def message(self, text: str, level: str = "error") -> None:
         """Show a message where the user is looking (case banner, or a dialog)."""
-        if self.stack.currentWidget() is self.case_view:
+        if (self.pages.currentIndex() == PAGE_PATIENTS
+                and self.stack.currentWidget() is self.case_view):
             self.case_view.show_message(text, level)
         elif level == "error":
             show_error(self, "Concord", text)
@@ -217,8 +436,53 @@ class MainWindow(QMainWindow):
         files = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
         if files:
             event.acceptProposedAction()
+            self.pages.setCurrentIndex(PAGE_PATIENTS)
             self.stack.setCurrentWidget(self.worklist)
             self.import_files(files)
+
+    def import_qa_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Import QA items (ASTRID)", "", QA_FILTER)
+        if name:
+            self.import_qa(Path(name))
+
+    def import_qa(self, path: Path) -> None:
+        user = self.user
+        self._loaded_pages.add(PAGE_QA)  # loaded once the import is done
+        self.pages.setCurrentIndex(PAGE_QA)
+        self.db.call(lambda repo: import_qa_file(repo, path, user), self.qa_view.imported,
+                     lambda exc: show_error(self, "QA items not imported", exc))
+
+    def import_questions_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Import question set (EVAL)", "",
+                                              QUESTION_FILTER)
+        if name:
+            self.import_questions(Path(name))
+
+    def import_questions(self, path: Path) -> None:
+        user = self.user
+        self._loaded_pages.add(PAGE_GRADING)  # loaded once the import is done
+        self.pages.setCurrentIndex(PAGE_GRADING)
+        self.db.call(lambda repo: import_question_file(repo, path, user),
+                     self.grading_view.imported,
+                     lambda exc: show_error(self, "Question set not imported", exc))
+
+    def open_disagreement(self, item: Disagreement) -> None:
+        """From the agreement page to the item, where it can be reviewed again."""
+        if item.target_id.startswith("astrid/"):
+            self._loaded_pages.add(PAGE_QA)  # open_run loads it
+            self.pages.setCurrentIndex(PAGE_QA)
+            self.qa_view.open_run(None, item.case_id, item.target_id)
+        elif answer_of_target(item.target_id) is not None:
+            self._loaded_pages.add(PAGE_GRADING)  # open_answer loads it
+            self.pages.setCurrentIndex(PAGE_GRADING)
+            self.grading_view.open_answer(item.case_id, answer_of_target(item.target_id))
+        else:
+            target = item.target_id
+
+            def then() -> None:
+                if self.case_view.queue.go_to_target(target):
+                    self.case_view.tabs.setCurrentIndex(TAB_DECISIONS)
+            self.open_case(item.case_id, then=then)
 
     # opening -------------------------------------------------------------------------
 
@@ -235,7 +499,9 @@ class MainWindow(QMainWindow):
     def _show_bundle(self, bundle: loaders.CaseBundle, then=None) -> None:  # noqa: ANN001
         self.loading = False
         self.case_view.set_bundle(bundle, self.user)
+        self.pages.setCurrentIndex(PAGE_PATIENTS)
         self.stack.setCurrentWidget(self.case_view)
+        self._update_actions()
         if self.runner.running and self.runner.record_id == bundle.record.record_id:
             self.case_view.set_status(CaseStatus.RUNNING)
         self.case_view.tabs.setCurrentIndex(TAB_DASHBOARD if bundle.case else TAB_REVIEW)
@@ -250,6 +516,8 @@ class MainWindow(QMainWindow):
             self.case_view.run_panel.model_name()))
 
     def run_shortcut(self) -> None:
+        if self.pages.currentIndex() != PAGE_PATIENTS:
+            return
         if self.stack.currentWidget() is self.worklist:
             record_id = self.worklist.selected_record_id()
             if record_id:
@@ -347,14 +615,6 @@ class MainWindow(QMainWindow):
     def _dialog_closed(self, _result: int) -> None:
         self.override_dialog = None
         self.activateWindow()  # keyboard review goes on in the main window
-
-    def toggle_blind(self) -> None:
-        if self.in_case():
-            queue = self.case_view.queue
-            queue.set_blind(not queue.blind)
-            self.statusBar().showMessage(
-                "Blind mode ON: verdicts hidden until you answer" if queue.blind
-                else "Blind mode off", 5_000)
 
     def _store_decision(self, decision: Decision) -> None:
         case = self.case_view.case

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from concord.domain import AlignmentStatus, GateStatus, Record
@@ -46,6 +46,11 @@ class RecordView(QPlainTextEdit):
         font = QFont(self.font())
         font.setPointSizeF(max(font.pointSizeF(), 10.5))
         self.setFont(font)
+        palette = self.palette()  # the selected evidence is orange, as the legend says
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            palette.setColor(group, QPalette.ColorRole.Highlight, QColor(theme.CURRENT_SELECTION))
+            palette.setColor(group, QPalette.ColorRole.HighlightedText, QColor("#000000"))
+        self.setPalette(palette)
         self.record: Record | None = None
         self._base: dict[str, int] = {}
         self._text = ""

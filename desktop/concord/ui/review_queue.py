@@ -1,6 +1,10 @@
 """The annotator queue: every decidable judgement of a case, in review order, with the
 reviewer's position, blind mode, and the decisions already appended.
 
+Blind mode is the annotator's mode: a judgement counts as answered only when THIS reviewer
+has decided it (another reviewer's decision reveals nothing), progress and "next
+undecided" follow the reviewer's own answers, and the verdict stays hidden until then.
+
 Pure state (a QObject only for its `changed` signal): it makes `Decision`s through
 `concord.review.make_decision` and hands them out by `decision_made`; the case view appends
 them through the database thread and then calls `set_decisions` with the stored history.
@@ -21,7 +25,8 @@ from concord.review import make_decision, parse_override, required_targets
 class QueueRow:
     target: Target
     required: bool
-    last: Decision | None  # latest decision on this target, if any
+    last: Decision | None  # latest decision on this target, by anyone
+    mine: Decision | None = None  # latest decision on it by the current reviewer
 
     @property
     def decided(self) -> bool:
@@ -117,13 +122,17 @@ class ReviewQueue(QObject):
             self.rows = []
             return
         latest: dict[str, Decision] = {}
+        mine: dict[str, Decision] = {}
         for d in self.decisions:
             latest[d.target_id] = d
+            if d.user == self.user:
+                mine[d.target_id] = d
         required = {t.id for t in required_targets(self.case)}
         targets = case_targets(self.case)
         ordered = [t for t in targets if t.id in required] + \
                   [t for t in targets if t.id not in required]
-        self.rows = [QueueRow(t, t.id in required, latest.get(t.id)) for t in ordered]
+        self.rows = [QueueRow(t, t.id in required, latest.get(t.id), mine.get(t.id))
+                     for t in ordered]
         self.index = min(self.index, max(0, len(self.rows) - 1))
 
     # position ------------------------------------------------------------------------
@@ -136,9 +145,23 @@ class ReviewQueue(QObject):
     def current_row(self) -> QueueRow | None:
         return self.rows[self.index] if self.rows else None
 
+    def answered(self, row: QueueRow) -> bool:
+        """Done for this queue: decided by anyone, or (blind) by this reviewer."""
+        return row.mine is not None if self.blind else row.decided
+
+    def shown_decision(self, row: QueueRow) -> Decision | None:
+        """The decision the reviewer may see on a row (blind: only their own)."""
+        return row.mine if self.blind else row.last
+
+    def visible_decisions(self) -> list[Decision]:
+        """The history the reviewer may see (blind: only their own decisions)."""
+        if not self.blind:
+            return list(self.decisions)
+        return [d for d in self.decisions if d.user == self.user]
+
     @property
     def done(self) -> int:
-        return sum(1 for r in self.rows if r.decided)
+        return sum(1 for r in self.rows if self.answered(r))
 
     @property
     def total(self) -> int:
@@ -150,7 +173,7 @@ class ReviewQueue(QObject):
 
     def first_undecided(self) -> int:
         for i, row in enumerate(self.rows):
-            if not row.decided:
+            if not self.answered(row):
                 return i
         return 0
 
@@ -158,7 +181,7 @@ class ReviewQueue(QObject):
         n = len(self.rows)
         for step in range(1, n + 1):
             i = (after + step) % n
-            if not self.rows[i].decided:
+            if not self.answered(self.rows[i]):
                 return i
         return None
 
@@ -192,12 +215,13 @@ class ReviewQueue(QObject):
             self.revealed = set()
             self.blind_changed.emit(on)
             self.changed.emit()
+            self.current_changed.emit(self.current)
 
     def verdict_visible(self, row: QueueRow | None = None) -> bool:
         row = row or self.current_row
         if row is None:
             return False
-        return not self.blind or row.decided or row.target.id in self.revealed
+        return not self.blind or row.mine is not None or row.target.id in self.revealed
 
     # deciding ------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from concord.ui import theme
 from concord.ui.brief_view import BriefTree
 from concord.ui.marks import EvidenceMark, case_marks, cited_marks, citing_items, gate_marks
 from concord.ui.record_view import RecordView
+from concord.ui.scorecard_view import ScoreStrip
 
 LEGEND = (
     "Highlight colour = agent · solid = EXACT match · dashed underline = FUZZY match · "
@@ -45,7 +46,11 @@ class ReviewView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.case: Case | None = None
+        self.gates: tuple[GateHit, ...] = ()
+        self.blind = False
         self.record_view = RecordView()
+        self.scores = ScoreStrip()
+        self.scores.specialist_clicked.connect(self._specialist_clicked)
         self.legend = _plain_label(LEGEND)
         self.legend.setStyleSheet("color:#333; font-size:9pt")
         self.agent_key = _plain_label()
@@ -53,6 +58,7 @@ class ReviewView(QWidget):
         self.cited_by = QListWidget()
         self.cited_by.setObjectName("citedBy")
         self.cited_by.setMaximumHeight(84)
+        self.cited_by.hide()  # shown when the cursor is on evidence that bullets cite
         self.cited_by.itemActivated.connect(self._go_to_citing)
         self.cited_by.itemClicked.connect(self._go_to_citing)
 
@@ -87,16 +93,23 @@ class ReviewView(QWidget):
         bl.setContentsMargins(0, 0, 0, 0)
         bl.addWidget(self.specialist_title)
         bl.addWidget(self.specialist_tabs)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(top)
-        right.addWidget(bottom)
-        right.setSizes([500, 500])
+        briefs = QSplitter(Qt.Orientation.Vertical)
+        briefs.addWidget(top)
+        briefs.addWidget(bottom)
+        briefs.setSizes([500, 500])
+        briefs.setChildrenCollapsible(False)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.scores)
+        rl.addWidget(briefs, 1)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 6)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([1100, 900])  # the record a little wider than the briefs
         split.setChildrenCollapsible(False)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
@@ -115,17 +128,21 @@ class ReviewView(QWidget):
                     gates: tuple[GateHit, ...] = ()) -> None:
         """Show a record, with a case's briefs (or, before a run, only screen gates)."""
         self.case = case
+        self.gates = case.gates if case is not None else gates
         self.record_view.set_record(record)
         self.anaesthetist_tree.set_brief(None)
         self.specialist_tabs.clear()
         self.trees = {}
         self.cited_by.clear()
+        self.cited_by.hide()
+        self.scores.set_case(case, self.blind)
+        self._paint_marks()
         if case is None:
-            self.record_view.set_marks([], gate_marks(gates))
-            self.anaesthetist_title.setText("Anaesthetist brief — not run yet")
+            self.anaesthetist_title.setText("Anaesthetist brief — not run yet (Ctrl+R runs "
+                                            "the agent panel)")
+            self.specialist_title.setText("Specialist briefs — not run yet")
             self.agent_key.setText("")
             return
-        self.record_view.set_marks(case_marks(case), gate_marks(case.gates))
         agents = [b.agent for b in case.briefs]
         self._agent_key_style(agents)
         for brief in case.briefs:
@@ -143,6 +160,24 @@ class ReviewView(QWidget):
         n = self.specialist_tabs.count()
         self.specialist_title.setText(f"Specialist briefs ({n})" if n else
                                       "Specialist briefs — none consulted")
+
+    def _paint_marks(self) -> None:
+        """Evidence always; record-screen gate marks only when not blind (whether a gate
+        fired is a verdict the reviewer answers in blind mode)."""
+        evidence = case_marks(self.case) if self.case is not None else []
+        self.record_view.set_marks(evidence, [] if self.blind else gate_marks(self.gates))
+
+    def set_blind(self, on: bool) -> None:
+        self.blind = on
+        self._paint_marks()
+        self.scores.set_case(self.case, on)
+        self.legend.setText(LEGEND if not on else LEGEND.replace(
+            " · dark-red bold = record-screen red flag", " · red flags hidden (blind mode)"))
+
+    def _specialist_clicked(self, specialist: str) -> None:
+        tree = self.trees.get(specialist)
+        if tree is not None:
+            self.specialist_tabs.setCurrentWidget(tree)
 
     def _agent_key_style(self, agents: list[str]) -> None:
         # colour key as a row of swatches: plain-text label per agent, background = tint
@@ -217,6 +252,7 @@ class ReviewView(QWidget):
 
     def _marks_at_cursor(self, marks: list[EvidenceMark]) -> None:
         self.cited_by.clear()
+        self.cited_by.setVisible(bool(marks))
         keys = {m.key for m in marks}
         citing = citing_items(self.case, keys) if self.case else []
         by_agent: dict[str, set[str]] = {}

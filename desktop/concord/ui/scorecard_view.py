@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from concord.domain import Case, Scorecard, SubScore, Trace
 from concord.ui import theme
+from concord.ui.brief_view import plain_tooltip
 from concord.ui.item_models import Column, ListTableModel
 
 
@@ -109,13 +111,13 @@ class ScorecardPage(QWidget):
         table.verticalHeader().setVisible(False)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.horizontalHeader().setStretchLastSection(True)
+        table.horizontalHeader().setSectionResizeMode(len(SUBSCORE_COLUMNS) - 1,
+                                                      QHeaderView.ResizeMode.Stretch)
         table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        table.setTextElideMode(Qt.TextElideMode.ElideNone)  # formulas wrap, never cut
         table.resizeColumnsToContents()
-        table.resizeRowsToContents()
-        height = table.horizontalHeader().sizeHint().height() + 4 + sum(
-            table.rowHeight(r) for r in range(self.model.rowCount()))
-        table.setFixedHeight(height)
+        self.table = table
+        self._fit_table()
         self.trace = QPlainTextEdit()
         self.trace.setReadOnly(True)
         self.trace.setObjectName("traceText")
@@ -128,6 +130,157 @@ class ScorecardPage(QWidget):
         note.setStyleSheet("font-weight:bold")
         lay.addWidget(note)
         lay.addWidget(self.trace, 1)
+
+    def _fit_table(self) -> None:
+        table = self.table
+        table.resizeRowsToContents()
+        height = table.horizontalHeader().sizeHint().height() + 4 + sum(
+            table.rowHeight(r) for r in range(self.model.rowCount()))
+        table.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_table()
+
+
+def _strip_subscore(card: Scorecard, name: str) -> SubScore | None:
+    return next((s for s in card.subscores if s.name == name), None)
+
+
+def _subscore_cell(name: str):  # noqa: ANN202
+    def text(card: Scorecard) -> str:
+        s = _strip_subscore(card, name)
+        if s is None:
+            return "—"
+        return f"{s.value:.2f}" + ("*" if s.cap is not None else "")
+    return text
+
+
+STRIP_SUBSCORES = ("coverage", "critical_items", "correctness", "prioritisation",
+                   "actionability")
+STRIP_SHORT = {"coverage": "Coverage", "critical_items": "Critical", "correctness": "Correct",
+               "prioritisation": "Priority", "actionability": "Action"}
+STRIP_FIRST_SUBSCORE = 2  # column of the first sub-score
+
+
+def strip_tooltip(card: Scorecard, column: int) -> str:
+    """The trace behind one number of the strip (plain text for a tooltip)."""
+    if column == 1:
+        return "\n".join([f"Overall {card.overall:.1f} / 100, grade "
+                          f"{theme.grade_label(card.grade, card.capped)}",
+                          *trace_lines(card.overall_trace, "")])
+    n = column - STRIP_FIRST_SUBSCORE
+    if 0 <= n < len(STRIP_SUBSCORES):
+        s = _strip_subscore(card, STRIP_SUBSCORES[n])
+        if s is not None:
+            cap = f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})" \
+                if s.cap is not None else ""
+            return "\n".join([f"{theme.subscore_title(s.name)} {s.value:.2f} × weight "
+                              f"{s.weight:.2f}{cap}", *trace_lines(s.trace, "")])
+    if column == STRIP_FIRST_SUBSCORE + len(STRIP_SUBSCORES):
+        return "Human review: " + ("; ".join(card.review_reasons) or
+                                   ("yes" if card.human_review else "not needed"))
+    return ""
+
+
+def strip_columns(weights: dict[str, float]) -> list[Column[Scorecard]]:
+    columns: list[Column[Scorecard]] = [
+        Column("Specialist", lambda c: theme.agent_title(c.specialist), bold=lambda c: True),
+        Column("Overall (0–100)\nand grade",
+               lambda c: f"{c.overall:.0f} · {theme.grade_label(c.grade, c.capped)}",
+               background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
+               foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
+               bold=lambda c: True),
+    ]
+    for name in STRIP_SUBSCORES:
+        weight = weights.get(name)
+        head = STRIP_SHORT[name] + (f"\n×{weight:.2f}" if weight is not None else "")
+        columns.append(Column(head, _subscore_cell(name), align_right=True,
+                              tooltip=f"{theme.subscore_title(name)}, 0–1 (× weight)",
+                              background=lambda c, n=name: "#ffe0e0" if (
+                                  (s := _strip_subscore(c, n)) is not None and s.cap is not None)
+                              else None))
+    columns.append(Column("Review", lambda c: "YES" if c.human_review else "no",
+                          tooltip="Human review needed",
+                          foreground=lambda c: theme.RED if c.human_review else None,
+                          bold=lambda c: c.human_review))
+    return columns
+
+
+class ScoreStrip(QWidget):
+    """The scorecard at a glance beside the briefs: one row per specialist, the overall
+    score and grade, the five sub-scores (header: weight), the review flag. Hover a number
+    for its trace; the Scorecard tab (Ctrl+3) has every trace in full."""
+
+    specialist_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scoreStrip")
+        self.cards: list[Scorecard] = []
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setStyleSheet("font-weight:bold; font-size:11pt")
+        self.model: ListTableModel[Scorecard] = ListTableModel(strip_columns({}))
+        self.table = QTableView()
+        self.table.setObjectName("scoreStripTable")
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setMouseTracking(True)
+        self.table.clicked.connect(self._clicked)
+        self.table.entered.connect(self._hover)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"color:{theme.GREY}")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.title)
+        lay.addWidget(self.table)
+        lay.addWidget(self.note)
+        self.set_case(None)
+
+    def set_case(self, case: Case | None, blind: bool = False) -> None:
+        self.cards = list(case.scorecards) if case is not None else []
+        weights = {s.name: s.weight for c in self.cards for s in c.subscores}
+        self.model.columns = strip_columns(weights)
+        self.model.set_rows([] if blind else self.cards)
+        self.table.setVisible(bool(self.cards) and not blind)
+        if blind and self.cards:
+            self.title.setText("Scorecard")
+            self.note.setText("Scores hidden in blind mode until you have answered "
+                              "(B leaves blind mode).")
+        elif self.cards:
+            self.title.setText("Scorecard — anaesthetist brief vs each specialist")
+            self.note.setText("Sub-scores 0–1 (× weight in the header); * = capped; overall "
+                              "= 100 × Σ weight × sub-score. Hover a number for its trace; "
+                              "every trace in full: Scorecard tab (Ctrl+3).")
+        else:
+            self.title.setText("Scorecard")
+            self.note.setText("No scorecard yet: run the agent panel (Ctrl+R)."
+                              if case is None else "No specialist was consulted, so there "
+                              "is nothing to score.")
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+        height = self.table.horizontalHeader().sizeHint().height() + 4 + sum(
+            self.table.rowHeight(r) for r in range(self.model.rowCount()))
+        self.table.setFixedHeight(height)
+
+    def _clicked(self, index: QModelIndex) -> None:
+        if 0 <= index.row() < len(self.model.rows):
+            self.specialist_clicked.emit(self.model.rows[index.row()].specialist)
+
+    def _hover(self, index: QModelIndex) -> None:
+        if 0 <= index.row() < len(self.model.rows):
+            self.table.setToolTip(plain_tooltip(
+                strip_tooltip(self.model.rows[index.row()], index.column())))
 
 
 class ScorecardView(QTabWidget):

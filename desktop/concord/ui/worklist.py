@@ -18,47 +18,64 @@ from PySide6.QtWidgets import (
 from concord.store.rows import RecordSummary
 from concord.ui import theme
 from concord.ui.item_models import Column, ListTableModel
+from concord.ui.loaders import Worklist
+
+BLIND_TEXT = "hidden (blind)"
 
 
 class WorklistModel(ListTableModel[RecordSummary]):
     """Rows are RecordSummary; `running` marks the record whose run is under way."""
 
     def __init__(self) -> None:
-        self.running: str | None = None
         super().__init__([
             Column("Patient record", lambda r: r.name, bold=lambda r: True),
             Column("Status", self.status_text,
                    foreground=lambda r: theme.STATUS_COLOURS.get(self.status_text(r)),
                    bold=lambda r: self.status_text(r) in ("needs review", "running")),
-            Column("Worst grade", lambda r: r.worst_grade or "—",
+            Column("Worst grade", lambda r: BLIND_TEXT if self.blind and r.worst_grade
+                   else (r.worst_grade or "—"),
                    background=lambda r: theme.grade_colours(r.worst_grade)[0]
-                   if r.worst_grade else None,
+                   if r.worst_grade and not self.blind else None,
                    foreground=lambda r: theme.grade_colours(r.worst_grade)[1]
-                   if r.worst_grade else None,
+                   if r.worst_grade and not self.blind else None,
                    tooltip="Worst grade over the specialists of the latest case"),
-            Column("Red flags", self.flags_text,
-                   foreground=lambda r: theme.RED if r.triggered_gates else None,
-                   bold=lambda r: bool(r.triggered_gates),
+            Column("Red flags", lambda r: BLIND_TEXT if self.blind and r.latest_status
+                   else self.flags_text(r),
+                   foreground=lambda r: theme.RED if r.triggered_gates and not self.blind
+                   else None,
+                   bold=lambda r: bool(r.triggered_gates) and not self.blind,
                    tooltip="Record-screen gates triggered in the latest case"),
             Column("Human review", lambda r: "—" if r.human_review is None
-                   else ("YES" if r.human_review else "no"),
-                   foreground=lambda r: theme.RED if r.human_review else None,
-                   bold=lambda r: bool(r.human_review)),
+                   else (BLIND_TEXT if self.blind else ("YES" if r.human_review else "no")),
+                   foreground=lambda r: theme.RED if r.human_review and not self.blind
+                   else None,
+                   bold=lambda r: bool(r.human_review) and not self.blind),
             Column("Imported (UTC)", lambda r: r.imported_at.strftime("%Y-%m-%d %H:%M")),
             Column("Record id", lambda r: r.record_id),
         ])
+        self.running: str | None = None
+        self.blind = False  # blind mode: verdict columns show "hidden"
+        self.flag_titles: dict[str, list[str]] = {}  # record id -> red-flag titles
 
     def status_text(self, row: RecordSummary) -> str:
         if row.record_id == self.running:
             return "running"
         return row.latest_status.value if row.latest_status else "not run"
 
-    @staticmethod
-    def flags_text(row: RecordSummary) -> str:
+    def flags_text(self, row: RecordSummary) -> str:
         if row.latest_status is None:
-            return "not screened"
+            return "not run yet"
         n = row.triggered_gates
+        titles = self.flag_titles.get(row.record_id)
+        if titles:
+            return "⚑ " + ", ".join(titles)
         return f"⚑ {n} red flag{'s' if n != 1 else ''}" if n else "none"
+
+    def set_blind(self, on: bool) -> None:
+        self.blind = on
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self.rows) - 1, len(self.columns) - 1))
 
     def set_running(self, record_id: str | None) -> None:
         self.running = record_id
@@ -117,7 +134,10 @@ class WorklistView(QWidget):
         lay.addWidget(self.table, 1)
         lay.addWidget(self.empty)
 
-    def set_rows(self, rows: list[RecordSummary]) -> None:
+    def set_rows(self, rows: list[RecordSummary] | Worklist) -> None:
+        if isinstance(rows, Worklist):
+            self.model.flag_titles = rows.flags
+            rows = rows.rows
         selected = self.selected_record_id()
         self.model.set_rows(rows)
         self.empty.setVisible(not rows)
