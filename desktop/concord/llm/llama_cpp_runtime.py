@@ -232,6 +232,7 @@ class LlamaCppRuntime:
         try:
             reused = self._load_prefix(prefix)
             self._eval(rest)
+            prompt_seconds = time.perf_counter() - started
             chooser = TokenChooser(request.temperature, request.seed, grammar)
             out, finish = self._decode(chooser, request)
         finally:
@@ -245,6 +246,7 @@ class LlamaCppRuntime:
             seconds=time.perf_counter() - started,
             prefix_reused=reused,
             finish_reason=finish,
+            prompt_seconds=prompt_seconds,
         )
 
     def _decode(self, chooser: TokenChooser, request: GenerationRequest) -> tuple[list[int], str]:

@@ -40,6 +40,7 @@ class Generation:
     seconds: float
     prefix_reused: bool
     finish_reason: str
+    prompt_seconds: float = 0.0  # of `seconds`, spent before the first output token (0: unknown)
 
 
 @runtime_checkable

@@ -1,0 +1,31 @@
+"""What the benchmark's model runs with: context, threads, batch, GPU offload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from concord.llm.llama_cpp_runtime import DEFAULT_N_BATCH, default_threads
+from concord.llm.runtime import Runtime
+from concord.llm.store import ModelEntry
+
+
+def gpu_offload_supported() -> bool | None:
+    """Whether the installed llama-cpp-python was built with GPU support (None: unknown)."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return None
+    probe = getattr(llama_cpp, "llama_supports_gpu_offload", None)
+    return bool(probe()) if probe is not None else None
+
+
+def runtime_settings(entry: ModelEntry, runtime: Runtime) -> dict[str, Any]:
+    """The settings `load_runtime` used for `entry` (the store passes no thread or batch
+    override, so the machine defaults apply)."""
+    return {
+        "n_ctx": getattr(runtime, "n_ctx", entry.n_ctx),
+        "n_threads": default_threads(),
+        "n_batch": DEFAULT_N_BATCH,
+        "n_gpu_layers": entry.n_gpu_layers,
+        "gpu_offload_supported": gpu_offload_supported(),
+    }

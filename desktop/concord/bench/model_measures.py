@@ -1,0 +1,219 @@
+"""Measurements that run the model: prefix reuse, constrained vs free decoding, the panel.
+
+Each takes a loaded runtime and returns plain numbers; `concord.bench.run` turns them into
+figures. Requests are the agents' own (prompt, JSON schema and record block built exactly
+as `concord.agents.runner.run_agent` builds them), at temperature 0, so outputs are greedy
+and can be compared token for token.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from concord.agents.profiles import AgentProfile, AgentRole, specialists
+from concord.agents.prompts import brief_prompt, build_record_block
+from concord.agents.schema import brief_schema
+from concord.bench.timing import TimedRuntime, decode_rate
+from concord.domain.record import Record
+from concord.evidence.lexicon import Lexicon
+from concord.evidence.screen import RecordScreen
+from concord.judge.config import ScoringConfig
+from concord.llm.runtime import Generation, GenerationRequest, Runtime
+from concord.pipeline import PanelSettings, run_panel
+
+PANEL = ("anaesthetist", "cardiology", "respiratory", "renal", "haematology")
+Emit = Callable[[object], None]
+StallProbe = Callable[[Callable[[Emit], Any]], tuple[Any, float]]
+"""Runs `work(emit)` off the UI thread while the Qt event loop turns; returns (the work's
+result, the longest the event loop was blocked, in ms)."""
+
+
+def agent_request(
+    profile: AgentProfile,
+    record: Record,
+    profiles: Mapping[str, AgentProfile],
+    max_tokens: int,
+    *,
+    constrained: bool = True,
+) -> GenerationRequest:
+    """The request `run_agent` makes for `profile`'s first (greedy) attempt."""
+    consult: tuple[str, ...] = ()
+    if profile.role == AgentRole.ANAESTHETIST:
+        consult = tuple(p.id for p in specialists(dict(profiles)))
+    return GenerationRequest(
+        prefix=build_record_block(record),
+        prompt=brief_prompt(profile, record.operation or "", consult),
+        schema=brief_schema(profile, record, consult) if constrained else None,
+        max_tokens=max_tokens,
+    )
+
+
+@contextmanager
+def prefix_reuse(runtime: Runtime, enabled: bool) -> Iterator[bool]:
+    """Switch the runtime's prefix KV reuse; yields False if the runtime has no switch."""
+    if not hasattr(runtime, "prefix_cache"):
+        yield False
+        return
+    before = runtime.prefix_cache
+    runtime.prefix_cache = enabled
+    try:
+        yield True
+    finally:
+        runtime.prefix_cache = before
+
+
+@dataclass(frozen=True)
+class ReuseResult:
+    naive_seconds: float
+    reuse_seconds: float
+    naive_prompt_seconds: float
+    reuse_prompt_seconds: float
+    naive_prompt_tokens: int
+    identical: bool
+    switchable: bool  # the runtime could evaluate every prompt from scratch
+    naive_reused: int  # calls that reused a prefix although reuse was off (must be 0)
+    reuse_reused: int  # calls that restored the saved prefix (should be len - 1)
+    calls: int
+    tokens_per_call: int
+    per_call_prompt_seconds: tuple[tuple[float, float], ...] = ()  # (naive, reuse) per request
+
+
+def _timed(runtime: Runtime, request: GenerationRequest) -> tuple[float, Generation]:
+    started = time.perf_counter()
+    generation = runtime.generate(request)
+    return time.perf_counter() - started, generation
+
+
+def measure_prefix_reuse(runtime: Runtime, requests: Sequence[GenerationRequest]) -> ReuseResult:
+    """Each request evaluated from scratch, and with the record prefix evaluated once (on
+    the first request) and its KV state restored for the others. The two are interleaved,
+    request by request, so that other load on the machine falls on both alike. The record
+    must not be cached yet."""
+    naive_seconds = reuse_seconds = 0.0
+    naive: list[Generation] = []
+    reuse: list[Generation] = []
+    switchable = True
+    for request in requests:
+        with prefix_reuse(runtime, enabled=False) as can_switch:
+            seconds, generation = _timed(runtime, request)
+        switchable = switchable and can_switch
+        naive_seconds += seconds
+        naive.append(generation)
+        with prefix_reuse(runtime, enabled=True):
+            seconds, generation = _timed(runtime, request)
+        reuse_seconds += seconds
+        reuse.append(generation)
+    return ReuseResult(
+        naive_seconds=naive_seconds,
+        reuse_seconds=reuse_seconds,
+        naive_prompt_seconds=sum(g.prompt_seconds for g in naive),
+        reuse_prompt_seconds=sum(g.prompt_seconds for g in reuse),
+        naive_prompt_tokens=sum(g.prompt_tokens for g in naive),
+        identical=[g.text for g in naive] == [g.text for g in reuse],
+        switchable=switchable,
+        naive_reused=sum(g.prefix_reused for g in naive),
+        reuse_reused=sum(g.prefix_reused for g in reuse),
+        calls=len(requests),
+        tokens_per_call=max((r.max_tokens for r in requests), default=0),
+        per_call_prompt_seconds=tuple(
+            (round(a.prompt_seconds, 3), round(b.prompt_seconds, 3))
+            for a, b in zip(naive, reuse, strict=True)
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class DecodeResult:
+    free_tps: float | None
+    constrained_tps: float | None
+    tokens: int  # output tokens of each compared generation
+    repeats: int
+
+
+def _faster(a: Generation, b: Generation) -> Generation:
+    return b if (decode_rate(b) or 0.0) > (decode_rate(a) or 0.0) else a
+
+
+def measure_decoding(
+    runtime: Runtime, constrained: GenerationRequest, repeats: int
+) -> DecodeResult:
+    """Decode rate with the request's JSON schema and without it, for the same number of
+    output tokens: both run once at `max_tokens`, then both are cut at the shorter one's
+    length and run `repeats` times, alternately (so other load falls on both alike); the
+    fastest of each counts. The record prefix should already be cached."""
+    free = replace(constrained, schema=None)
+    tokens = min(runtime.generate(free).completion_tokens,
+                 runtime.generate(constrained).completion_tokens)
+    free = replace(free, max_tokens=max(1, tokens))
+    constrained = replace(constrained, max_tokens=max(1, tokens))
+    best_free, best_con = runtime.generate(free), runtime.generate(constrained)
+    for _ in range(1, repeats):
+        best_free = _faster(best_free, runtime.generate(free))
+        best_con = _faster(best_con, runtime.generate(constrained))
+    return DecodeResult(
+        free_tps=decode_rate(best_free),
+        constrained_tps=decode_rate(best_con),
+        tokens=min(best_free.completion_tokens, best_con.completion_tokens),
+        repeats=max(1, repeats),
+    )
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    wall_seconds: float
+    model_seconds: float
+    prompt_seconds: float
+    completion_tokens: int
+    calls: int
+    reused_calls: int
+    agents: tuple[str, ...]
+    brief_status: dict[str, str]
+    stall_ms: float | None
+
+
+@dataclass(frozen=True)
+class PanelInputs:
+    profiles: Mapping[str, AgentProfile]
+    screen: RecordScreen
+    lexicon: Lexicon
+    config: ScoringConfig
+    settings: PanelSettings
+
+
+def measure_pipeline(
+    runtime: Runtime, record: Record, inputs: PanelInputs, probe: StallProbe | None = None
+) -> PipelineResult:
+    """One full `run_panel` on `record` (what `concord run` does, without the database),
+    under the Qt event-loop probe when one is given."""
+    timed = TimedRuntime(runtime)
+
+    def work(emit: Emit) -> tuple[float, Any]:
+        started = time.perf_counter()
+        case = None
+        for event in run_panel(record, timed, profiles=inputs.profiles, screen=inputs.screen,
+                               lexicon=inputs.lexicon, config=inputs.config,
+                               settings=inputs.settings):
+            emit(event)
+            case = event.case or case
+        return time.perf_counter() - started, case
+
+    if probe is None:
+        (wall, case), stall = work(lambda _event: None), None
+    else:
+        (wall, case), stall = probe(work)
+    briefs = case.briefs if case is not None else ()
+    return PipelineResult(
+        wall_seconds=wall,
+        model_seconds=timed.model_seconds,
+        prompt_seconds=timed.prompt_seconds,
+        completion_tokens=timed.completion_tokens,
+        calls=len(timed.calls),
+        reused_calls=sum(c.generation.prefix_reused for c in timed.calls),
+        agents=tuple(b.agent for b in briefs),
+        brief_status={b.agent: b.status.value for b in briefs},
+        stall_ms=stall,
+    )

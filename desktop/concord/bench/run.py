@@ -1,0 +1,163 @@
+"""`run_bench`: every measurement, in one process, on one loaded model, in a fixed order.
+
+Order matters and is part of the method:
+1. a warm-up generation on an unrelated prefix (pages the weights in, so the first timed
+   call does not pay for the disk);
+2. prefix reuse on the bench record, never evaluated before (naive first: it saves no state);
+3. constrained vs free decoding on the same record, now cached (only decoding differs);
+4. the full panel on a second generated record of the same size (its prefix is not cached,
+   so the run pays for one record evaluation as a real run does), under the Qt probe;
+5. alignment and screen throughput (no model), then peak memory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from concord.agents.profiles import AgentProfile
+from concord.agents.runner import DEFAULT_BRIEF_MAX_TOKENS
+from concord.bench import model_measures as mm
+from concord.bench import text_measures as tm
+from concord.bench.figures import Figure
+from concord.bench.records import (
+    BENCH_SEED,
+    BenchRecord,
+    TokenCounter,
+    alignment_extracts,
+    alignment_record,
+    bench_record,
+)
+from concord.bench.targets import build_figures
+from concord.bench.timing import peak_rss_mb
+from concord.domain.record import Record
+from concord.evidence.lexicon import Lexicon
+from concord.evidence.screen import RecordScreen
+from concord.judge.config import ScoringConfig
+from concord.llm.runtime import GenerationRequest, Runtime
+from concord.pipeline import PanelSettings
+
+Say = Callable[[str], None]
+WARM_UP = GenerationRequest(prefix="Warm-up.\n", prompt="Reply with OK.", max_tokens=4)
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    quick: bool = False
+    record_tokens: int = 4096  # the record block the agents see, in model tokens
+    reuse_tokens: int = 32  # output tokens per agent in the reuse comparison
+    decode_tokens: int = DEFAULT_BRIEF_MAX_TOKENS  # constrained vs free: a whole brief
+    decode_repeats: int = 2
+    alignment_chars: int = 500_000
+    alignment_extracts: int = 200
+    screen_seconds: float = 2.0
+    max_specialists: int = 4
+    judges: int = 1
+
+    @classmethod
+    def for_run(cls, quick: bool) -> BenchOptions:
+        if not quick:
+            return cls()
+        return cls(quick=True, record_tokens=1024, reuse_tokens=4, decode_tokens=32,
+                   decode_repeats=1, alignment_extracts=40, screen_seconds=0.3,
+                   max_specialists=1)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    sha256: str
+    file_bytes: int | None
+    settings: dict[str, Any] = field(default_factory=dict)  # n_ctx, threads, batch, GPU
+
+
+@dataclass(frozen=True)
+class BenchInputs:
+    profiles: Mapping[str, AgentProfile]
+    screen: RecordScreen
+    lexicon: Lexicon
+    config: ScoringConfig
+    screen_records: Sequence[Record]  # besides the bench record (e.g. the demo patients)
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    options: BenchOptions
+    model: ModelInfo
+    record: BenchRecord
+    figures: tuple[Figure, ...]
+    context: dict[str, Any]
+    seconds: float
+
+
+def token_counter(runtime: Runtime) -> TokenCounter | None:
+    """Counts a record block as the runtime evaluates it (with its chat-template head), when
+    the runtime exposes its tokenizer."""
+    split = getattr(runtime, "prompt_tokens", None)
+    if split is None:
+        return None
+
+    def count(text: str) -> int:
+        prefix, _ = split(GenerationRequest(prefix=text, prompt=""))
+        return len(prefix)
+
+    return count
+
+
+def run_bench(
+    runtime: Runtime,
+    model: ModelInfo,
+    inputs: BenchInputs,
+    options: BenchOptions,
+    *,
+    probe: mm.StallProbe | None = None,
+    probe_missing: str = "",
+    say: Say = lambda _message: None,
+) -> BenchResult:
+    started = time.perf_counter()
+    counter = token_counter(runtime)
+    record = bench_record(options.record_tokens, counter)
+    say(f"bench record: {record.tokens} tokens ({record.counted_by}), "
+        f"{len(record.record.lines)} lines")
+    runtime.generate(WARM_UP)
+
+    panel = [inputs.profiles[name] for name in mm.PANEL]
+    requests = [mm.agent_request(p, record.record, inputs.profiles, options.reuse_tokens)
+                for p in panel]
+    say(f"prefix reuse: {len(requests)} agents naive, then with the record prefix reused")
+    reuse = mm.measure_prefix_reuse(runtime, requests)
+
+    say("decoding: schema-constrained vs free, same number of tokens")
+    decoding = mm.measure_decoding(
+        runtime,
+        mm.agent_request(panel[0], record.record, inputs.profiles, options.decode_tokens),
+        options.decode_repeats,
+    )
+
+    pipeline_record = bench_record(options.record_tokens, counter, seed=BENCH_SEED + 1)
+    settings = PanelSettings(judges=options.judges, max_specialists=options.max_specialists)
+    say("pipeline: the full panel and adjudication on a second generated record"
+        + ("" if probe else f" (no Qt probe: {probe_missing})"))
+    pipeline = mm.measure_pipeline(
+        runtime, pipeline_record.record,
+        mm.PanelInputs(inputs.profiles, inputs.screen, inputs.lexicon, inputs.config, settings),
+        probe,
+    )
+
+    say(f"alignment: {options.alignment_extracts} extracts on a "
+        f"{options.alignment_chars // 1000} kB record; screen throughput")
+    big = alignment_record(options.alignment_chars)
+    alignment = tm.measure_alignment(big, alignment_extracts(big, options.alignment_extracts))
+    screening = tm.measure_screen(
+        inputs.screen, [record.record, *inputs.screen_records], options.screen_seconds
+    )
+    figures, context = build_figures(
+        record=record, reuse=reuse, decoding=decoding, pipeline=pipeline,
+        alignment=alignment, screening=screening, peak_mb=peak_rss_mb(),
+        model_bytes=model.file_bytes, probe_missing=probe_missing,
+    )
+    context["pipeline_record_tokens"] = pipeline_record.tokens
+    return BenchResult(options, model, record, figures, context,
+                       time.perf_counter() - started)

@@ -1,0 +1,59 @@
+"""The Qt event-loop probe: work runs off the UI thread, progress reaches the UI thread."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from tests.bench.fakes import SwitchableRuntime  # noqa: E402
+
+from concord.bench.model_measures import PanelInputs, measure_pipeline  # noqa: E402
+from concord.bench.records import bench_record  # noqa: E402
+from concord.pipeline import PanelSettings  # noqa: E402
+from concord.services import Services  # noqa: E402
+
+pytest.importorskip("PySide6")
+
+
+def test_work_runs_in_another_thread_and_reports_a_stall(qapp) -> None:
+    from concord.ui.bench_probe import run_with_event_loop
+
+    main = threading.get_ident()
+
+    def work(emit):
+        for n in range(3):
+            emit(n)
+        return threading.get_ident()
+
+    worker, stall_ms = run_with_event_loop(work)
+    assert worker != main
+    assert isinstance(stall_ms, float) and stall_ms >= 0.0
+
+
+def test_an_error_in_the_work_is_raised_on_the_calling_thread(qapp) -> None:
+    from concord.ui.bench_probe import run_with_event_loop
+
+    def work(emit):
+        raise ValueError("model failed")
+
+    with pytest.raises(ValueError, match="model failed"):
+        run_with_event_loop(work)
+
+
+def test_pipeline_under_the_probe(qapp) -> None:
+    from concord.ui.bench_probe import run_with_event_loop
+
+    svc = Services()
+    try:
+        inputs = PanelInputs(svc.profiles, svc.screen, svc.lexicon, svc.config,
+                             PanelSettings(judges=1, max_specialists=1))
+        result = measure_pipeline(SwitchableRuntime(), bench_record(1024).record, inputs,
+                                  run_with_event_loop)
+    finally:
+        svc.close()
+    assert result.stall_ms is not None and result.stall_ms >= 0.0
+    assert result.agents[0] == "anaesthetist" and result.calls >= 2
+    assert result.model_seconds <= result.wall_seconds

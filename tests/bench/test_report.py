@@ -1,0 +1,96 @@
+"""Figures built from measurements: shape of the JSON, and misses reported as misses."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from concord.bench.model_measures import DecodeResult, PipelineResult, ReuseResult
+from concord.bench.records import bench_record
+from concord.bench.report import TABLE_HEADERS, summary_lines, table_rows, to_json
+from concord.bench.run import BenchOptions, BenchResult, ModelInfo
+from concord.bench.targets import build_figures
+from concord.bench.text_measures import AlignmentResult, ScreenResult
+
+FIGURES = {
+    "prefix_reuse_speedup", "prefix_reuse_outputs_identical", "constrained_slowdown",
+    "raw_generation_tps", "pipeline_effective_tps", "pipeline_overhead", "ui_max_stall_ms",
+    "alignment_throughput", "screen_throughput", "peak_rss_mb",
+}
+GOOD_REUSE = ReuseResult(naive_seconds=80.0, reuse_seconds=25.0, naive_prompt_seconds=70.0,
+                         reuse_prompt_seconds=15.0, naive_prompt_tokens=23_000,
+                         identical=True, switchable=True, naive_reused=0, reuse_reused=4,
+                         calls=5, tokens_per_call=32)
+GOOD_DECODING = DecodeResult(free_tps=60.0, constrained_tps=55.0, tokens=300, repeats=2)
+GOOD_PIPELINE = PipelineResult(wall_seconds=60.0, model_seconds=59.0, prompt_seconds=14.0,
+                               completion_tokens=2600, calls=6, reused_calls=5,
+                               agents=("anaesthetist", "renal"),
+                               brief_status={"anaesthetist": "ok", "renal": "ok"},
+                               stall_ms=12.0)
+GOOD_ALIGNMENT = AlignmentResult(extracts=200, seconds=2.0, record_chars=500_000,
+                                 index_seconds=0.5, statuses={"EXACT": 50})
+GOOD_SCREEN = ScreenResult(records=100, seconds=1.0, gates_triggered=3)
+
+
+def result(**changes) -> BenchResult:
+    measured = {"reuse": GOOD_REUSE, "decoding": GOOD_DECODING, "pipeline": GOOD_PIPELINE,
+                "alignment": GOOD_ALIGNMENT, "screening": GOOD_SCREEN, "peak_mb": 900.0,
+                "model_bytes": 253_000_000, "probe_missing": ""}
+    measured.update(changes)
+    record = bench_record(4096)
+    figures, context = build_figures(record=record, **measured)
+    return BenchResult(BenchOptions(), ModelInfo("m", "0" * 64, 253_000_000), record, figures,
+                       context, 1.0)
+
+
+def test_every_figure_carries_value_target_met_and_comparison() -> None:
+    data = to_json(result())
+    assert set(data["figures"]) == FIGURES
+    for name, figure in data["figures"].items():
+        assert {"value", "target", "met", "compared_with", "unit"} <= set(figure), name
+        assert figure["compared_with"], name
+        if figure["target"] is not None and figure["value"] is not None:
+            assert isinstance(figure["met"], bool), name
+    assert data["missed"] == [] and data["all_met"] is True
+    assert data["record"]["tokens"] >= 4096
+    assert data["figures"]["prefix_reuse_speedup"]["value"] == 3.2
+    assert data["figures"]["pipeline_overhead"]["value"] == round(1 / 60, 4)
+    # the pipeline rate is judged against 0.9 x the raw rate measured in the same run
+    assert data["figures"]["pipeline_effective_tps"]["target"] == {"op": ">=", "value": 54.0}
+
+
+def test_misses_are_reported_as_misses() -> None:
+    slow = result(
+        reuse=replace(GOOD_REUSE, reuse_seconds=40.0, identical=False),
+        decoding=replace(GOOD_DECODING, constrained_tps=30.0),
+        pipeline=replace(GOOD_PIPELINE, model_seconds=50.0, stall_ms=250.0),
+        peak_mb=5000.0,
+    )
+    data = to_json(slow)
+    expected = {"prefix_reuse_speedup", "prefix_reuse_outputs_identical",
+                "constrained_slowdown", "pipeline_overhead", "ui_max_stall_ms", "peak_rss_mb"}
+    assert set(data["missed"]) == expected
+    assert data["all_met"] is False
+    for name in expected:
+        assert data["figures"][name]["met"] is False
+        assert data["figures"][name]["status"] == "MISSED"
+    rows = {row[0]: row for row in table_rows(slow)}
+    assert len(TABLE_HEADERS) == len(rows["constrained_slowdown"])
+    assert rows["constrained_slowdown"][3] == "MISSED"
+    assert any(line.startswith("MISSED: ") and "ui_max_stall_ms" in line
+               for line in summary_lines(slow))
+
+
+def test_unmeasured_figures_are_listed_not_passed() -> None:
+    data = to_json(result(pipeline=replace(GOOD_PIPELINE, stall_ms=None),
+                          probe_missing="PySide6 is not installed", peak_mb=None))
+    stall = data["figures"]["ui_max_stall_ms"]
+    assert stall["value"] is None and stall["met"] is None
+    assert "PySide6 is not installed" in stall["note"]
+    assert set(data["not_measured"]) == {"ui_max_stall_ms", "peak_rss_mb"}
+    assert data["all_met"] is False
+
+
+def test_reuse_that_cannot_be_switched_off_is_not_a_speedup() -> None:
+    data = to_json(result(reuse=replace(GOOD_REUSE, switchable=False)))
+    figure = data["figures"]["prefix_reuse_speedup"]
+    assert figure["value"] is None and figure["met"] is None and figure["note"]

@@ -1,0 +1,66 @@
+"""The whole benchmark with a scripted runtime: every measurement runs, in one process."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from tests.bench.fakes import SwitchableRuntime
+
+from concord.bench.report import to_json
+from concord.bench.run import BenchInputs, BenchOptions, ModelInfo, run_bench
+from concord.llm.scripted import ScriptedRuntime
+from concord.services import Services
+
+SMALL = replace(BenchOptions.for_run(quick=True), alignment_chars=60_000, screen_seconds=0.05)
+
+
+@pytest.fixture
+def inputs():
+    svc = Services()
+    yield BenchInputs(svc.profiles, svc.screen, svc.lexicon, svc.config, [])
+    svc.close()
+
+
+def test_run_bench_measures_everything(inputs) -> None:
+    runtime = SwitchableRuntime()
+    messages: list[str] = []
+    result = run_bench(runtime, ModelInfo("scripted", "0" * 64, 1_000_000), inputs, SMALL,
+                       probe_missing="no Qt in this test", say=messages.append)
+    data = json.loads(json.dumps(to_json(result)))
+    figures = data["figures"]
+    reuse = figures["prefix_reuse_speedup"]
+    assert reuse["value"] is not None and reuse["detail"]["calls_restoring_prefix"] == 4
+    assert figures["prefix_reuse_outputs_identical"]["met"] is True
+    assert figures["ui_max_stall_ms"]["met"] is None
+    assert figures["ui_max_stall_ms"]["note"] == "not measured: no Qt in this test"
+    for name, figure in figures.items():
+        if figure["value"] is None or figure["target"] is None:
+            continue
+        value, target = figure["value"], figure["target"]["value"]
+        holds = {">=": value >= target, "<=": value <= target, "<": value < target,
+                 ">": value > target}[figure["target"]["op"]]
+        assert figure["met"] is holds, name  # as computed from the reported numbers
+    pipeline = figures["pipeline_overhead"]["detail"]
+    assert pipeline["agents"][0] == "anaesthetist"
+    assert set(pipeline["brief_status"].values()) == {"ok"}
+    assert data["record"]["tokens"] >= SMALL.record_tokens
+    assert data["quick"] is True
+    assert any("prefix reuse" in m for m in messages)
+    # each request twice in a row: with reuse switched off, then on
+    panel = [r for r in runtime.requests
+             if r.schema is not None and r.max_tokens == SMALL.reuse_tokens]
+    assert len(panel) == 10 and panel[0::2] == panel[1::2]
+    assert len({r.prompt for r in panel}) == 5
+    assert runtime.prefix_cache is True
+
+
+def test_runtime_without_a_reuse_switch_gives_no_speedup(inputs) -> None:
+    from tests.bench.fakes import respond
+
+    result = run_bench(ScriptedRuntime(respond), ModelInfo("scripted", "0" * 64, None), inputs,
+                       SMALL)
+    figure = to_json(result)["figures"]["prefix_reuse_speedup"]
+    assert figure["value"] is None and figure["met"] is None
+    assert "from scratch" in figure["note"]
