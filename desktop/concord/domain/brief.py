@@ -17,6 +17,20 @@ class BriefSection(StrEnum):
     MONITORING = "monitoring"
     RISK_SCORES = "risk_scores"
 
+    @property
+    def title(self) -> str:
+        """How the section is headed for a clinician, on screen and on paper."""
+        return _SECTION_TITLES[self]
+
+
+_SECTION_TITLES = {
+    BriefSection.TOP_RISKS: "Top risks (ranked)",
+    BriefSection.ACTIONS: "Immediate actions / optimisation",
+    BriefSection.TRIGGERS: "Go / delay triggers",
+    BriefSection.MONITORING: "Monitoring / adjuncts",
+    BriefSection.RISK_SCORES: "Risk scores",
+}
+
 
 class BriefItem(Frozen):
     item_id: str = Field(description="Stable id within the brief, e.g. top_risks.1")

@@ -7,15 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from concord.domain import BriefSection, Decision, Record, Span
-
-SECTION_TITLES = {
-    BriefSection.TOP_RISKS: "Top risks (ranked)",
-    BriefSection.ACTIONS: "Immediate actions / optimisation",
-    BriefSection.TRIGGERS: "Go / delay triggers",
-    BriefSection.MONITORING: "Monitoring / adjuncts",
-    BriefSection.RISK_SCORES: "Risk scores",
-}
+from concord.domain import Decision, Record, Span
 
 SUBSCORE_TITLES = {
     "coverage": "Coverage",

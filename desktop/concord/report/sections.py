@@ -36,7 +36,6 @@ from concord.domain import (
     VerifiedEvidence,
 )
 from concord.report._format import (
-    SECTION_TITLES,
     decision_history,
     human_utc,
     inputs_text,
@@ -399,7 +398,7 @@ def brief_section(ctx: ReviewContext, brief: Brief, heading: str) -> list[Flowab
         items = brief.section(section)
         if not items:
             continue
-        out.append(markup(f"<i>{esc(SECTION_TITLES[section])}</i>", st.subhead))
+        out.append(markup(f"<i>{esc(section.title)}</i>", st.subhead))
         for item in items:
             out.append(
                 _bullet(
@@ -641,7 +640,8 @@ def _disagreements(ctx: ReviewContext, card: Scorecard) -> list[Flowable]:
                 para(d.description, st.cell),
                 markup(refs, st.cell),
                 markup("<br/>".join(_quote(ctx.record, s) for s in d.spans) or "—", st.cell),
-                markup(ctx.decision_mark(f"{card.specialist}/disagreement/{d.disagreement_id}") or "—", st.cell),
+                markup(ctx.decision_mark(
+                    f"{card.specialist}/disagreement/{d.disagreement_id}") or "—", st.cell),
             ]
         )
     out.append(table(rows, [22, 80, 62, 116, 70, 100, 54]))

@@ -24,13 +24,6 @@ from concord.domain import AlignmentStatus, Brief, BriefItem, BriefSection, Brie
 from concord.ui import theme
 from concord.ui.marks import EvidenceMark, evidence_marks
 
-SECTION_TITLES = {
-    BriefSection.TOP_RISKS: "Top risks (ranked)",
-    BriefSection.ACTIONS: "Immediate actions / optimisation",
-    BriefSection.TRIGGERS: "Go / delay triggers",
-    BriefSection.MONITORING: "Monitoring / adjuncts",
-    BriefSection.RISK_SCORES: "Risk scores",
-}
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 EVIDENCE_ROLE = Qt.ItemDataRole.UserRole + 2
 
@@ -120,7 +113,7 @@ class BriefTree(QTreeWidget):
             items = brief.section(section)
             if not items:
                 continue
-            head = QTreeWidgetItem([f"{SECTION_TITLES[section]} ({len(items)})", ""])
+            head = QTreeWidgetItem([f"{section.title} ({len(items)})", ""])
             head.setFont(0, bold)
             head.setFlags(head.flags() & ~Qt.ItemFlag.ItemIsSelectable)
             self.addTopLevelItem(head)
