@@ -10,7 +10,7 @@
 #                   the repository (wheels are never committed)
 #   --python PY     the Python 3.11 the target runs (default python3.11)
 #   --with-server   also bundle llama-cpp-python[server] (to run `python -m llama_cpp.server`
-#                   on a CPU machine of the hospital network for `concord batch`)
+#                   on a CPU machine of the hospital network for `concord run --batch`)
 #   --tar           also write DIR.tar next to the folder (one file to carry across)
 #
 # CMAKE_ARGS is passed to the llama-cpp-python build (e.g. CMAKE_ARGS="-DGGML_CUDA=on" for

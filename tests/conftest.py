@@ -1,4 +1,5 @@
-"""Shared fixtures: every test gets its own CONCORD_HOME, and `repo` a fresh database there."""
+"""Shared fixtures: the network guard for the whole suite; every test gets its own
+CONCORD_HOME, and `repo` a fresh database there."""
 
 from __future__ import annotations
 
@@ -7,7 +8,21 @@ from pathlib import Path
 
 import pytest
 
+from concord import netguard
 from concord.store import Repository
+
+
+@pytest.fixture(scope="session", autouse=True)
+def network_guard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The application's network guard, installed once for the whole run (an audit hook
+    cannot be removed): any test that tries an internet socket or a name lookup fails with
+    PermissionError. No server is configured for the session, whatever the developer's
+    environment says; a test that starts a loopback server allows its URL itself
+    (`netguard.allow([url])`), as an administrator would list it in servers.json."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(netguard.SERVERS_ENV, raising=False)
+        netguard.install_network_guard(home=tmp_path_factory.mktemp("no-servers"))
+        yield
 
 
 @pytest.fixture(autouse=True)

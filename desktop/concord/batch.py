@@ -4,9 +4,11 @@
 record, saves it, and puts it on a bounded queue; one worker thread per server takes
 records off the queue and runs the panel through a `LlamaServerRuntime` whose first
 choice is its own server and whose fall-backs are the others, so a request that fails on
-one server (connection refused or reset, timeout, 5xx) is retried on another. Workers
-only generate: every case is saved by the calling thread. Each saved case records in
-`case.meta["batch"]` which server produced each brief and every request it made.
+one server (connection refused or reset, timeout, 5xx) is retried on another. The prompt
+format is the registered model's own, read from its GGUF when the file is on this
+workstation, so a batch and an in-process run of the same model see the same prompts.
+Workers only generate: every case is saved by the calling thread. Each saved case records
+in `case.meta["batch"]` which server produced each brief and every request it made.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from typing import Any
 
 from concord.domain import Case, Record
 from concord.errors import ConcordError, InputError
-from concord.llm.server_runtime import DEFAULT_TIMEOUT, LlamaServerRuntime, normalise_url
+from concord.llm.chat_template import TemplateSplit
+from concord.llm.server_runtime import (
+    DEFAULT_TIMEOUT,
+    LlamaServerRuntime,
+    normalise_url,
+    registered_template,
+)
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.records.load import LOADERS
@@ -107,6 +115,7 @@ def _run_one(svc: Services, record: Record, runtime: LlamaServerRuntime,
         "requests": [{"server": s.server, "label": s.label, "seconds": s.seconds,
                       "prompt_tokens": s.prompt_tokens,
                       "completion_tokens": s.completion_tokens,
+                      "prefix_reused": s.prefix_reused,
                       "failed_over_from": list(s.failed_over_from)} for s in served],
         "server_models": server_models,
         "model_verified": False,  # a remote file cannot be hashed from here
@@ -161,9 +170,11 @@ def run_batch(
     files = record_files(Path(directory))
     settings = settings or PanelSettings()
     name, sha256 = "llama-server", UNVERIFIED_SHA256
+    template: TemplateSplit | None = None  # the prompt format: from the servers
     if model is not None or svc.models.entries():
         entry = svc.model_entry(model)
         name, sha256 = entry.name, entry.sha256
+        template = registered_template(entry)  # the in-process prompt, if the file is here
     probe = LlamaServerRuntime(urls, timeout=min(timeout, 30.0))
     server_models = probe.server_models()
     # Load the shared, read-only resources here, not racing in the workers.
@@ -177,8 +188,8 @@ def run_batch(
     threads = []
     for i, url in enumerate(urls):
         runtime = LlamaServerRuntime(
-            urls[i:] + urls[:i], model_name=name, model_sha256=sha256, timeout=timeout,
-            max_tokens_cap=max_tokens_cap,
+            urls[i:] + urls[:i], model_name=name, model_sha256=sha256, template=template,
+            timeout=timeout, max_tokens_cap=max_tokens_cap,
         )
         runtimes.append(runtime)
         thread = threading.Thread(

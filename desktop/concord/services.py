@@ -10,9 +10,14 @@ from concord.agents.profiles import AgentProfile, load_profiles
 from concord.evidence.lexicon import Lexicon
 from concord.evidence.screen import RecordScreen
 from concord.judge.config import ScoringConfig, load_scoring_config
+from concord.llm.isolated import IsolatedRuntime
 from concord.llm.runtime import Runtime
-from concord.llm.store import ModelEntry, ModelStore, load_runtime
+from concord.llm.store import ModelEntry, ModelStore
+from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
 from concord.store import Repository
+
+BACKSTOP_SECONDS = 30.0
+"""How much longer than the model timeout the outer watchdog waits (see `runtime`)."""
 
 
 class Services:
@@ -48,10 +53,21 @@ class Services:
         return self.models.resolve(name_or_path) if name_or_path else self.models.default()
 
     def runtime(self, name_or_path: str | None = None) -> Runtime:
-        """The runtime for a registered model, loaded once per process (hash verified)."""
+        """The runtime for a registered model, loaded once and shared by every agent and
+        judge of every run on these services.
+
+        The file's SHA-256 is checked here, then llama.cpp loads it in a child process
+        (`IsolatedRuntime`): a native crash on a bad file ends that process, not the
+        application or the database writer, and the next request starts a fresh one. The
+        child keeps the record-prefix KV state, so prefix reuse works as in-process. A
+        generation that takes longer than CONCORD_MODEL_TIMEOUT seconds
+        (`timeout_from_env`) stops the child; the outer `TimeoutRuntime`, a little later,
+        answers the caller even if a restart or the pipe to the child hangs."""
         entry = self.model_entry(name_or_path)
         if entry.sha256 not in self._runtimes:
-            self._runtimes[entry.sha256] = load_runtime(entry)
+            seconds = timeout_from_env()
+            isolated = IsolatedRuntime(entry, timeout=seconds)
+            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, seconds + BACKSTOP_SECONDS)
         return self._runtimes[entry.sha256]
 
     def close(self) -> None:

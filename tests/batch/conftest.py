@@ -2,33 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import socket
 from collections.abc import Iterator
 
 import pytest
 
-from concord import netguard
-
-from .fake_server import FakeLlamaServer
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def loopback_works() -> bool:
-    try:
-        with socket.socket() as listener:
-            listener.bind(("127.0.0.1", 0))
-            listener.listen(1)
-            netguard.allow([f"http://127.0.0.1:{listener.getsockname()[1]}"])
-            socket.create_connection(listener.getsockname(), timeout=2).close()
-    except OSError:
-        return False
-    return True
+from llm.fake_llama_server import FakeLlamaServer, loopback_works, started_servers
 
 
 @pytest.fixture(autouse=True)
@@ -39,10 +17,7 @@ def _loopback() -> None:
 
 @pytest.fixture
 def fake_servers() -> Iterator[list[FakeLlamaServer]]:
-    """Servers a test starts; each is on the network guard's allow-list (the guard may be
-    installed in this process by an earlier in-process `concord` command)."""
-    started: list[FakeLlamaServer] = []
-    yield started
-    for server in started:
-        with contextlib.suppress(OSError):
-            server.stop()
+    """Servers a test starts (each allows its own URL in the network guard); all are
+    stopped at the end."""
+    with started_servers() as started:
+        yield started

@@ -1,5 +1,6 @@
-"""`concord batch` over two real llama.cpp servers (`python -m llama_cpp.server` with the
-default GGUF) on loopback; one is stopped midway and the batch completes on the other.
+"""`concord run --batch` over two real llama.cpp servers with the default GGUF on loopback:
+server A (`python -m llama_cpp.server`, or llama.cpp's `llama-server` when $LLAMA_SERVER or
+PATH has one) is killed midway, and the batch completes on server B (llama_cpp.server).
 Kept small for a CPU: 3 short records, no judges, one specialist, 48-token cap."""
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from concord import netguard
 from concord.errors import ModelError
 from concord.llm.default_model import DEFAULT_MODEL_NAME
 from concord.llm.store import ModelStore
-
-from .conftest import free_port
+from llm.fake_llama_server import (
+    LLAMA_CPP_PYTHON,
+    LLAMA_SERVER,
+    free_port,
+    llama_server_binary,
+)
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 SERVER_EXTRA = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -44,13 +49,22 @@ def model_path() -> Path:
     return entry.resolved_path()
 
 
-def start_server(model: Path, log: Path) -> tuple[subprocess.Popen, str]:
+def server_command(kind: str, model: Path, port: int) -> list[str]:
+    if kind == LLAMA_SERVER:
+        binary = llama_server_binary()
+        if binary is None:
+            pytest.skip("no llama-server binary (set LLAMA_SERVER or put it on PATH)")
+        return [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
+                "-c", "2048", "-t", "1", "-np", "1", "--swa-full"]
+    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"]
+
+
+def start_server(kind: str, model: Path, log: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     netguard.allow([f"http://127.0.0.1:{port}"])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"],
-        stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(server_command(kind, model, port), stdout=log.open("wb"),
+                            stderr=subprocess.STDOUT)
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -59,19 +73,24 @@ def wait_ready(proc: subprocess.Popen, url: str, log: Path) -> None:
     deadline = time.monotonic() + READY_SECONDS
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log.read_text()[-1500:]}")
+            pytest.fail(f"server exited: {log.read_text()[-1500:]}")
         try:
             with opener.open(url + "/v1/models", timeout=5):
                 return
-        except OSError:
+        except OSError:  # refused, or HTTP 503 while the model loads
             time.sleep(1)
-    pytest.fail(f"llama_cpp.server at {url} not ready in {READY_SECONDS} s")
+    pytest.fail(f"server at {url} not ready in {READY_SECONDS} s")
 
 
-@pytest.fixture
-def two_servers(model_path: Path, tmp_path: Path) -> Iterator[list[tuple[subprocess.Popen, str]]]:
-    servers = [start_server(model_path, tmp_path / f"server{i}.log") for i in range(2)]
+@pytest.fixture(params=[LLAMA_CPP_PYTHON, LLAMA_SERVER])
+def two_servers(request: pytest.FixtureRequest, model_path: Path, tmp_path: Path
+                ) -> Iterator[list[tuple[subprocess.Popen, str]]]:
+    """Server A (of the kind under test; stopped midway) and server B (llama_cpp.server)."""
+    kinds = [request.param, LLAMA_CPP_PYTHON]
+    servers = []
     try:
+        for i, kind in enumerate(kinds):
+            servers.append(start_server(kind, model_path, tmp_path / f"server{i}.log"))
         for i, (proc, url) in enumerate(servers):
             wait_ready(proc, url, tmp_path / f"server{i}.log")
         yield servers
@@ -98,7 +117,8 @@ def test_batch_over_two_real_servers_survives_one_stopping(two_servers, tmp_path
     env = {**os.environ, "CONCORD_LLAMA_SERVERS": f"{url_a},{url_b}",
            "CONCORD_MODELS": str(model_path.parent)}
     batch = subprocess.Popen(
-        [sys.executable, "-m", "concord", "batch", str(folder), "--servers", f"{url_a},{url_b}",
+        [sys.executable, "-m", "concord", "run", "--batch", str(folder),
+         "--servers", f"{url_a},{url_b}",
          "--judges", "0", "--max-specialists", "1", "--max-tokens", MAX_TOKENS, "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert batch.stderr is not None

@@ -7,16 +7,19 @@ import os
 import shutil
 import signal
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from concord import services
 from concord.domain.record import Record, SourceDocument
 from concord.errors import ModelError
 from concord.llm import isolated
 from concord.llm.isolated import IsolatedRuntime
 from concord.llm.runtime import GenerationRequest
 from concord.llm.store import REFUSAL, ModelStore
+from concord.llm.watchdog import TimeoutRuntime
 from concord.store import Repository
 
 from .conftest import write_fake_gguf
@@ -140,3 +143,27 @@ def test_truncated_real_model_is_refused_cleanly(default_entry, store, tmp_path)
     with pytest.raises(ModelError, match="gemma-cut") as caught:
         IsolatedRuntime(entry)
     assert "could not load" in str(caught.value) or "ended unexpectedly" in str(caught.value)
+
+
+def test_services_load_models_in_a_child_behind_a_watchdog(store, entry, monkeypatch):
+    monkeypatch.setenv("CONCORD_MODELS", str(store.directory))
+    monkeypatch.setenv("CONCORD_MODEL_TIMEOUT", "1")
+    monkeypatch.setattr(services, "IsolatedRuntime", partial(IsolatedRuntime, factory=FAKE))
+    svc = services.Services()
+    try:
+        loaded = svc.runtime()
+        assert svc.runtime(entry.name) is loaded  # loaded once, shared by every agent
+        assert isinstance(loaded, TimeoutRuntime) and isinstance(loaded.inner, IsolatedRuntime)
+        assert loaded.inner.timeout == 1.0 and loaded.seconds > loaded.inner.timeout
+        first = loaded.generate(GenerationRequest(prefix="record", prompt="a"))
+        second = loaded.generate(GenerationRequest(prefix="record", prompt="b"))
+        assert int(first.text.split(":")[0]) not in (os.getpid(), None)
+        assert not first.prefix_reused and second.prefix_reused
+        hung = loaded.inner.pid
+        with pytest.raises(ModelError, match="no answer within 1 s"):
+            loaded.generate(GenerationRequest(prefix="record", prompt="hang"))
+        assert loaded.generate(GenerationRequest(prefix="record", prompt="c")).text.endswith(":c")
+        assert loaded.inner.pid != hung
+    finally:
+        svc.close()
+    assert loaded.inner.pid is None  # closing the services stops the child

@@ -121,3 +121,32 @@ def test_swapped_default_file_is_refused(tmp_path: Path) -> None:
     store = ModelStore.open(tmp_path)
     with pytest.raises(ModelError, match="refusing to load"):
         store.verify(store.default())
+
+
+def test_an_altered_default_model_is_refused_not_silently_rebuilt(tmp_path, monkeypatch, capsys):
+    from concord.cli import main
+    from concord.llm import default_model
+    from concord.llm.store import install_default
+
+    (tmp_path / "package").mkdir()
+    packaged = write_fake_gguf(tmp_path / "package" / "chunk.gguf")
+    monkeypatch.setattr(default_model, "DEFAULT_MODEL_SHA256", sha256_file(packaged))
+    monkeypatch.setattr(default_model, "DEFAULT_MODEL_SIZE", packaged.stat().st_size)
+    monkeypatch.setattr(default_model, "_chunk_paths", lambda: [packaged])
+    monkeypatch.setenv("CONCORD_MODELS", str(tmp_path / "store"))
+    store = ModelStore.open(tmp_path / "store")
+    entry = install_default(store)  # assembled from the package the first time
+    target = entry.resolved_path()
+    data = bytearray(target.read_bytes())
+    data[-1] ^= 0xFF  # same size, altered
+    target.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="does not match the manifest") as caught:
+        install_default(store)
+    assert str(target) in str(caught.value) and "concord models install-default" in str(
+        caught.value)
+    assert main(["demo", "--patients", "1"]) == 1  # the demo refuses it too, in one line
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"concord: error: {target}: SHA-256 does not match"), err
+    assert sha256_file(target) != default_model.DEFAULT_MODEL_SHA256  # left for inspection
+    assert main(["models", "install-default"]) == 0  # the administrator restores it
+    assert sha256_file(target) == default_model.DEFAULT_MODEL_SHA256

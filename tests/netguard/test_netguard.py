@@ -1,6 +1,7 @@
 """The network guard: internet sockets are refused before any packet; configured servers
-are allowed; no model hub library is installed; a record full of URLs causes no network
-attempt; and the application works with no network at all (`unshare -rn`)."""
+are allowed; every command and the desktop app install it first, and so does the test
+suite (tests/conftest.py); no model hub library is installed; a record full of URLs causes
+no network attempt; and the application works with no network at all (`unshare -rn`)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ import importlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from concord import paths
+from concord import netguard, paths
 from concord.cli import main
 from concord.llm.scripted import ScriptedRuntime
 from concord.netguard import parse_server
@@ -29,8 +33,8 @@ CHILD_TIMEOUT = 120
 
 
 def run_child(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`code` in a fresh interpreter: the audit hook cannot be removed, so it is never
-    installed in the test process itself."""
+    """`code` in a fresh interpreter, to see the guard from its installation on (in the
+    test process it is already installed, and an audit hook cannot be removed)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                           text=True, timeout=CHILD_TIMEOUT, env=full_env)
@@ -69,6 +73,51 @@ def test_internet_connection_is_refused_before_any_packet():
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:4] == ["REFUSED True", "REFUSED True", "LOOKUP REFUSED",
                                              "reached []"], result.stdout
+
+
+def test_the_whole_test_suite_runs_behind_the_guard():
+    assert netguard.guard_installed()
+    for family, address in ((socket.AF_INET, ("93.184.216.34", 80)),
+                            (socket.AF_INET6, ("2606:2800:220:1::1", 443))):
+        with socket.socket(family, socket.SOCK_STREAM) as s, \
+                pytest.raises(PermissionError, match="network guard"):
+            s.connect(address)
+    with pytest.raises(urllib.error.URLError, match="network guard"):
+        urllib.request.urlopen("http://example.org/", timeout=5)  # the lookup is refused
+    with pytest.raises(PermissionError, match="network guard"):  # loopback too, unless listed
+        socket.create_connection(("127.0.0.1", 9), timeout=5)
+
+
+def test_every_command_installs_the_guard_first():
+    result = run_child("""
+        import socket
+        from concord import netguard
+        from concord.cli import main
+        assert not netguard.guard_installed()
+        code = main(["cases", "--json"])
+        s = socket.socket()
+        try:
+            s.connect(("93.184.216.34", 80))
+        except PermissionError:
+            print("REFUSED", code, netguard.guard_installed())
+    """, env={"CONCORD_LLAMA_SERVERS": ""})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-3:] == ["REFUSED", "0", "True"], result.stdout
+
+
+def test_the_desktop_app_installs_the_guard_before_qt_starts():
+    pytest.importorskip("PySide6")
+    result = run_child("""
+        from concord import netguard
+        from concord.ui import app
+        def stop_here():
+            print("GUARD", netguard.guard_installed())
+            raise SystemExit(0)
+        app._check_qt_binding = stop_here
+        app.run_app()
+    """, env={"CONCORD_LLAMA_SERVERS": "", "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "GUARD True"
 
 
 def loopback_works() -> bool:

@@ -1,7 +1,9 @@
 """`concord` command line: a thin layer over the core.
 
-Each command module registers its subcommands; `main` turns a ConcordError into one line on
-stderr and a non-zero exit, and never shows a traceback for a problem the user can fix.
+Each command module registers its subcommands; `main` installs the network guard before
+anything else runs (no internet socket except to the llama.cpp servers the administrator
+configured), turns a ConcordError into one line on stderr and a non-zero exit, and never
+shows a traceback for a problem the user can fix.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from importlib import import_module
 
 from concord import __version__
 from concord.errors import ConcordError
+from concord.netguard import install_network_guard
 
 COMMAND_MODULES = (
     "concord.cli.records",
@@ -22,12 +25,12 @@ COMMAND_MODULES = (
     "concord.cli.admin",
     "concord.cli.signing",
     "concord.cli.gui",
+    "concord.cli.batch",
 )
 OPTIONAL_COMMAND_MODULES = (
     "concord.cli.astrid",
     "concord.cli.eval",
     "concord.cli.bench",
-    "concord.cli.batch",
     "concord.cli.backup",
 )
 EXIT_ERROR = 1
@@ -54,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    install_network_guard()  # allow-list: CONCORD_HOME/servers.json and CONCORD_LLAMA_SERVERS
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -60,7 +60,8 @@ def server_list(text: str | None) -> list[str]:
 def cmd_batch(args: argparse.Namespace) -> int:
     urls = server_list(args.servers)
     svc = services()
-    settings = PanelSettings(judges=args.judges, max_specialists=args.max_specialists)
+    settings = PanelSettings(judges=args.judges, max_specialists=args.max_specialists,
+                             operation=getattr(args, "operation", None))
     report = None
     for event in run_batch(args.directory, urls, svc=svc, user=current_user(args),
                            settings=settings, queue_size=args.queue_size, model=args.model,
@@ -90,12 +91,21 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def run_batch_if_asked(args: argparse.Namespace) -> int | None:
     """`concord run --batch DIR --servers ...` delegates here: the exit code when --batch
-    was given, None for an ordinary single-record run."""
-    if getattr(args, "batch", None) is None:
+    was given, None for an ordinary single-record run (which takes no --servers)."""
+    if args.batch is None:
         if not args.target:
             raise InputError("give a PATH|RECORD_ID, or --batch DIR --servers URL,URL")
+        given = [flag for flag, used in (
+            ("--servers", args.servers is not None),
+            ("--queue-size", args.queue_size != DEFAULT_QUEUE_SIZE),
+            ("--timeout", args.timeout != DEFAULT_TIMEOUT),
+            ("--max-tokens", args.max_tokens is not None),
+        ) if used]
+        if given:
+            raise InputError(f"{', '.join(given)}: only for a folder of records; add --batch DIR")
         return None
     if args.target:
-        raise InputError("give either PATH|RECORD_ID or --batch DIR, not both")
+        raise InputError("give either PATH|RECORD_ID or --batch DIR, not both",
+                         subject=args.target)
     args.directory = args.batch
     return cmd_batch(args)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.cli._tables import case_summary, table
+from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.domain import CaseStatus, Record
 from concord.judge.targets import case_targets
 from concord.pipeline import PanelSettings, run_panel
@@ -17,8 +18,12 @@ from concord.store import export_labels_csv, export_labels_jsonl
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the agent panel and adjudication on a record")
-    p.add_argument("target", metavar="PATH|RECORD_ID")
+    p = sub.add_parser("run", help="run the agent panel and adjudication on a record, or on "
+                                   "a folder of records over llama.cpp servers (--batch)")
+    p.add_argument("target", metavar="PATH|RECORD_ID", nargs="?")
+    p.add_argument("--batch", type=Path, metavar="DIR",
+                   help="every record file in DIR, spread over --servers (no PATH|RECORD_ID)")
+    add_batch_options(p)
     p.add_argument("--model", help="registered model name or GGUF path (default model if omitted)")
     p.add_argument("--judges", type=int, default=1, help="judge runs proposing matches (0 = none)")
     p.add_argument("--max-specialists", type=int, default=4)
@@ -96,6 +101,9 @@ def case_json(svc: Services, case_id: str) -> dict:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    batch_exit = run_batch_if_asked(args)
+    if batch_exit is not None:
+        return batch_exit
     svc = services()
     user = current_user(args)
     record = resolve_record(svc, args.target, user)

@@ -85,7 +85,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_install_default(args: argparse.Namespace) -> int:
-    entry = install_default(services().models)
+    entry = install_default(services().models, replace_altered=True)
     if args.json:
         emit_json(_row(entry))
     else:

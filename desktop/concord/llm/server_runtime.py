@@ -1,12 +1,32 @@
-"""A runtime that asks llama.cpp's OpenAI-compatible HTTP server (llama-server, or
-`python -m llama_cpp.server`) instead of loading a model in this process.
+"""A runtime over llama.cpp's HTTP servers on the hospital network, instead of a model
+loaded in this process: `llama-server` (llama.cpp's own server) or `python -m
+llama_cpp.server` (llama-cpp-python's server extra). Standard library HTTP only.
 
-The request is `/v1/chat/completions` with one user message, `prefix + prompt` (the same
-text the in-process runtime wraps in the model's chat template; the server applies the
-template it read from the GGUF). A JSON schema goes as `response_format: {"type":
-"json_object", "schema": ...}`, which both servers turn into a grammar. Prefix reuse is
-the server's own prompt cache.
+The prompt is the in-process runtime's: `template head + prefix + prompt + template
+tail`, with the model's chat template split around one user turn, and the patient record
+kept as data. The template comes from the registered GGUF when its file is on this
+workstation (`registered_template`), so a server run and an in-process run of the same
+model see the same prompt; otherwise from the server, where it can tell.
 
+Each server is asked once which kind it is (`GET /props`: llama-server answers, the
+Python server says 404):
+
+- **llama-server** (preferred): the record block and the agent prompt are tokenized by the
+  server with special-token parsing OFF (`/tokenize`, `parse_special: false`) and sent to
+  `/completion` as token ids between the template's head and tail text, so a record that
+  contains `<end_of_turn>` cannot forge a chat turn. `cache_prompt` reuses the shared
+  record prefix and the answer says whether it did (`timings.cache_n`). A prompt longer
+  than the server's context is refused here, with the token counts.
+- **llama_cpp.server** takes text only and parses special tokens in it. So every `<` or
+  `[` that opens a word in the record and the prompt is followed by an invisible WORD
+  JOINER (U+2060) first: no control token can match any more (all of them start with `<`
+  or `[`; a test checks each of the default model's 6,250). With the template known, the
+  text goes to `/v1/completions` with the JSON schema as a GBNF grammar; without it, to
+  `/v1/chat/completions` as one user message (the server applies the template it has).
+  Its prompt cache is not reported: `prefix_reused` is False.
+
+Sampling matches the in-process runtime: greedy at temperature 0, else top-k
+(`SAMPLING_TOP_K`) with the request's seed, and no top-p, min-p or repeat penalty.
 `max_tokens_cap` bounds every request (quick smoke runs; a capped brief may come back
 FAILED as cut off).
 
@@ -22,24 +42,45 @@ records the model id each server reports.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
+import re
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from concord.errors import ModelError
+from concord.llm.chat_template import TemplateSplit, split_chat_template
+from concord.llm.gguf_meta import read_gguf_metadata
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest
+from concord.llm.sampling import SAMPLING_TOP_K
+from concord.llm.store import ModelEntry, verify_file
 from concord.netguard import parse_server
 
 DEFAULT_TIMEOUT = 600.0  # seconds for one completion on a busy CPU server
+PROBE_TIMEOUT = 30.0  # seconds for /props and /v1/models
 DOWN_SECONDS = 30.0  # a failed server is skipped this long (unless all are down)
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+HTTP_NOT_FOUND = 404
 MAX_ERROR_TEXT = 200
+TOKENIZED_PREFIXES = 4  # record prefixes whose server-side tokens are kept, per server
+WORD_JOINER = "\u2060"
+_TAG_START = re.compile(r"([<\[])(?=[^\s\d<\[])")
+_TEMPLATE_KEYS = ("tokenizer.chat_template", "tokenizer.ggml.tokens",
+                  "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id")
+
+
+class ServerKind:
+    """Which of llama.cpp's two servers answers at a URL (see the module doc)."""
+
+    LLAMA_SERVER = "llama-server"
+    LLAMA_CPP_PYTHON = "llama_cpp.server"
 
 
 @dataclass(frozen=True)
@@ -52,10 +93,28 @@ class ServedRequest:
     completion_tokens: int
     seconds: float
     failed_over_from: tuple[str, ...] = ()
+    prefix_reused: bool = False
+
+
+@dataclass(frozen=True)
+class _Server:
+    """What a server told us once."""
+
+    kind: str
+    template: TemplateSplit | None  # None: not known (llama_cpp.server, model not here)
+    n_ctx: int | None
 
 
 class ServerUnavailable(ModelError):
     """A server could not answer (connection refused or reset, timeout, 5xx)."""
+
+
+class RequestRefused(ModelError):
+    """A server answered with an HTTP error that another server would repeat (4xx)."""
+
+    def __init__(self, problem: str, *, subject: str, status: int) -> None:
+        super().__init__(problem, subject=subject)
+        self.status = status
 
 
 def normalise_url(url: str) -> str:
@@ -63,6 +122,34 @@ def normalise_url(url: str) -> str:
     scheme = "https" if url.strip().lower().startswith("https://") else "http"
     host_text = f"[{host}]" if ":" in host else host
     return f"{scheme}://{host_text}:{port}"
+
+
+def break_special_tokens(text: str) -> str:
+    """`text` with a WORD JOINER after every `<` or `[` that opens a word, so a server that
+    parses special tokens in text cannot read a control token (`<end_of_turn>`,
+    `<|im_start|>`, `[INST]`) out of it. `<3.5` and `[ 1 ]` are left alone."""
+    return _TAG_START.sub(r"\1" + WORD_JOINER, text)
+
+
+def registered_template(entry: ModelEntry) -> TemplateSplit | None:
+    """The chat-template split of a registered GGUF, exactly as the in-process runtime
+    makes it, when the file is on this workstation (its hash is checked first); None when
+    it is not (a model kept on the GPU server only)."""
+    path = entry.resolved_path()
+    if not path.is_file():
+        return None
+    verify_file(path, size=entry.size, sha256=entry.sha256)
+    meta = read_gguf_metadata(path, keys=_TEMPLATE_KEYS)
+    tokens = meta.get("tokenizer.ggml.tokens") or []
+
+    def token_text(key: str) -> str:
+        index = meta.get(key)
+        return str(tokens[index]) if isinstance(index, int) and 0 <= index < len(tokens) else ""
+
+    return split_chat_template(
+        meta.get("tokenizer.chat_template"), bos_token=token_text("tokenizer.ggml.bos_token_id"),
+        eos_token=token_text("tokenizer.ggml.eos_token_id"), subject=entry.name,
+    )
 
 
 class LlamaServerRuntime:
@@ -74,6 +161,7 @@ class LlamaServerRuntime:
         *,
         model_name: str = "llama-server",
         model_sha256: str = "0" * 64,
+        template: TemplateSplit | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         down_seconds: float = DOWN_SECONDS,
         max_tokens_cap: int | None = None,
@@ -83,18 +171,22 @@ class LlamaServerRuntime:
         self.urls = [normalise_url(u) for u in urls]
         self.model_name = model_name
         self.model_sha256 = model_sha256
+        self.template = template  # None: ask each server (llama-server only can tell)
         self.timeout = timeout
         self.down_seconds = down_seconds
         self.label = ""  # set by the caller (e.g. the agent being run) for the log
         self.log: list[ServedRequest] = []
         self.max_tokens_cap = max_tokens_cap
         self._down_until: dict[str, float] = {}
+        self._servers: dict[str, _Server] = {}
+        self._prefix_tokens: dict[str, OrderedDict[str, list[int]]] = {}
+        self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
         # Straight to the server: an http_proxy in the environment must not reroute
         # patient text through a proxy.
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
-    # -- servers -------------------------------------------------------------------------
+    # -- HTTP ----------------------------------------------------------------------------
 
     def _order(self) -> list[str]:
         now = time.monotonic()
@@ -110,20 +202,26 @@ class LlamaServerRuntime:
             url + path, data=json.dumps(payload).encode("utf-8"), method="POST",
             headers={"Content-Type": "application/json"},
         )
-        return self._open(url, request)
+        return self._open(url, request, self.timeout)
 
-    def _open(self, url: str, request: urllib.request.Request) -> dict[str, Any]:
+    def _get(self, url: str, path: str) -> dict[str, Any]:
+        return self._open(url, urllib.request.Request(url + path),
+                          min(self.timeout, PROBE_TIMEOUT))
+
+    def _open(self, url: str, request: urllib.request.Request, timeout: float
+              ) -> dict[str, Any]:
         try:
-            with self._opener.open(request, timeout=self.timeout) as response:
+            with self._opener.open(request, timeout=timeout) as response:
                 body = response.read()
         except urllib.error.HTTPError as exc:
             text = exc.read().decode("utf-8", "replace")[:MAX_ERROR_TEXT]
             if exc.code in RETRYABLE_STATUS:
                 raise ServerUnavailable(f"HTTP {exc.code}: {text}", subject=url) from exc
-            raise ModelError(f"server refused the request (HTTP {exc.code}): {text}",
-                             subject=url) from exc
+            raise RequestRefused(f"server refused the request (HTTP {exc.code}): {text}",
+                                 subject=url, status=exc.code) from exc
         except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-            # OSError covers refused and reset connections and timeouts.
+            # OSError covers refused and reset connections, timeouts, and the network
+            # guard refusing an address the administrator did not configure.
             reason = getattr(exc, "reason", None) or exc
             raise ServerUnavailable(f"server unavailable: {reason}", subject=url) from exc
         try:
@@ -139,42 +237,182 @@ class LlamaServerRuntime:
         found: dict[str, str] = {}
         for url in self.urls:
             try:
-                data = self._open(url, urllib.request.Request(url + "/v1/models"))
-                found[url] = str(data["data"][0]["id"])
+                found[url] = str(self._get(url, "/v1/models")["data"][0]["id"])
             except (ModelError, KeyError, IndexError, TypeError):
                 continue
         return found
 
-    # -- generation ----------------------------------------------------------------------
+    # -- what kind of server -------------------------------------------------------------
 
-    def _payload(self, request: GenerationRequest) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "messages": [{"role": "user", "content": request.prefix + request.prompt}],
-            "max_tokens": min(request.max_tokens, self.max_tokens_cap or request.max_tokens),
-            "temperature": request.temperature,
-            "seed": request.seed,
-            "stream": False,
+    def _server(self, url: str) -> _Server:
+        """What `url` is (asked once per server, again after it failed)."""
+        known = self._servers.get(url)
+        if known is not None:
+            return known
+        try:
+            props = self._get(url, "/props")
+        except RequestRefused as exc:
+            if exc.status != HTTP_NOT_FOUND:
+                raise
+            props = {}
+        if "chat_template" in props or "default_generation_settings" in props:
+            settings = props.get("default_generation_settings")
+            n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+            template = self.template if self.template is not None else split_chat_template(
+                props.get("chat_template") or None,
+                bos_token=str(props.get("bos_token") or ""),
+                eos_token=str(props.get("eos_token") or ""), subject=url,
+            )
+            server = _Server(ServerKind.LLAMA_SERVER, template,
+                             n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None)
+        else:
+            server = _Server(ServerKind.LLAMA_CPP_PYTHON, self.template, None)
+        self._servers[url] = server
+        return server
+
+    def server_kind(self, url: str) -> str:
+        return self._server(normalise_url(url)).kind
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _sampling(self, request: GenerationRequest) -> dict[str, Any]:
+        """The in-process runtime's sampling, in both servers' parameter names."""
+        return {
+            "temperature": request.temperature, "seed": request.seed,
+            "top_k": 1 if request.temperature <= 0.0 else SAMPLING_TOP_K,
+            "top_p": 1.0, "min_p": 0.0, "repeat_penalty": 1.0, "stream": False,
         }
-        if request.temperature == 0.0:
-            payload["top_k"] = 1  # greedy on both servers
+
+    def _max_tokens(self, request: GenerationRequest) -> int:
+        return min(request.max_tokens, self.max_tokens_cap or request.max_tokens)
+
+    def _tokens(self, url: str, text: str) -> list[int]:
+        """`text` tokenized by the server as data: no special tokens, no BOS."""
+        if not text:
+            return []
+        data = self._post(url, "/tokenize",
+                          {"content": text, "add_special": False, "parse_special": False})
+        try:
+            return [int(t) for t in data["tokens"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ServerUnavailable("/tokenize reply has no token list", subject=url) from exc
+
+    def _prefix(self, url: str, prefix: str) -> list[int]:
+        """The record block's tokens; the same block is tokenized once per server."""
+        key = hashlib.sha256(prefix.encode("utf-8")).hexdigest()
+        cache = self._prefix_tokens.setdefault(url, OrderedDict())
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        tokens = self._tokens(url, prefix)
+        cache[key] = tokens
+        while len(cache) > TOKENIZED_PREFIXES:
+            cache.popitem(last=False)
+        return tokens
+
+    def _grammar(self, schema: dict[str, Any]) -> str:
+        """The JSON schema as GBNF, converted as the in-process runtime converts it."""
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            from concord.llm.llama_cpp_runtime import strict_json_chars
+
+            try:
+                from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+                grammar = json_schema_to_gbnf(json.dumps(schema))
+            except Exception as exc:  # ImportError, or the converter's bare Exceptions
+                raise ModelError(f"cannot turn the JSON schema into a grammar: {exc}",
+                                 subject=self.model_name) from exc
+            self._grammars[key] = strict_json_chars(grammar)
+        return self._grammars[key]
+
+    def _on_llama_server(self, url: str, server: _Server, request: GenerationRequest
+                         ) -> Generation:
+        assert server.template is not None
+        started = time.perf_counter()
+        data_tokens = self._prefix(url, request.prefix) + self._tokens(url, request.prompt)
+        n_predict = self._max_tokens(request)
+        if server.n_ctx is not None and len(data_tokens) + n_predict > server.n_ctx:
+            raise ModelError(
+                f"the record is too long for the server's context: {len(data_tokens)} prompt "
+                f"tokens + {n_predict} output tokens > n_ctx {server.n_ctx}; start the server "
+                "with a larger context (-c) or shorten the record", subject=url,
+            )
+        # A string first: the server adds BOS before it, as the in-process runtime does.
+        prompt: list[Any] = [server.template.head, *data_tokens]
+        if server.template.tail:
+            prompt.append(server.template.tail)
+        payload = {"prompt": prompt, "n_predict": n_predict, "cache_prompt": True,
+                   **self._sampling(request)}
         if request.schema is not None:
-            payload["response_format"] = {"type": "json_object", "schema": request.schema}
-        return payload
+            payload["json_schema"] = request.schema
+        answer = self._post(url, "/completion", payload)
+        if not isinstance(answer.get("content"), str):
+            raise ServerUnavailable("reply has no completion text", subject=url)
+        timings = answer.get("timings") or {}
+        cached = int(timings.get("cache_n", answer.get("tokens_cached", 0)) or 0)
+        limited = answer.get("stopped_limit") or answer.get("stop_type") == "limit"
+        prompt_ms = timings.get("prompt_ms")
+        return Generation(
+            text=answer["content"],
+            prompt_tokens=int(answer.get("tokens_evaluated") or len(data_tokens)),
+            completion_tokens=int(answer.get("tokens_predicted", 0)),
+            seconds=time.perf_counter() - started,
+            prefix_reused=cached > 0,
+            finish_reason=FinishReason.LENGTH if limited else FinishReason.STOP,
+            prompt_seconds=float(prompt_ms) / 1000.0 if prompt_ms else 0.0,
+        )
+
+    def _on_llama_cpp_python(self, url: str, server: _Server, request: GenerationRequest
+                             ) -> Generation:
+        started = time.perf_counter()
+        text = break_special_tokens(request.prefix) + break_special_tokens(request.prompt)
+        payload = {"max_tokens": self._max_tokens(request), **self._sampling(request)}
+        if server.template is not None:
+            payload["prompt"] = server.template.wrap(text, "")
+            if request.schema is not None:
+                payload["grammar"] = self._grammar(request.schema)
+            path = "/v1/completions"
+        else:
+            payload["messages"] = [{"role": "user", "content": text}]
+            if request.schema is not None:
+                payload["response_format"] = {"type": "json_object", "schema": request.schema}
+            path = "/v1/chat/completions"
+        data = self._post(url, path, payload)
+        try:
+            choice = data["choices"][0]
+            content = choice["text"] if server.template else choice["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ServerUnavailable(f"reply to {path} has no text", subject=url) from exc
+        usage = data.get("usage") or {}
+        return Generation(
+            text=content or "",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            seconds=time.perf_counter() - started,
+            prefix_reused=False,  # the server's prompt cache is not reported
+            finish_reason=(FinishReason.LENGTH if choice.get("finish_reason") == "length"
+                           else FinishReason.STOP),
+        )
+
+    def _generate_on(self, url: str, request: GenerationRequest) -> Generation:
+        server = self._server(url)
+        if server.kind == ServerKind.LLAMA_SERVER:
+            return self._on_llama_server(url, server, request)
+        return self._on_llama_cpp_python(url, server, request)
 
     def generate(self, request: GenerationRequest) -> Generation:
-        payload = self._payload(request)
         failed: list[str] = []
         errors: list[str] = []
         with self._lock:
             order = self._order()
         for url in order:
-            started = time.perf_counter()
             try:
-                data = self._post(url, "/v1/chat/completions", payload)
-                generation = self._generation(url, data, time.perf_counter() - started)
+                generation = self._generate_on(url, request)
             except ServerUnavailable as exc:
                 with self._lock:
                     self.mark_down(url)
+                    self._servers.pop(url, None)  # it may come back as another server
                 failed.append(url)
                 errors.append(exc.one_line())
                 continue
@@ -183,28 +421,13 @@ class LlamaServerRuntime:
                     server=url, label=self.label, prompt_tokens=generation.prompt_tokens,
                     completion_tokens=generation.completion_tokens,
                     seconds=round(generation.seconds, 3), failed_over_from=tuple(failed),
+                    prefix_reused=generation.prefix_reused,
                 ))
             return generation
         raise ModelError("no llama.cpp server could answer: " + "; ".join(errors),
                          subject=self.model_name)
 
-    def _generation(self, url: str, data: dict[str, Any], seconds: float) -> Generation:
-        try:
-            choice = data["choices"][0]
-            text = choice["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError) as exc:
-            raise ServerUnavailable("reply has no choices[0].message.content",
-                                    subject=url) from exc
-        usage = data.get("usage") or {}
-        finish = choice.get("finish_reason") or FinishReason.STOP
-        return Generation(
-            text=text,
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-            seconds=seconds,
-            prefix_reused=False,  # the server's prompt cache is not reported
-            finish_reason=FinishReason.LENGTH if finish == "length" else FinishReason.STOP,
-        )
-
     def close(self) -> None:
         """Nothing to release: each request is its own HTTP connection."""
+        self._servers.clear()
+        self._prefix_tokens.clear()

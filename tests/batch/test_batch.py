@@ -1,5 +1,5 @@
-"""The llama.cpp server runtime (fail-over) and `concord batch`, against loopback servers
-that answer like llama.cpp's OpenAI-compatible server (scripted: no model needed)."""
+"""Batch evaluation over llama.cpp servers (`concord batch`, `concord run --batch`), against
+loopback servers that answer like llama.cpp's (scripted: no model needed)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from concord import netguard
 from concord.batch import run_batch
-from concord.errors import ModelError
-from concord.llm.runtime import GenerationRequest
-from concord.llm.server_runtime import LlamaServerRuntime
+from concord.cli import main
 from concord.pipeline import PanelSettings
 from concord.services import Services
-
-from .conftest import free_port
-from .fake_server import FakeLlamaServer
-
-REQUEST = GenerationRequest(prefix="L1: potassium 6.3\n", prompt="TASK FOR THE RENAL\n",
-                            schema={"properties": {"operation": {}}})
+from llm.fake_llama_server import LLAMA_SERVER, FakeLlamaServer
 
 
 def write_records(directory: Path, n: int) -> Path:
@@ -35,48 +27,6 @@ def write_records(directory: Path, n: int) -> Path:
                            f"Clinic note {i}.\nPotassium 6.{i} mmol/L, eGFR 22.\n"
                            "Takes ramipril 10 mg.\n"}]}))
     return directory
-
-
-def test_a_failed_request_is_retried_on_the_next_server(fake_servers):
-    broken, good = FakeLlamaServer(status=500), FakeLlamaServer()
-    fake_servers += [broken, good]
-    refused = f"http://127.0.0.1:{free_port()}"
-    netguard.allow([refused])  # nothing listens there: refused by the OS, not the guard
-    runtime = LlamaServerRuntime([refused, broken.url, good.url])
-    runtime.label = "renal"
-    generation = runtime.generate(REQUEST)
-    assert json.loads(generation.text)["operation"]
-    first = runtime.log[-1]
-    assert first.server == good.url and first.label == "renal"
-    assert first.failed_over_from == (refused, broken.url)
-    runtime.generate(REQUEST)  # the failed servers are now skipped while down
-    assert runtime.log[-1].failed_over_from == () and len(broken.requests) == 1
-    assert good.requests[0]["response_format"]["type"] == "json_object"
-
-
-def test_a_refused_request_is_not_retried(fake_servers):
-    bad_request, good = FakeLlamaServer(status=400), FakeLlamaServer()
-    fake_servers += [bad_request, good]
-    runtime = LlamaServerRuntime([bad_request.url, good.url])
-    with pytest.raises(ModelError, match="HTTP 400"):
-        runtime.generate(REQUEST)
-    assert good.requests == []
-
-
-def test_no_server_answering_is_a_clear_error():
-    urls = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
-    netguard.allow(urls)
-    with pytest.raises(ModelError, match="no llama.cpp server could answer"):
-        LlamaServerRuntime(urls, timeout=5).generate(REQUEST)
-
-
-def test_a_proxy_in_the_environment_is_not_used(fake_servers, monkeypatch):
-    good = FakeLlamaServer()
-    fake_servers.append(good)
-    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{free_port()}")
-    monkeypatch.setenv("no_proxy", "")
-    LlamaServerRuntime([good.url]).generate(REQUEST)
-    assert len(good.requests) == 1
 
 
 def test_batch_survives_a_server_stopping_midway(fake_servers, tmp_path):
@@ -109,6 +59,23 @@ def test_batch_survives_a_server_stopping_midway(fake_servers, tmp_path):
     assert all(r["server"] == second.url for r in retried)
     late = cases[-1].meta["batch"]["requests"]
     assert all(r["server"] == second.url for r in late)
+    svc.close()
+
+
+def test_batch_over_llama_server_reuses_the_record_prefix(fake_servers, tmp_path):
+    server = FakeLlamaServer(kind=LLAMA_SERVER)
+    fake_servers.append(server)
+    folder = write_records(tmp_path / "records", 2)
+    svc = Services()
+    report = list(run_batch(folder, [server.url], svc=svc, user="tester",
+                            settings=PanelSettings(judges=0, max_specialists=1)))[-1].report
+    assert report is not None and report.ok and len(report.saved) == 2, report.failed
+    case = svc.repo.get_case(report.saved[0][1])
+    assert {b.agent for b in case.briefs} >= {"anaesthetist", "renal"}
+    requests = case.meta["batch"]["requests"]
+    assert all(r["server"] == server.url for r in requests)
+    assert [r["prefix_reused"] for r in requests] == [False] + [True] * (len(requests) - 1)
+    assert {path for path, _ in server.calls} == {"/tokenize", "/completion"}
     svc.close()
 
 
@@ -146,3 +113,48 @@ def test_cli_batch_needs_an_administrator_configured_server(fake_servers, tmp_pa
     result = json.loads(done.stdout)
     assert len(result["saved"]) == 2 and result["failed"] == []
     assert result["requests_by_server"][server.url] >= 2
+
+
+def test_run_batch_spreads_a_folder_over_the_servers(fake_servers, tmp_path, concord_home,
+                                                     capsys):
+    servers = [FakeLlamaServer(), FakeLlamaServer(kind=LLAMA_SERVER)]
+    fake_servers += servers
+    (concord_home / "servers.json").write_text(json.dumps({"servers": [s.url for s in servers]}))
+    folder = write_records(tmp_path / "records", 4)
+    code = main(["run", "--batch", str(folder), "--servers", ",".join(s.url for s in servers),
+                 "--judges", "0", "--max-specialists", "1", "--queue-size", "1", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    result = json.loads(captured.out)
+    assert sorted(Path(s["path"]).name for s in result["saved"]) == [f"r{i}.json" for i in range(4)]
+    # the operation is in each record: no surgeon; the anaesthetist and one specialist
+    assert sum(result["requests_by_server"].values()) >= 4 * 2
+    listed = json.loads((main(["cases", "--json"]), capsys.readouterr().out)[1])["cases"]
+    assert len(listed) == 4
+
+
+@pytest.mark.parametrize(("args", "problem"), [
+    (["run"], "give a PATH|RECORD_ID, or --batch DIR --servers URL,URL"),
+    (["run", "--batch", "{folder}"], "give the llama.cpp servers with --servers URL,URL"),
+    (["run", "x.txt", "--batch", "{folder}", "--servers", "http://127.0.0.1:1"],
+     "x.txt: give either PATH|RECORD_ID or --batch DIR, not both"),
+    (["run", "x.txt", "--servers", "http://127.0.0.1:1", "--max-tokens", "8"],
+     "--servers, --max-tokens: only for a folder of records; add --batch DIR"),
+    (["run", "--batch", "{folder}/missing", "--servers", "http://127.0.0.1:1"],
+     "not an administrator-configured llama.cpp server"),
+])
+def test_run_batch_bad_input_is_one_clear_line(args, problem, tmp_path, capsys):
+    folder = write_records(tmp_path / "records", 1)
+    code = main([a.replace("{folder}", str(folder)) for a in args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and err[-1].startswith("concord: error: ") and problem in err[-1], err
+
+
+def test_run_batch_names_a_folder_that_is_not_there(fake_servers, tmp_path, capsys,
+                                                    monkeypatch):
+    server = FakeLlamaServer()
+    fake_servers.append(server)
+    monkeypatch.setenv("CONCORD_LLAMA_SERVERS", server.url)
+    code = main(["run", "--batch", str(tmp_path / "missing"), "--servers", server.url])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and err[-1] == f"concord: error: {tmp_path / 'missing'}: not a folder"
