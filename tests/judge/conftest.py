@@ -81,7 +81,9 @@ def record() -> Record:
     )
 
 
-def evidence_for(record: Record, eid: str, quote: str, *, verified: bool = True) -> VerifiedEvidence:
+def evidence_for(
+    record: Record, eid: str, quote: str, *, verified: bool = True
+) -> VerifiedEvidence:
     doc = record.documents[0]
     start = doc.text.find(quote)
     if verified:
@@ -97,7 +99,9 @@ def evidence_for(record: Record, eid: str, quote: str, *, verified: bool = True)
     )
 
 
-def item(section: BriefSection, rank: int, text: str, cites: tuple[str, ...] = ("E1",)) -> BriefItem:
+def item(
+    section: BriefSection, rank: int, text: str, cites: tuple[str, ...] = ("E1",)
+) -> BriefItem:
     return BriefItem(item_id=f"{section.value}.{rank}", section=section, rank=rank, text=text,
                      cites=cites)
 
