@@ -1,5 +1,6 @@
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,25 @@ def test_modified_file_is_refused_even_after_a_cached_check(tmp_path: Path) -> N
     with pytest.raises(ModelError) as info:
         store.verify(entry)
     assert "toy.gguf" in str(info.value) and "refusing to load" in str(info.value)
+
+
+def test_altered_file_with_size_and_mtime_restored_is_refused(tmp_path: Path) -> None:
+    """Someone who alters a verified model and sets its modification time back must not
+    get past the per-process hash cache (its key includes the change time and inode)."""
+    store = ModelStore.open(tmp_path)
+    path = write_fake_gguf(tmp_path / "toy.gguf")
+    entry = store.add(path, "agent")
+    store.verify(entry)
+    before = path.stat()
+    time.sleep(0.05)  # let the file system's coarse clock tick past the creation time
+    with open(path, "r+b") as handle:
+        handle.seek(-10, os.SEEK_END)
+        handle.write(b"\x01")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    with pytest.raises(ModelError, match="refusing to load"):
+        store.verify(entry)
 
 
 def test_missing_file_and_bad_manifest(tmp_path: Path) -> None:

@@ -15,13 +15,16 @@ _lock = threading.Lock()
 
 
 def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of `path`; a file unchanged since the last call (same size and mtime_ns)
-    is not read again."""
+    """Hex SHA-256 of `path`; a file unchanged since the last call is not read again.
+
+    "Unchanged" includes the inode and the change time (ctime), which every write and every
+    timestamp reset moves and which user space cannot set back: an altered file whose size
+    and modification time were restored is hashed again, and refused."""
     try:
         stat = path.stat()
     except OSError as exc:
         raise ModelError(f"model file is missing: {exc.strerror or exc}", subject=path) from exc
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     with _lock:
         cached = _cache.get(key)
     if cached is not None:
