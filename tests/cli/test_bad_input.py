@@ -148,3 +148,17 @@ def test_scripted_runtime_output_that_never_fits_becomes_a_failed_brief(tmp_path
     assert brief.attempts >= 2 and brief.raw_output
 
 
+
+
+@pytest.mark.parametrize("supported", [False, True])
+def test_gpu_layers_without_a_gpu_build_are_a_warning(tmp_path, capsys, monkeypatch, supported):
+    import concord.llm.llama_cpp_runtime as llama_runtime
+
+    monkeypatch.setenv("CONCORD_MODELS", str(tmp_path / "store"))
+    monkeypatch.setattr(llama_runtime, "gpu_offload_supported", lambda: supported)
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF" + b"\x00" * 64)
+    assert main(["models", "add", str(gguf), "--role", "agent", "--name", "tiny",
+                 "--n-ctx", "512", "--n-gpu-layers", "-1"]) == 0
+    err = capsys.readouterr().err
+    assert ("built without GPU support" in err) is not supported

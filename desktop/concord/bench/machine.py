@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from concord.llm.llama_cpp_runtime import DEFAULT_N_BATCH, default_threads
+from concord.llm.llama_cpp_runtime import (
+    DEFAULT_N_BATCH,
+    default_threads,
+    gpu_offload_supported,
+)
 from concord.llm.runtime import Runtime
 from concord.llm.store import ModelEntry
-
-
-def gpu_offload_supported() -> bool | None:
-    """Whether the installed llama-cpp-python was built with GPU support (None: unknown)."""
-    try:
-        import llama_cpp
-    except ImportError:
-        return None
-    probe = getattr(llama_cpp, "llama_supports_gpu_offload", None)
-    return bool(probe()) if probe is not None else None
 
 
 def runtime_settings(entry: ModelEntry, runtime: Runtime) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from concord.cli._common import add_json_flag, emit_json, services
@@ -62,6 +63,12 @@ def cmd_add(args: argparse.Namespace) -> int:
         args.path, args.role, name=args.name, n_ctx=args.n_ctx, licence=args.licence,
         n_gpu_layers=args.n_gpu_layers, make_default=args.default,
     )
+    from concord.llm.llama_cpp_runtime import gpu_offload_supported
+
+    if entry.n_gpu_layers and gpu_offload_supported() is False:
+        print(f"concord: warning: {entry.name}: n_gpu_layers={entry.n_gpu_layers}, but this "
+              "llama-cpp-python was built without GPU support; every layer will run on the "
+              "CPU", file=sys.stderr)
     if args.json:
         emit_json(_row(entry))
     else:

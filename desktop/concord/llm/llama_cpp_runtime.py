@@ -47,6 +47,16 @@ def strict_json_chars(grammar: str) -> str:
     return grammar.replace(_LOOSE_CHAR, _STRICT_CHAR)
 
 
+def gpu_offload_supported() -> bool | None:
+    """Whether the installed llama-cpp-python was built with GPU support (None: unknown)."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return None
+    probe = getattr(llama_cpp, "llama_supports_gpu_offload", None)
+    return bool(probe()) if probe is not None else None
+
+
 def default_threads() -> int:
     """$CONCORD_LLM_THREADS, else the cores this process may use minus one (left for the UI
     and the OS), capped. llama.cpp's worker threads busy-wait: with more threads than free
