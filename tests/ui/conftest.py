@@ -69,6 +69,8 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
     for window in windows:
         window.runner.cancel()
         window.runner.shutdown(wait_ms=10_000)
+        window.jobs.cancel()
+        window.jobs.shutdown(wait_ms=10_000)
         window.db.shutdown()
 
 

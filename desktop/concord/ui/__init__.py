@@ -8,7 +8,10 @@ Threads: the UI thread never touches SQLite or a model.
 - `db.DbThread` owns the UI's Repository (its own SQLite connection) in a QThread; views
   ask it for data with `call(fn, on_ok, on_error)` and get the result back by signal. The
   functions it runs are Qt-free: `loaders` (patients), `qa_loaders`, `eval_loaders`.
-- `workers.PanelWorker` runs `concord.pipeline.run_panel` in another QThread with its OWN
-  Services (own Repository, own runtime), saves the finished case there, and reports
-  progress, the new case id, cancellation or the error by signal.
+- `workers.JobRunner` runs one model job at a time in another QThread with its OWN
+  Services (own Repository, own runtime), and reports progress, the job's result,
+  cancellation or the error by signal. `workers.PanelRunner` is the runner of
+  `concord.pipeline.run_panel` (it saves the finished case there; the result is the case
+  id). The QA review and answer grading pages share one more JobRunner for the jobs in
+  `model_jobs` (Qt-free): an ASTRID judge run over a QA set, EVAL answer generation.
 """

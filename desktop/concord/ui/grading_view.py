@@ -8,6 +8,11 @@ Keys (window shortcuts, dispatched here by the main window while this page is sh
 G good · X bad · N / P next / previous answer · L golden answers on/off · R reason box
 (Enter returns) · B blind mode, which hides the reward model's prediction until the
 grader has graded the answer.
+
+"Generate answers" (Ctrl+G) makes K answers per question of the set shown, with the model,
+temperature and context choice beside it, in the window's job runner (`workers.JobRunner`,
+its own thread and Services); the page follows its progress and reloads the queue when
+the answers are stored.
 """
 
 from __future__ import annotations
@@ -18,17 +23,20 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
+from concord.expert.configs import DEFAULT_K
 from concord.expert.grading import Grade
 from concord.expert.grading_queue import QueueItem
 from concord.expert.rows import EvalSet
@@ -40,9 +48,13 @@ from concord.ui.eval_loaders import (
     grade_answer,
     grading_state,
 )
+from concord.ui.job_panel import JobPanel
 from concord.ui.messages import error_text
+from concord.ui.model_jobs import MAX_K, GenerationResult, generate_set_answers
+from concord.ui.workers import JobContext, JobProgress, JobRunner
 
 GRADE_COLOURS = {"good": (theme.GREEN, "#ffffff"), "bad": (theme.RED, "#ffffff")}
+DEFAULT_TEMPERATURE = 0.2
 KEY_HINT = ("Keys: G good · X bad · N / P next / previous answer · L golden answers · "
             "R type a reason (Enter returns) · B blind mode")
 
@@ -68,11 +80,15 @@ class GradingView(QWidget):
     blind_requested = Signal(bool)
     import_requested = Signal()
 
-    def __init__(self, db: Any, user: str, parent: QWidget | None = None) -> None:
+    def __init__(self, db: Any, user: str, jobs: JobRunner | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("gradingPage")
         self.db = db
         self.user = user
+        self.jobs = jobs  # generates answers; None: the page only grades
+        self._generating: str | None = None  # the set of the generation this page follows
+        self._keep_banner: tuple[str, str] | None = None  # shown again after the reload
         self.blind = False
         self.sets_data: list[EvalSet] = []
         self.state: GradingState | None = None
@@ -97,6 +113,7 @@ class GradingView(QWidget):
         top.addWidget(refresh)
         top.addWidget(self.import_button)
         top.addWidget(self.blind_box)
+        self.generate = self._generation_panel()
 
         self.progress = _plain("", bold=True, wrap=False)
         self.progress.setObjectName("gradingProgress")
@@ -177,6 +194,7 @@ class GradingView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.generate)
         layout.addLayout(prog)
         layout.addWidget(self.banner)
         layout.addWidget(self.meta)
@@ -220,6 +238,7 @@ class GradingView(QWidget):
             self.state = None
             self.show_banner("No question set yet. Import one with File → Import question "
                              "set… (resources/demo/eval_questions.jsonl is a demo set).")
+            self._update_generate_button()
             self.show_current()
             return
         ids = [s.set_id for s in sets]
@@ -247,16 +266,128 @@ class GradingView(QWidget):
                 if item.answer.answer_id == self._answer_after:
                     self.position = n
             self._answer_after = None
-        if not state.items:
+        if self._keep_banner is not None:  # a generation's failure stays in view
+            self.show_banner(*self._keep_banner)
+            self._keep_banner = None
+        elif not state.items:
             self.show_banner(
                 f"No generated answers in this set yet: the {len(state.questions)} questions "
-                "and their golden answers are imported. Generate answers with "
-                f"`concord eval generate {state.set_id} --temperature 0.2 --k 3`, then press "
-                "Refresh.", "warning")
-        else:
+                "and their golden answers are imported. Choose a model, temperature and K "
+                "above and press “Generate answers” (Ctrl+G), or run "
+                f"`concord eval generate {state.set_id} --temperature 0.2 --k 3`.", "warning")
+        elif self._generating is None:
             self.show_banner("")
+        self._update_generate_button()
         self.show_current()
         self.loaded.emit()
+
+    # generating answers (job runner) --------------------------------------------------
+
+    def _generation_panel(self) -> JobPanel:
+        panel = JobPanel("Generate answers (Ctrl+G)", "generate")
+        panel.start_button.setToolTip("K answers per question of the set shown, from the "
+                                      "chosen model (answers already stored are kept)")
+        self.temperature = QDoubleSpinBox(objectName="generateTemperature")
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.temperature.setValue(DEFAULT_TEMPERATURE)
+        self.temperature.setToolTip("Sampling temperature of this configuration")
+        self.k_box = QSpinBox(objectName="generateK")
+        self.k_box.setRange(1, MAX_K)
+        self.k_box.setValue(DEFAULT_K)
+        self.k_box.setToolTip("Answers per question")
+        self.context_box = QCheckBox("Give the passage (RAG)", objectName="generateContext")
+        self.context_box.setToolTip("Put each question's context passage in the prompt")
+        panel.extra.addWidget(QLabel("T:"))
+        panel.extra.addWidget(self.temperature)
+        panel.extra.addWidget(QLabel("K:"))
+        panel.extra.addWidget(self.k_box)
+        panel.extra.addWidget(self.context_box)
+        panel.start_requested.connect(self.generate_answers)
+        panel.cancel_requested.connect(self.cancel_generation)
+        panel.setVisible(self.jobs is not None)
+        if self.jobs is not None:
+            self.jobs.progress.connect(self._generation_progress)
+            self.jobs.finished.connect(self._generation_finished)
+            self.jobs.failed.connect(self._generation_failed)
+            self.jobs.cancelled.connect(self._generation_cancelled)
+            self.jobs.busy_changed.connect(lambda _busy: self._update_generate_button())
+        return panel
+
+    def _update_generate_button(self) -> None:
+        free = self.jobs is not None and not self.jobs.worker_busy
+        self.generate.set_can_start(free and self.state is not None)
+
+    def generate_answers(self, model: str | None = None) -> None:
+        """Generate K answers per question of the set shown (Ctrl+G); the queue reloads
+        when they are stored."""
+        if self.jobs is None or self.state is None or self._generating is not None:
+            return
+        if self.jobs.worker_busy:
+            self.generate.status.setText("Another model job is still running or stopping; "
+                                         "wait for it to end.")
+            return
+        set_id, user = self.state.set_id, self.user
+        chosen = self.generate.model_name() if model is None else model
+        temperature, k = self.temperature.value(), self.k_box.value()
+        use_context = self.context_box.isChecked()
+
+        def job(ctx: JobContext) -> GenerationResult:  # runs in the job runner's thread
+            runtime = ctx.runtime(chosen or None, set_id)
+            return generate_set_answers(ctx.services.repo, runtime, set_id, user,
+                                        temperature=temperature, k=k, use_context=use_context,
+                                        report=lambda done, total, message: ctx.progress(
+                                            JobProgress(done, total, message)))
+
+        self._generating = set_id
+        self.show_banner("")
+        self.generate.started(f"Generating {k} answer(s) per question at T={temperature:g}: "
+                              "loading the model…")
+        self.jobs.start_job(job)
+
+    def cancel_generation(self) -> None:
+        if self.jobs is not None and self._generating is not None:
+            self.jobs.cancel()
+
+    @property
+    def generating(self) -> bool:
+        return self._generating is not None
+
+    def _generation_progress(self, event: object) -> None:
+        if self._generating is not None and isinstance(event, JobProgress):
+            self.generate.on_progress(event)
+
+    def _generation_finished(self, result: object) -> None:
+        set_id, self._generating = self._generating, None
+        if set_id is None or not isinstance(result, GenerationResult):
+            return
+        self.generate.stopped(f"{result.label}: {result.generated} new answer(s), "
+                              f"{result.already_stored} already stored.", ok=True)
+        self.open_answer(set_id)
+
+    def _generation_stopped(self, text: str, level: str) -> None:
+        set_id, self._generating = self._generating, None
+        self.generate.stopped(text, ok=False)
+        self.show_banner(text, level)
+        self._update_generate_button()
+        if set_id is not None:  # answers stored before the stop are kept: show them
+            self._keep_banner = (text, level)
+            self.open_answer(set_id)
+
+    def _generation_failed(self, error: BaseException) -> None:
+        if self._generating is not None:
+            self._generation_stopped("Answer generation failed (answers made before the "
+                                     f"failure are kept): {error_text(error)}", "error")
+
+    def _generation_cancelled(self) -> None:
+        if self._generating is None:
+            return
+        busy = self.jobs is not None and self.jobs.worker_busy
+        self._generation_stopped(
+            "Answer generation cancelled; the answers made so far are kept." + (
+                " The model call under way finishes in the background." if busy else ""),
+            "warning")
 
     # showing ---------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The main window: four pages — Patients (worklist and case), QA review (ASTRID), Answer
 grading (EVAL), Agreement — the menus with every shortcut, and the glue between the views,
-the database thread and the panel runner.
+the database thread and the two model runners: the panel runner (Patients) and the job
+runner that the QA review and answer grading pages share (judge runs, answer generation).
 
 Single-letter review keys (A, O, N, P, J, K, R, 1-3, G, X, L) are window actions, enabled
 only on the pages where they mean something, and dispatched to the page being shown; Qt
@@ -43,7 +44,12 @@ from concord.ui.messages import error_text, show_error
 from concord.ui.qa_loaders import import_qa_file
 from concord.ui.qa_view import QaReviewView
 from concord.ui.shortcuts_dialog import ShortcutsDialog
-from concord.ui.workers import PanelRunner, RuntimeFactory, default_runtime_factory
+from concord.ui.workers import (
+    JobRunner,
+    PanelRunner,
+    RuntimeFactory,
+    default_runtime_factory,
+)
 from concord.ui.worklist import WorklistView
 
 RECORD_FILTER = "Patient records (*.txt *.md *.json *.pdf);;All files (*)"
@@ -64,13 +70,13 @@ def current_user() -> str:
     return os.environ.get("CONCORD_USER") or getpass.getuser()
 
 
-def model_choices() -> tuple[list[str], str | None, str]:
-    """Registered agent models, the default, and a note when none can run."""
+def model_choices(role: str = "agent") -> tuple[list[str], str | None, str]:
+    """Registered models with this role, the default, and a note when none can run."""
     try:
         from concord.llm.store import ModelStore
 
         store = ModelStore.open()
-        names = [e.name for e in store.entries() if e.has_role("agent")]
+        names = [e.name for e in store.entries() if e.has_role(role)]
         try:
             default = store.default()
         except ConcordError as exc:
@@ -96,13 +102,14 @@ class MainWindow(QMainWindow):
         self.settings = settings or PanelSettings(judges=1, max_specialists=UI_MAX_SPECIALISTS)
         self.db = DbThread(parent=self)
         self.runner = PanelRunner(runtime_factory, parent=self)
+        self.jobs = JobRunner(runtime_factory, parent=self)  # ASTRID judge, EVAL answers
         self.worklist = WorklistView()
         self.case_view = CaseView()
         self.stack = QStackedWidget()  # the Patients page: worklist <-> case
         self.stack.addWidget(self.worklist)
         self.stack.addWidget(self.case_view)
-        self.qa_view = QaReviewView(self.db, self.user)
-        self.grading_view = GradingView(self.db, self.user)
+        self.qa_view = QaReviewView(self.db, self.user, self.jobs)
+        self.grading_view = GradingView(self.db, self.user, self.jobs)
         self.agreement_view = AgreementView(self.db)
         self.pages = QTabWidget()
         self.pages.setObjectName("mainPages")
@@ -136,6 +143,8 @@ class MainWindow(QMainWindow):
         self._menus()
         names, default, note = model_choices()
         self.case_view.run_panel.set_models(names, default, note)
+        self.qa_view.judge.set_models(*model_choices("judge"))
+        self.grading_view.generate.set_models(names, default, note)
         self.pages.currentChanged.connect(self._page_changed)
         self._update_actions()
         self.worklist.table.setFocus()  # ↑/↓ and Enter work from the start
@@ -172,6 +181,7 @@ class MainWindow(QMainWindow):
         self.runner.failed.connect(self._run_failed)
         self.runner.cancelled.connect(self._run_cancelled)
         self.runner.busy_changed.connect(self._runner_busy)
+        self.jobs.busy_changed.connect(lambda _busy: self._update_cancel())
 
     def _action(self, menu, text: str, keys: list[str], slot, tip: str = "") -> QAction:  # noqa: ANN001
         action = QAction(text, self)
@@ -208,8 +218,15 @@ class MainWindow(QMainWindow):
                                              ("Decisions & queue", TAB_DECISIONS)), start=1)]
         c = bar.addMenu("&Case")
         self.run_action = self._action(c, "Run agent panel", ["Ctrl+R"], self.run_shortcut)
-        self.cancel_action = self._action(c, "Cancel run", ["Esc"], self.cancel_run)
+        self.cancel_action = self._action(c, "Cancel run", ["Esc"], self.cancel_run,
+                                          tip="Cancel the run (or the judge run / answer "
+                                              "generation of the page shown)")
         self.sign_action = self._action(c, "Sign…", ["Ctrl+Shift+S"], self.sign_case)
+        c.addSeparator()
+        self.judge_action = self._action(c, "Judge this QA set (ASTRID)", ["Ctrl+J"],
+                                         lambda: self.qa_view.judge_set())
+        self.generate_action = self._action(c, "Generate answers (EVAL)", ["Ctrl+G"],
+                                            lambda: self.grading_view.generate_answers())
         r = bar.addMenu("&Review")
         self.accept_action = self._action(r, "Accept the judge's value", ["A"], self.key_accept)
         self.override_action = self._action(r, "Override / give my answer…", ["O"],
@@ -281,6 +298,8 @@ class MainWindow(QMainWindow):
         self.reason_action.setEnabled(case or qa or grading)
         self.sign_action.setEnabled(case)
         self.run_action.setEnabled(page == PAGE_PATIENTS)
+        self.judge_action.setEnabled(qa)
+        self.generate_action.setEnabled(grading)
 
     def show_worklist(self) -> None:
         self.pages.setCurrentIndex(PAGE_PATIENTS)
@@ -541,8 +560,16 @@ class MainWindow(QMainWindow):
                           user=self.user)
 
     def cancel_run(self) -> None:
-        if self.runner.running:
+        page = self.pages.currentIndex()
+        if page == PAGE_QA and self.qa_view.judging:
+            self.qa_view.cancel_judging()
+        elif page == PAGE_GRADING and self.grading_view.generating:
+            self.grading_view.cancel_generation()
+        elif self.runner.running:
             self.runner.cancel()
+
+    def _update_cancel(self) -> None:
+        self.cancel_action.setEnabled(self.runner.worker_busy or self.jobs.worker_busy)
 
     def _run_progress(self, event: RunEvent) -> None:
         self.case_view.run_panel.on_event(event)
@@ -582,7 +609,7 @@ class MainWindow(QMainWindow):
                 self.case_view.set_status(CaseStatus.NOT_RUN)
 
     def _runner_busy(self, busy: bool) -> None:
-        self.cancel_action.setEnabled(busy)
+        self._update_cancel()
         if not busy and not self.runner.running:
             self.case_view.run_panel.set_can_run(True)
 
@@ -685,7 +712,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.runner.cancel()
+        self.jobs.cancel()
         self.runner.shutdown(wait_ms=5_000)
+        self.jobs.shutdown(wait_ms=5_000)
         self.db.shutdown()
         super().closeEvent(event)
 

@@ -12,6 +12,10 @@ A accept the selected verdict · 1/2/3 answer with the 1st/2nd/3rd value · O re
 value chosen in the box · ↑/↓ (or J/K) verdict · N/P item · R reason box · B blind mode.
 In blind mode the judge's verdicts, its reasons and the file's labels are hidden until the
 reviewer has answered. Every piece of QA text is shown as plain text.
+
+"Judge this QA set" (Ctrl+J) runs the ASTRID judge over the set shown, with the model
+chosen beside it, in the window's job runner (`workers.JobRunner`, its own thread and
+Services); the page follows its progress and opens the new run when it is stored.
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ from concord.astrid.targets import KIND_VALUES, make_astrid_decision, parse_valu
 from concord.domain import Decision
 from concord.errors import ConcordError
 from concord.ui import theme
+from concord.ui.job_panel import JobPanel
 from concord.ui.messages import error_text
+from concord.ui.model_jobs import judge_qa_set
 from concord.ui.qa_loaders import (
     QaChoice,
     QaImport,
@@ -51,6 +57,7 @@ from concord.ui.qa_loaders import (
     load_session,
     qa_choices,
 )
+from concord.ui.workers import JobContext, JobProgress, JobRunner
 
 VERDICT_TINTS = {"grounded": "#cdeecd", "ungrounded": "#f7c6c6", "conversational": "#e4e4e4",
                  "failed": "#ffe0a0"}
@@ -108,11 +115,14 @@ class QaReviewView(QWidget):
     blind_requested = Signal(bool)  # the page's blind box was clicked
     import_requested = Signal()
 
-    def __init__(self, db: Any, user: str, parent: QWidget | None = None) -> None:
+    def __init__(self, db: Any, user: str, jobs: JobRunner | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("qaReviewPage")
         self.db = db
         self.user = user
+        self.jobs = jobs  # runs the judge; None: the page only reviews
+        self._judging: str | None = None  # the set of the judge run this page follows
         self.blind = False
         self.choices: list[QaChoice] = []
         self.session: QaSession | None = None
@@ -142,6 +152,18 @@ class QaReviewView(QWidget):
         top.addWidget(self.refresh_button)
         top.addWidget(self.import_button)
         top.addWidget(self.blind_box)
+        self.judge = JobPanel("Judge this QA set (Ctrl+J)", "qaJudge")
+        self.judge.start_button.setToolTip(
+            "Run the ASTRID judge (CF / RA / CR) over the set shown, with the chosen model")
+        self.judge.start_requested.connect(self.judge_set)
+        self.judge.cancel_requested.connect(self.cancel_judging)
+        self.judge.setVisible(self.jobs is not None)
+        if self.jobs is not None:
+            self.jobs.progress.connect(self._judge_progress)
+            self.jobs.finished.connect(self._judge_finished)
+            self.jobs.failed.connect(self._judge_failed)
+            self.jobs.cancelled.connect(self._judge_cancelled)
+            self.jobs.busy_changed.connect(lambda _busy: self._update_judge_button())
 
         self.progress_label = _plain("", bold=True, wrap=False)
         self.progress_label.setObjectName("qaProgressLabel")
@@ -246,6 +268,7 @@ class QaReviewView(QWidget):
         split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.judge)
         layout.addLayout(prog)
         layout.addWidget(self.banner)
         layout.addWidget(split, 1)
@@ -279,7 +302,8 @@ class QaReviewView(QWidget):
             self.session = None
             self._show_nothing("No QA set yet. Import one with File → Import QA items… "
                                "(resources/demo/qa_cataract_followup.jsonl is a demo set), "
-                               "then judge it with `concord astrid SET_ID`.")
+                               "then judge it with “Judge this QA set” (Ctrl+J).")
+            self._update_judge_button()
             return
         index = 0
         if self._want is not None:
@@ -309,11 +333,12 @@ class QaReviewView(QWidget):
         self.session = session
         if session.run is None:
             self.show_banner(
-                f"This set has not been judged yet: its items are shown, but there are no "
-                f"verdicts to decide. Judge it with `concord astrid {session.set_id}` "
-                "(any registered judge model), then press Refresh.", "warning")
-        else:
+                "This set has not been judged yet: its items are shown, but there are no "
+                "verdicts to decide. Choose a judge model above and press “Judge this QA "
+                f"set” (Ctrl+J), or run `concord astrid {session.set_id}`.", "warning")
+        elif self._judging is None:
             self.show_banner("")
+        self._update_judge_button()
         self.item_index = session.start_item
         self._fill_queue()
         self._update_progress()
@@ -322,6 +347,75 @@ class QaReviewView(QWidget):
         if target is None or not self._select_target(target):
             self._show_item(first_open=True)
         self.loaded.emit()
+
+    # -- judging (job runner) ------------------------------------------------------------
+
+    def _update_judge_button(self) -> None:
+        free = self.jobs is not None and not self.jobs.worker_busy
+        self.judge.set_can_start(free and self.session is not None)
+
+    def judge_set(self, model: str | None = None) -> None:
+        """Run the ASTRID judge over the set shown (Ctrl+J); the new run opens when done."""
+        if self.jobs is None or self.session is None or self._judging is not None:
+            return
+        if self.jobs.worker_busy:
+            self.judge.status.setText("Another model job is still running or stopping; "
+                                      "wait for it to end.")
+            return
+        set_id, user = self.session.set_id, self.user
+        chosen = self.judge.model_name() if model is None else model
+
+        def job(ctx: JobContext) -> str:  # runs in the job runner's thread
+            runtime = ctx.runtime(chosen or None, set_id)
+            return judge_qa_set(ctx.services.repo, runtime, set_id, user,
+                                should_stop=ctx.should_stop,
+                                report=lambda done, total, message: ctx.progress(
+                                    JobProgress(done, total, message)))
+
+        self._judging = set_id
+        self.show_banner("")
+        self.judge.started(f"Judging {self.session.set_name}: loading the model…")
+        self.jobs.start_job(job)
+
+    def cancel_judging(self) -> None:
+        if self.jobs is not None and self._judging is not None:
+            self.jobs.cancel()
+
+    @property
+    def judging(self) -> bool:
+        return self._judging is not None
+
+    def _judge_progress(self, event: object) -> None:
+        if self._judging is not None and isinstance(event, JobProgress):
+            self.judge.on_progress(event)
+
+    def _judge_finished(self, run_id: object) -> None:
+        set_id, self._judging = self._judging, None
+        if set_id is None:
+            return
+        self.judge.stopped(f"Judge run {run_id} stored: its verdicts are shown below.",
+                           ok=True)
+        self.open_run(set_id, str(run_id))
+
+    def _judge_failed(self, error: BaseException) -> None:
+        if self._judging is None:
+            return
+        self._judging = None
+        text = f"The judge run failed; nothing was stored: {error_text(error)}"
+        self.judge.stopped(text, ok=False)
+        self.show_banner(text, "error")
+        self._update_judge_button()
+
+    def _judge_cancelled(self) -> None:
+        if self._judging is None:
+            return
+        self._judging = None
+        busy = self.jobs is not None and self.jobs.worker_busy
+        note = ("Judge run cancelled; nothing was stored." + (
+            " The model call under way finishes in the background." if busy else ""))
+        self.judge.stopped(note, ok=False)
+        self.show_banner(note, "warning")
+        self._update_judge_button()
 
     # -- showing -------------------------------------------------------------------------
 

@@ -1,14 +1,17 @@
-"""Running the agent panel off the UI thread (STYLE rule 7).
+"""Long model jobs off the UI thread (STYLE rule 7).
 
-`PanelRunner` (UI thread) owns one QThread with one `_PanelWorker`. The worker keeps its
-OWN `Services` (own SQLite connection, own loaded runtimes, reused across runs) created in
-that thread; it runs the `run_panel` generator, turns each RunEvent into a `progress`
-signal, and saves the finished case itself, so the UI thread only ever receives a case id.
+`JobRunner` (UI thread) owns one QThread with one `_JobWorker`. The worker keeps its OWN
+`Services` (own SQLite connection, own loaded runtimes, reused across jobs) created in that
+thread; it runs one job at a time — a Qt-free function of a `JobContext` — forwards the
+job's progress by signal and hands the UI thread only the job's small result (a case id, a
+run id, counts). `PanelRunner` is the runner of the agent panel (`run_panel`); the QA
+review and answer grading pages share one more runner for ASTRID judging and EVAL answer
+generation.
 
-Cancel sets a thread-safe flag that `run_panel` reads between steps (`should_stop`), and
-that the runtime wrapper below reads before every generation, so a run stops at the next
-model call. A generation already under way is not interrupted (llama.cpp has no hook for
-it); the UI treats the run as cancelled at once and ignores whatever the worker finishes.
+Cancel sets a thread-safe flag that jobs read between steps (`should_stop`), and that the
+runtime wrapper below reads before every generation, so a job stops at the next model
+call. A generation already under way is not interrupted (llama.cpp has no hook for it);
+the UI treats the job as cancelled at once and ignores whatever the worker finishes.
 """
 
 from __future__ import annotations
@@ -51,18 +54,40 @@ class _StoppableRuntime:
 
 
 @dataclass(frozen=True)
-class RunRequest:
-    run_id: int
-    record_id: str
-    model: str | None
-    settings: PanelSettings
-    user: str
+class JobProgress:
+    """Progress of a QA judge run or an answer generation: `done` of `total` steps."""
+
+    done: int
+    total: int
+    message: str
 
 
-class _PanelWorker(QObject):
-    progress = Signal(int, object)  # run id, RunEvent
-    finished = Signal(int, str)  # run id, case id
-    failed = Signal(int, object)  # run id, exception
+class JobContext:
+    """What a job gets in the worker thread: the worker's Services, a runtime that stops
+    on Cancel, the cancel flag, and a way to report progress."""
+
+    def __init__(self, services: Services, runtime_factory: RuntimeFactory,
+                 should_stop: Callable[[], bool], report: Callable[[object], None]) -> None:
+        self.services = services
+        self._runtime_factory = runtime_factory
+        self.should_stop = should_stop
+        self.progress = report
+
+    def runtime(self, model: str | None, subject: str) -> Runtime:
+        runtime = _StoppableRuntime(self._runtime_factory(self.services, model),
+                                    self.should_stop, subject)
+        if self.should_stop():
+            raise Cancelled("run cancelled by the user", subject=subject)
+        return runtime
+
+
+Job = Callable[[JobContext], object]
+
+
+class _JobWorker(QObject):
+    progress = Signal(int, object)  # job id, progress event
+    finished = Signal(int, object)  # job id, the job's result
+    failed = Signal(int, object)  # job id, exception
     cancelled = Signal(int)
     idle = Signal()
 
@@ -72,38 +97,22 @@ class _PanelWorker(QObject):
         self.stop_flag = threading.Event()
         self._services: Services | None = None
 
-    @Slot(object)
-    def run(self, request: RunRequest) -> None:
+    @Slot(int, object)
+    def run(self, job_id: int, job: Job) -> None:
         try:
-            self._run(request)
+            if self._services is None:
+                self._services = Services()
+            context = JobContext(self._services, self.runtime_factory, self.stop_flag.is_set,
+                                 lambda event: self.progress.emit(job_id, event))
+            result = job(context)
         except Cancelled:
-            self.cancelled.emit(request.run_id)
+            self.cancelled.emit(job_id)
         except BaseException as exc:  # noqa: BLE001 - shown by the UI
-            self.failed.emit(request.run_id, exc)
+            self.failed.emit(job_id, exc)
+        else:
+            self.finished.emit(job_id, result)
         finally:
             self.idle.emit()
-
-    def _run(self, request: RunRequest) -> None:
-        if self._services is None:
-            self._services = Services()
-        svc = self._services
-        stop = self.stop_flag.is_set
-        record = svc.repo.get_record(request.record_id)
-        self.progress.emit(request.run_id, RunEvent("load", "loading the model", 0, 1))
-        runtime = _StoppableRuntime(self.runtime_factory(svc, request.model), stop, record.name)
-        if stop():
-            raise Cancelled("run cancelled by the user", subject=record.name)
-        case = None
-        for event in run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                               lexicon=svc.lexicon, config=svc.config,
-                               settings=request.settings, should_stop=stop):
-            self.progress.emit(request.run_id, event)
-            if event.case is not None:
-                case = event.case
-        if case is None:
-            raise Cancelled("the run ended without a case", subject=record.name)
-        svc.repo.save_case(case, request.user)
-        self.finished.emit(request.run_id, case.case_id)
 
     @Slot()
     def close(self) -> None:
@@ -112,24 +121,24 @@ class _PanelWorker(QObject):
             self._services = None
 
 
-class PanelRunner(QObject):
-    """One panel run at a time, in its own thread. Signals arrive on the UI thread."""
+class JobRunner(QObject):
+    """One job at a time, in its own thread. Signals arrive on the UI thread."""
 
-    progress = Signal(object)  # RunEvent
-    finished = Signal(str)  # case id
+    progress = Signal(object)  # the job's progress event
+    finished = Signal(object)  # the job's result
     failed = Signal(object)  # exception
     cancelled = Signal()
     busy_changed = Signal(bool)
 
-    _start = Signal(object)
+    _start = Signal(int, object)
     _close = Signal()
 
     def __init__(self, runtime_factory: RuntimeFactory = default_runtime_factory,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, *, name: str = "concord-jobs") -> None:
         super().__init__(parent)
         self._thread = QThread()
-        self._thread.setObjectName("concord-panel")
-        self._worker = _PanelWorker(runtime_factory)
+        self._thread.setObjectName(name)
+        self._worker = _JobWorker(runtime_factory)
         self._worker.moveToThread(self._thread)
         self._start.connect(self._worker.run)
         self._close.connect(self._worker.close)
@@ -138,10 +147,9 @@ class PanelRunner(QObject):
         self._worker.failed.connect(self._on_failed)
         self._worker.cancelled.connect(self._on_cancelled)
         self._worker.idle.connect(self._on_idle)
-        self._run_id = 0
-        self._active: int | None = None  # the run the UI is following
+        self._job_id = 0
+        self._active: int | None = None  # the job the UI is following
         self._worker_busy = False
-        self.record_id: str | None = None
         self._thread.start()
 
     @property
@@ -154,63 +162,60 @@ class PanelRunner(QObject):
 
     @property
     def running(self) -> bool:
-        """A run the UI is following (not one that is still winding down after Cancel)."""
+        """A job the UI is following (not one that is still winding down after Cancel)."""
         return self._active is not None
 
     @property
     def worker_busy(self) -> bool:
         return self._worker_busy
 
-    def start(self, record_id: str, *, model: str | None, settings: PanelSettings,
-              user: str) -> None:
+    def start_job(self, job: Job) -> None:
         if self._worker_busy:
             raise RuntimeError("a run is still in progress or stopping")
-        self._run_id += 1
-        self._active = self._run_id
+        self._job_id += 1
+        self._active = self._job_id
         self._worker_busy = True
-        self.record_id = record_id
         self._worker.stop_flag.clear()
         self.busy_changed.emit(True)
-        self._start.emit(RunRequest(self._run_id, record_id, model, settings, user))
+        self._start.emit(self._job_id, job)
 
     def cancel(self) -> None:
-        """Stop at the next step; the UI stops following the run at once."""
+        """Stop at the next step; the UI stops following the job at once."""
         if self._active is None:
             return
         self._worker.stop_flag.set()
         self._active = None
         self.cancelled.emit()
 
-    def _current(self, run_id: int) -> bool:
-        return run_id == self._active
+    def _current(self, job_id: int) -> bool:
+        return job_id == self._active
 
     @Slot(int, object)
-    def _on_progress(self, run_id: int, event: RunEvent) -> None:
-        if self._current(run_id):
+    def _on_progress(self, job_id: int, event: object) -> None:
+        if self._current(job_id):
             self.progress.emit(event)
 
-    @Slot(int, str)
-    def _on_finished(self, run_id: int, case_id: str) -> None:
-        if self._current(run_id):
+    @Slot(int, object)
+    def _on_finished(self, job_id: int, result: object) -> None:
+        if self._current(job_id):
             self._active = None
-            self.finished.emit(case_id)
+            self.finished.emit(result)
 
     @Slot(int, object)
-    def _on_failed(self, run_id: int, error: BaseException) -> None:
-        if self._current(run_id):
+    def _on_failed(self, job_id: int, error: BaseException) -> None:
+        if self._current(job_id):
             self._active = None
             self.failed.emit(error)
 
     @Slot(int)
-    def _on_cancelled(self, run_id: int) -> None:
-        if self._current(run_id):
+    def _on_cancelled(self, job_id: int) -> None:
+        if self._current(job_id):
             self._active = None
             self.cancelled.emit()
 
     @Slot()
     def _on_idle(self) -> None:
         self._worker_busy = False
-        self.record_id = None
         self.busy_changed.emit(False)
 
     def shutdown(self, wait_ms: int = 30_000) -> None:
@@ -219,3 +224,45 @@ class PanelRunner(QObject):
             self._close.emit()
             self._thread.quit()
             self._thread.wait(wait_ms)
+
+
+def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: str) -> Job:
+    """Run the agent panel on one record and save the case; the result is the case id."""
+
+    def job(ctx: JobContext) -> str:
+        svc = ctx.services
+        record = svc.repo.get_record(record_id)
+        ctx.progress(RunEvent("load", "loading the model", 0, 1))
+        runtime = ctx.runtime(model, record.name)
+        case = None
+        for event in run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
+                               lexicon=svc.lexicon, config=svc.config, settings=settings,
+                               should_stop=ctx.should_stop):
+            ctx.progress(event)
+            if event.case is not None:
+                case = event.case
+        if case is None:
+            raise Cancelled("the run ended without a case", subject=record.name)
+        svc.repo.save_case(case, user)
+        return case.case_id
+
+    return job
+
+
+class PanelRunner(JobRunner):
+    """The agent panel's runner: progress is a RunEvent, the result a case id."""
+
+    def __init__(self, runtime_factory: RuntimeFactory = default_runtime_factory,
+                 parent: QObject | None = None) -> None:
+        super().__init__(runtime_factory, parent, name="concord-panel")
+        self.record_id: str | None = None  # the record of the run under way
+
+    def start(self, record_id: str, *, model: str | None, settings: PanelSettings,
+              user: str) -> None:
+        self.start_job(panel_job(record_id, model, settings, user))
+        self.record_id = record_id
+
+    @Slot()
+    def _on_idle(self) -> None:
+        self.record_id = None
+        super()._on_idle()
