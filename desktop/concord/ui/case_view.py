@@ -18,6 +18,7 @@ from concord.ui import theme
 from concord.ui.dashboard import Dashboard
 from concord.ui.decisions_view import DecisionBar, DecisionsPanel
 from concord.ui.loaders import CaseBundle
+from concord.ui.messages import show_banner
 from concord.ui.review_queue import ReviewQueue
 from concord.ui.review_view import ReviewView
 from concord.ui.run_view import RunPanel
@@ -169,16 +170,7 @@ class CaseView(QWidget):
 
     def show_message(self, text: str, level: str = "error") -> None:
         """The in-window message line for errors and notes (never a crash, never hidden)."""
-        if not text:
-            self.banner.hide()
-            return
-        colours = {"error": ("#fde2e2", theme.RED), "warning": ("#fff4d6", "#6b4e00"),
-                   "info": ("#e3efff", "#123a75")}
-        bg, fg = colours.get(level, colours["info"])
-        self.banner.setStyleSheet(f"background:{bg}; color:{fg}; padding:6px; "
-                                  f"border:1px solid {fg}; border-radius:4px; font-weight:bold")
-        self.banner.setText(text)
-        self.banner.show()
+        show_banner(self.banner, text, level, bold=True)
 
     # navigation ----------------------------------------------------------------------
 

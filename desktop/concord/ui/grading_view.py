@@ -49,7 +49,7 @@ from concord.ui.eval_loaders import (
     grading_state,
 )
 from concord.ui.job_panel import JobPanel
-from concord.ui.messages import error_text
+from concord.ui.messages import error_text, show_banner
 from concord.ui.model_jobs import MAX_K, GenerationResult, generate_set_answers
 from concord.ui.workers import JobContext, JobProgress, JobRunner
 
@@ -392,16 +392,7 @@ class GradingView(QWidget):
     # showing ---------------------------------------------------------------------------
 
     def show_banner(self, text: str, level: str = "info") -> None:
-        if not text:
-            self.banner.hide()
-            return
-        colours = {"error": ("#fde2e2", theme.RED), "warning": ("#fff4d6", "#6b4e00"),
-                   "info": ("#e3efff", "#123a75")}
-        bg, fg = colours.get(level, colours["info"])
-        self.banner.setStyleSheet(f"background:{bg}; color:{fg}; padding:6px; "
-                                  f"border:1px solid {fg}; border-radius:4px")
-        self.banner.setText(text)
-        self.banner.show()
+        show_banner(self.banner, text, level)
 
     def set_blind(self, on: bool) -> None:
         self.blind = on

@@ -46,7 +46,7 @@ from concord.domain import Decision
 from concord.errors import ConcordError
 from concord.ui import theme
 from concord.ui.job_panel import JobPanel
-from concord.ui.messages import error_text
+from concord.ui.messages import error_text, show_banner
 from concord.ui.model_jobs import judge_qa_set
 from concord.ui.qa_loaders import (
     QaChoice,
@@ -420,16 +420,7 @@ class QaReviewView(QWidget):
     # -- showing -------------------------------------------------------------------------
 
     def show_banner(self, text: str, level: str = "info") -> None:
-        if not text:
-            self.banner.hide()
-            return
-        colours = {"error": ("#fde2e2", theme.RED), "warning": ("#fff4d6", "#6b4e00"),
-                   "info": ("#e3efff", "#123a75")}
-        bg, fg = colours.get(level, colours["info"])
-        self.banner.setStyleSheet(f"background:{bg}; color:{fg}; padding:6px; "
-                                  f"border:1px solid {fg}; border-radius:4px")
-        self.banner.setText(text)
-        self.banner.show()
+        show_banner(self.banner, text, level)
 
     def _show_nothing(self, note: str) -> None:
         self.queue.clear()
