@@ -48,7 +48,7 @@ from concord.ui.eval_loaders import (
     grade_answer,
     grading_state,
 )
-from concord.ui.job_panel import JobPanel
+from concord.ui.job_panel import JobFollower, JobPanel
 from concord.ui.messages import error_text, show_banner
 from concord.ui.model_jobs import MAX_K, GenerationResult, generate_set_answers
 from concord.ui.workers import JobContext, JobProgress, JobRunner
@@ -87,7 +87,6 @@ class GradingView(QWidget):
         self.db = db
         self.user = user
         self.jobs = jobs  # generates answers; None: the page only grades
-        self._generating: str | None = None  # the set of the generation this page follows
         self._keep_banner: tuple[str, str] | None = None  # shown again after the reload
         self.blind = False
         self.sets_data: list[EvalSet] = []
@@ -275,7 +274,7 @@ class GradingView(QWidget):
                 "and their golden answers are imported. Choose a model, temperature and K "
                 "above and press “Generate answers” (Ctrl+G), or run "
                 f"`concord eval generate {state.set_id} --temperature 0.2 --k 3`.", "warning")
-        elif self._generating is None:
+        elif not self.generating:
             self.show_banner("")
         self._update_generate_button()
         self.show_current()
@@ -306,27 +305,23 @@ class GradingView(QWidget):
         panel.extra.addWidget(self.context_box)
         panel.start_requested.connect(self.generate_answers)
         panel.cancel_requested.connect(self.cancel_generation)
-        panel.setVisible(self.jobs is not None)
-        if self.jobs is not None:
-            self.jobs.progress.connect(self._generation_progress)
-            self.jobs.finished.connect(self._generation_finished)
-            self.jobs.failed.connect(self._generation_failed)
-            self.jobs.cancelled.connect(self._generation_cancelled)
-            self.jobs.busy_changed.connect(lambda _busy: self._update_generate_button())
+        self._generate_job = JobFollower(  # follows the generation for the set shown
+            self.jobs, panel, lambda: self.state is not None,
+            failed_text="Answer generation failed (answers made before the failure are "
+                        "kept)",
+            cancelled_text="Answer generation cancelled; the answers made so far are kept.",
+            parent=self)
+        self._generate_job.done.connect(self._generation_finished)
+        self._generate_job.stopped.connect(self._generation_stopped)
         return panel
 
     def _update_generate_button(self) -> None:
-        free = self.jobs is not None and not self.jobs.worker_busy
-        self.generate.set_can_start(free and self.state is not None)
+        self._generate_job.update_button()
 
     def generate_answers(self, model: str | None = None) -> None:
         """Generate K answers per question of the set shown (Ctrl+G); the queue reloads
         when they are stored."""
-        if self.jobs is None or self.state is None or self._generating is not None:
-            return
-        if self.jobs.worker_busy:
-            self.generate.status.setText("Another model job is still running or stopping; "
-                                         "wait for it to end.")
+        if self.state is None or not self._generate_job.can_start():
             return
         set_id, user = self.state.set_id, self.user
         chosen = self.generate.model_name() if model is None else model
@@ -340,54 +335,28 @@ class GradingView(QWidget):
                                         report=lambda done, total, message: ctx.progress(
                                             JobProgress(done, total, message)))
 
-        self._generating = set_id
         self.show_banner("")
-        self.generate.started(f"Generating {k} answer(s) per question at T={temperature:g}: "
-                              "loading the model…")
-        self.jobs.start_job(job)
+        self._generate_job.start(set_id, job, f"Generating {k} answer(s) per question at "
+                                 f"T={temperature:g}: loading the model…")
 
     def cancel_generation(self) -> None:
-        if self.jobs is not None and self._generating is not None:
-            self.jobs.cancel()
+        self._generate_job.cancel()
 
     @property
     def generating(self) -> bool:
-        return self._generating is not None
+        return self._generate_job.following
 
-    def _generation_progress(self, event: object) -> None:
-        if self._generating is not None and isinstance(event, JobProgress):
-            self.generate.on_progress(event)
-
-    def _generation_finished(self, result: object) -> None:
-        set_id, self._generating = self._generating, None
-        if set_id is None or not isinstance(result, GenerationResult):
+    def _generation_finished(self, set_id: str, result: object) -> None:
+        if not isinstance(result, GenerationResult):
             return
         self.generate.stopped(f"{result.label}: {result.generated} new answer(s), "
                               f"{result.already_stored} already stored.", ok=True)
         self.open_answer(set_id)
 
-    def _generation_stopped(self, text: str, level: str) -> None:
-        set_id, self._generating = self._generating, None
-        self.generate.stopped(text, ok=False)
+    def _generation_stopped(self, set_id: str, text: str, level: str) -> None:
         self.show_banner(text, level)
-        self._update_generate_button()
-        if set_id is not None:  # answers stored before the stop are kept: show them
-            self._keep_banner = (text, level)
-            self.open_answer(set_id)
-
-    def _generation_failed(self, error: BaseException) -> None:
-        if self._generating is not None:
-            self._generation_stopped("Answer generation failed (answers made before the "
-                                     f"failure are kept): {error_text(error)}", "error")
-
-    def _generation_cancelled(self) -> None:
-        if self._generating is None:
-            return
-        busy = self.jobs is not None and self.jobs.worker_busy
-        self._generation_stopped(
-            "Answer generation cancelled; the answers made so far are kept." + (
-                " The model call under way finishes in the background." if busy else ""),
-            "warning")
+        self._keep_banner = (text, level)  # answers stored before the stop are kept:
+        self.open_answer(set_id)  # show them
 
     # showing ---------------------------------------------------------------------------
 

@@ -1,10 +1,12 @@
 """The controls of a model job on the QA review and answer grading pages: model chooser,
 start button, Cancel, one progress bar and a status line. The page owns the job; this
-widget only shows it."""
+widget only shows it; a `JobFollower` connects a page's panel to the window's job runner."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -15,7 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from concord.ui import theme
-from concord.ui.workers import JobProgress
+from concord.ui.messages import error_text
+from concord.ui.workers import Job, JobProgress, JobRunner
 
 
 class JobPanel(QWidget):
@@ -106,3 +109,91 @@ class JobPanel(QWidget):
         self.status.setStyleSheet("" if ok else f"color:{theme.RED}; font-weight:bold")
         self.status.setText(message)
         self._update()
+
+
+class JobFollower(QObject):
+    """Follows the one job a page starts in the window's shared job runner.
+
+    It remembers the key the job runs for (a set id), forwards the runner's progress to
+    the page's JobPanel only while following, and on the end stops following: `done(key,
+    result)` after success; after a failure or cancel it updates the panel and the start
+    button and emits `stopped(key, text, level)` for the page's banner. `failed_text` and
+    `cancelled_text` are the page's words for those ends; `has_target` says whether the
+    page shows something to run on."""
+
+    done = Signal(str, object)  # key, the job's result
+    stopped = Signal(str, str, str)  # key, message, banner level ("error" / "warning")
+
+    def __init__(self, jobs: JobRunner | None, panel: JobPanel,
+                 has_target: Callable[[], bool], *, failed_text: str,
+                 cancelled_text: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = jobs
+        self.panel = panel
+        self._has_target = has_target
+        self._failed_text = failed_text
+        self._cancelled_text = cancelled_text
+        self.key: str | None = None  # what the job this page follows runs for
+        panel.setVisible(jobs is not None)
+        if jobs is not None:
+            jobs.progress.connect(self._progress)
+            jobs.finished.connect(self._finished)
+            jobs.failed.connect(self._failed)
+            jobs.cancelled.connect(self._cancelled)
+            jobs.busy_changed.connect(lambda _busy: self.update_button())
+
+    @property
+    def following(self) -> bool:
+        return self.key is not None
+
+    def update_button(self) -> None:
+        free = self.jobs is not None and not self.jobs.worker_busy
+        self.panel.set_can_start(free and self._has_target())
+
+    def can_start(self) -> bool:
+        """False when there is no runner, this page already follows a job, or the runner
+        is still busy (said on the panel)."""
+        if self.jobs is None or self.key is not None:
+            return False
+        if self.jobs.worker_busy:
+            self.panel.status.setText("Another model job is still running or stopping; "
+                                      "wait for it to end.")
+            return False
+        return True
+
+    def start(self, key: str, job: Job, message: str) -> None:
+        assert self.jobs is not None
+        self.key = key
+        self.panel.started(message)
+        self.jobs.start_job(job)
+
+    def cancel(self) -> None:
+        if self.jobs is not None and self.key is not None:
+            self.jobs.cancel()
+
+    def _progress(self, event: object) -> None:
+        if self.key is not None and isinstance(event, JobProgress):
+            self.panel.on_progress(event)
+
+    def _finished(self, result: object) -> None:
+        key, self.key = self.key, None
+        if key is not None:
+            self.done.emit(key, result)
+
+    def _failed(self, error: BaseException) -> None:
+        if self.key is not None:
+            self._stop(f"{self._failed_text}: {error_text(error)}", "error")
+
+    def _cancelled(self) -> None:
+        if self.key is None:
+            return
+        busy = self.jobs is not None and self.jobs.worker_busy
+        self._stop(self._cancelled_text + (
+            " The model call under way finishes in the background." if busy else ""),
+            "warning")
+
+    def _stop(self, text: str, level: str) -> None:
+        key, self.key = self.key, None
+        self.panel.stopped(text, ok=False)
+        self.update_button()
+        self.stopped.emit(key, text, level)

@@ -45,7 +45,7 @@ from concord.astrid.targets import KIND_VALUES, make_astrid_decision, parse_valu
 from concord.domain import Decision
 from concord.errors import ConcordError
 from concord.ui import theme
-from concord.ui.job_panel import JobPanel
+from concord.ui.job_panel import JobFollower, JobPanel
 from concord.ui.messages import error_text, show_banner
 from concord.ui.model_jobs import judge_qa_set
 from concord.ui.qa_loaders import (
@@ -122,7 +122,6 @@ class QaReviewView(QWidget):
         self.db = db
         self.user = user
         self.jobs = jobs  # runs the judge; None: the page only reviews
-        self._judging: str | None = None  # the set of the judge run this page follows
         self.blind = False
         self.choices: list[QaChoice] = []
         self.session: QaSession | None = None
@@ -157,13 +156,13 @@ class QaReviewView(QWidget):
             "Run the ASTRID judge (CF / RA / CR) over the set shown, with the chosen model")
         self.judge.start_requested.connect(self.judge_set)
         self.judge.cancel_requested.connect(self.cancel_judging)
-        self.judge.setVisible(self.jobs is not None)
-        if self.jobs is not None:
-            self.jobs.progress.connect(self._judge_progress)
-            self.jobs.finished.connect(self._judge_finished)
-            self.jobs.failed.connect(self._judge_failed)
-            self.jobs.cancelled.connect(self._judge_cancelled)
-            self.jobs.busy_changed.connect(lambda _busy: self._update_judge_button())
+        self._judge_job = JobFollower(  # follows the judge run of the set shown
+            self.jobs, self.judge, lambda: self.session is not None,
+            failed_text="The judge run failed; nothing was stored",
+            cancelled_text="Judge run cancelled; nothing was stored.", parent=self)
+        self._judge_job.done.connect(self._judge_finished)
+        self._judge_job.stopped.connect(lambda _set_id, text, level:
+                                        self.show_banner(text, level))
 
         self.progress_label = _plain("", bold=True, wrap=False)
         self.progress_label.setObjectName("qaProgressLabel")
@@ -336,7 +335,7 @@ class QaReviewView(QWidget):
                 "This set has not been judged yet: its items are shown, but there are no "
                 "verdicts to decide. Choose a judge model above and press “Judge this QA "
                 f"set” (Ctrl+J), or run `concord astrid {session.set_id}`.", "warning")
-        elif self._judging is None:
+        elif not self.judging:
             self.show_banner("")
         self._update_judge_button()
         self.item_index = session.start_item
@@ -351,16 +350,11 @@ class QaReviewView(QWidget):
     # -- judging (job runner) ------------------------------------------------------------
 
     def _update_judge_button(self) -> None:
-        free = self.jobs is not None and not self.jobs.worker_busy
-        self.judge.set_can_start(free and self.session is not None)
+        self._judge_job.update_button()
 
     def judge_set(self, model: str | None = None) -> None:
         """Run the ASTRID judge over the set shown (Ctrl+J); the new run opens when done."""
-        if self.jobs is None or self.session is None or self._judging is not None:
-            return
-        if self.jobs.worker_busy:
-            self.judge.status.setText("Another model job is still running or stopping; "
-                                      "wait for it to end.")
+        if self.session is None or not self._judge_job.can_start():
             return
         set_id, user = self.session.set_id, self.user
         chosen = self.judge.model_name() if model is None else model
@@ -372,50 +366,21 @@ class QaReviewView(QWidget):
                                 report=lambda done, total, message: ctx.progress(
                                     JobProgress(done, total, message)))
 
-        self._judging = set_id
         self.show_banner("")
-        self.judge.started(f"Judging {self.session.set_name}: loading the model…")
-        self.jobs.start_job(job)
+        self._judge_job.start(set_id, job,
+                              f"Judging {self.session.set_name}: loading the model…")
 
     def cancel_judging(self) -> None:
-        if self.jobs is not None and self._judging is not None:
-            self.jobs.cancel()
+        self._judge_job.cancel()
 
     @property
     def judging(self) -> bool:
-        return self._judging is not None
+        return self._judge_job.following
 
-    def _judge_progress(self, event: object) -> None:
-        if self._judging is not None and isinstance(event, JobProgress):
-            self.judge.on_progress(event)
-
-    def _judge_finished(self, run_id: object) -> None:
-        set_id, self._judging = self._judging, None
-        if set_id is None:
-            return
+    def _judge_finished(self, set_id: str, run_id: object) -> None:
         self.judge.stopped(f"Judge run {run_id} stored: its verdicts are shown below.",
                            ok=True)
         self.open_run(set_id, str(run_id))
-
-    def _judge_failed(self, error: BaseException) -> None:
-        if self._judging is None:
-            return
-        self._judging = None
-        text = f"The judge run failed; nothing was stored: {error_text(error)}"
-        self.judge.stopped(text, ok=False)
-        self.show_banner(text, "error")
-        self._update_judge_button()
-
-    def _judge_cancelled(self) -> None:
-        if self._judging is None:
-            return
-        self._judging = None
-        busy = self.jobs is not None and self.jobs.worker_busy
-        note = ("Judge run cancelled; nothing was stored." + (
-            " The model call under way finishes in the background." if busy else ""))
-        self.judge.stopped(note, ok=False)
-        self.show_banner(note, "warning")
-        self._update_judge_button()
 
     # -- showing -------------------------------------------------------------------------
 
