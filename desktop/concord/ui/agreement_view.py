@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -28,6 +27,7 @@ from concord.expert.agreement import Disagreement
 from concord.ui import theme
 from concord.ui.eval_loaders import AgreementTables, agreement_tables
 from concord.ui.messages import error_text
+from concord.ui.theme import plain_label
 
 METRIC_NAMES = {
     "gate": "Record-screen red flag",
@@ -61,14 +61,6 @@ def _fmt(value: Any) -> str:
         return "n/a"
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
-
-def _plain(text: str = "", *, bold: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    if bold:
-        label.setStyleSheet("font-weight:bold; font-size:11pt")
-    return label
 
 
 def _table(headers: list[str], name: str, tips: dict[int, str] | None = None,
@@ -127,19 +119,20 @@ class AgreementView(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.open_button = QPushButton("Open selected item (Enter)")
         self.open_button.clicked.connect(lambda: self.open_row(self.items.currentRow()))
-        self.summary = _plain()
+        self.summary = plain_label()
         self.summary.setObjectName("agreementSummary")
         head = QHBoxLayout()
-        head.addWidget(_plain("Judge vs human — per metric and judge model", bold=True), 1)
+        head.addWidget(plain_label("Judge vs human — per metric and judge model", bold=True,
+                                   style="font-size:11pt"), 1)
         head.addWidget(self.refresh_button)
-        note = _plain(EXPLANATION)
+        note = plain_label(EXPLANATION)
         note.setStyleSheet("color:#333; font-size:9pt")
-        self.items_title = _plain("Click a row above to list the items where they disagree.",
+        self.items_title = plain_label("Click a row above to list the items where they disagree.",
                                   bold=True)
         items_head = QHBoxLayout()
         items_head.addWidget(self.items_title, 1)
         items_head.addWidget(self.open_button)
-        self.cover = _plain("Agreement is hidden in blind mode: it shows the judge's values "
+        self.cover = plain_label("Agreement is hidden in blind mode: it shows the judge's values "
                             "on items you may not have answered yet. Press B to leave blind "
                             "mode.")
         self.cover.setObjectName("agreementBlindCover")
@@ -153,7 +146,7 @@ class AgreementView(QWidget):
         layout.addWidget(note)
         layout.addWidget(self.summary)
         layout.addWidget(self.judge)
-        layout.addWidget(_plain("Between annotators", bold=True))
+        layout.addWidget(plain_label("Between annotators", bold=True, style="font-size:11pt"))
         layout.addWidget(self.annotators)
         layout.addLayout(items_head)
         layout.addWidget(self.items, 1)

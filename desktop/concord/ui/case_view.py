@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QTabWidget,
     QVBoxLayout,
@@ -23,17 +22,10 @@ from concord.ui.review_queue import ReviewQueue
 from concord.ui.review_view import ReviewView
 from concord.ui.run_view import RunPanel
 from concord.ui.scorecard_view import ScorecardView
+from concord.ui.theme import plain_label
 
 TAB_DASHBOARD, TAB_REVIEW, TAB_SCORECARD, TAB_DECISIONS = range(4)
 
-
-def _plain(text: str = "", style: str = "") -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    if style:
-        label.setStyleSheet(style)
-    return label
 
 
 class CaseView(QWidget):
@@ -47,19 +39,19 @@ class CaseView(QWidget):
         self.back_button = QPushButton("◀ Worklist")
         self.back_button.setToolTip("Back to the worklist (Ctrl+L)")
         self.back_button.clicked.connect(self.back_requested.emit)
-        self.title = _plain("", "font-weight:bold; font-size:14pt")
+        self.title = plain_label(bold=True, style="font-size:14pt")
         self.title.setObjectName("caseTitle")
-        self.meta = _plain("", "color:#333")
-        self.status_badge = _plain()
-        self.grade_badge = _plain()
+        self.meta = plain_label(style="color:#333")
+        self.status_badge = plain_label()
+        self.grade_badge = plain_label()
         self.grade_badge.setObjectName("gradeBadge")
-        self.review_badge = _plain()
+        self.review_badge = plain_label()
         self.sign_button = QPushButton("Sign…")
         self.sign_button.setObjectName("signButton")
         self.sign_button.setEnabled(False)
         self.sign_button.setToolTip("Sign the review record (enabled once the case is reviewed)")
         self.sign_button.clicked.connect(self.sign_requested.emit)
-        self.banner = _plain()
+        self.banner = plain_label()
         self.banner.setObjectName("messageBanner")
         self.banner.hide()
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
@@ -33,15 +32,7 @@ from concord.ui import theme
 from concord.ui.item_models import Column, ListTableModel
 from concord.ui.messages import error_text
 from concord.ui.review_queue import QueueRow, ReviewQueue, action_text, neutral_label, verdict_text
-
-
-def _plain(text: str = "", *, bold: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    if bold:
-        label.setStyleSheet("font-weight:bold")
-    return label
+from concord.ui.theme import plain_label
 
 
 def _value(value: object) -> str:
@@ -66,9 +57,9 @@ class OverrideDialog(QDialog):
         self.setMinimumWidth(520)
         form = QFormLayout(self)
         label = neutral_label(target) if blind else target.label
-        form.addRow(_plain(label, bold=True))
+        form.addRow(plain_label(label, bold=True))
         if not blind:
-            form.addRow("Judge's value:", _plain(verdict_text(target)))
+            form.addRow("Judge's value:", plain_label(verdict_text(target)))
         choices = {"gate": GATE_VALUES, "disagreement": DISAGREEMENT_VALUES,
                    "match": MATCH_VALUES}.get(target.kind)
         self.value_combo: QComboBox | None = None
@@ -88,7 +79,7 @@ class OverrideDialog(QDialog):
         self.reason_edit.setObjectName("overrideReason")
         self.reason_edit.setPlaceholderText("why (required)")
         form.addRow("Reason:", self.reason_edit)
-        self.error = _plain()
+        self.error = plain_label()
         self.error.setStyleSheet(f"color:{theme.RED}")
         form.addRow(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -127,10 +118,10 @@ class DecisionBar(QWidget):
         super().__init__(parent)
         self.setObjectName("decisionBar")
         self.queue = queue
-        self.position = _plain(bold=True)
+        self.position = plain_label(bold=True)
         self.position.setWordWrap(False)
-        self.label = _plain()
-        self.verdict = _plain(bold=True)
+        self.label = plain_label()
+        self.verdict = plain_label(bold=True)
         self.verdict.setWordWrap(False)
         self.reason = QLineEdit()
         self.reason.setObjectName("decisionReason")
@@ -227,7 +218,7 @@ class DecisionsPanel(QWidget):
         self.blind_box.setObjectName("blindBox")
         self.blind_box.toggled.connect(queue.set_blind)
         queue.blind_changed.connect(self._blind_changed)
-        self.summary = _plain(bold=True)
+        self.summary = plain_label(bold=True)
         columns: list[Column[QueueRow]] = [
             Column("Status", lambda r: _status(queue.shown_decision(r)),
                    bold=lambda r: queue.answered(r),
@@ -275,13 +266,13 @@ class DecisionsPanel(QWidget):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(_plain("Current judgement", bold=True))
+        rl.addWidget(plain_label("Current judgement", bold=True))
         rl.addWidget(self.detail, 1)
         rl.addWidget(self.show_button)
-        self.history_title = _plain("Decision history (appended, never edited; newest last)",
+        self.history_title = plain_label("Decision history (appended, never edited; newest last)",
                                     bold=True)
         rl.addWidget(self.history_title)
-        self.history_empty = _plain("No decision on this case yet: A accepts the current "
+        self.history_empty = plain_label("No decision on this case yet: A accepts the current "
                                     "judgement, O overrides it (with a reason).")
         self.history_empty.setStyleSheet(f"color:{theme.GREY}")
         rl.addWidget(self.history_empty)

@@ -51,6 +51,7 @@ from concord.ui.eval_loaders import (
 from concord.ui.job_panel import JobFollower, JobPanel
 from concord.ui.messages import error_text, show_banner
 from concord.ui.model_jobs import MAX_K, GenerationResult, generate_set_answers
+from concord.ui.theme import plain_label
 from concord.ui.workers import JobContext, JobProgress, JobRunner
 
 GRADE_COLOURS = {"good": (theme.GREEN, "#ffffff"), "bad": (theme.RED, "#ffffff")}
@@ -58,14 +59,6 @@ DEFAULT_TEMPERATURE = 0.2
 KEY_HINT = ("Keys: G good · X bad · N / P next / previous answer · L golden answers · "
             "R type a reason (Enter returns) · B blind mode")
 
-
-def _plain(text: str = "", *, bold: bool = False, wrap: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    if bold:
-        label.setStyleSheet("font-weight:bold")
-    return label
 
 
 def _text_box(name: str) -> QPlainTextEdit:
@@ -107,14 +100,14 @@ class GradingView(QWidget):
         self.blind_box.setToolTip("Hide the reward model's prediction until you have graded")
         self.blind_box.clicked.connect(self.blind_requested.emit)
         top = QHBoxLayout()
-        top.addWidget(_plain("Question set:", bold=True, wrap=False))
+        top.addWidget(plain_label("Question set:", bold=True, wrap=False))
         top.addWidget(self.sets, 1)
         top.addWidget(refresh)
         top.addWidget(self.import_button)
         top.addWidget(self.blind_box)
         self.generate = self._generation_panel()
 
-        self.progress = _plain("", bold=True, wrap=False)
+        self.progress = plain_label("", bold=True, wrap=False)
         self.progress.setObjectName("gradingProgress")
         self.bar = QProgressBar(objectName="gradingBar")
         self.bar.setFormat("%v / %m graded")
@@ -122,14 +115,14 @@ class GradingView(QWidget):
         prog = QHBoxLayout()
         prog.addWidget(self.progress, 1)
         prog.addWidget(self.bar)
-        self.banner = _plain()
+        self.banner = plain_label()
         self.banner.setObjectName("gradingBanner")
         self.banner.hide()
 
-        self.meta = _plain("", wrap=True)
+        self.meta = plain_label("", wrap=True)
         self.meta.setObjectName("gradingMeta")
         self.meta.setStyleSheet("font-weight:bold; font-size:12pt")
-        self.question = _plain()
+        self.question = plain_label()
         self.question.setObjectName("gradingQuestion")
         self.question.setStyleSheet("font-size:11pt; padding:4px; background:#f4f6f8; "
                                     "border:1px solid #c8cdd3; border-radius:3px")
@@ -138,20 +131,20 @@ class GradingView(QWidget):
         font = self.answer.font()
         font.setPointSizeF(max(font.pointSizeF(), 10.5))
         self.answer.setFont(font)
-        self.golden_title = _plain("", bold=True)
+        self.golden_title = plain_label("", bold=True)
         self.golden = _text_box("gradingGolden")
         self.golden.setVisible(False)
-        self.golden_note = _plain("")
+        self.golden_note = plain_label("")
         self.golden_note.setStyleSheet(f"color:{theme.GREY}")
-        self.prediction = _plain()
+        self.prediction = plain_label()
         self.prediction.setObjectName("gradingPrediction")
-        self.my_grade = _plain("", bold=True, wrap=False)
+        self.my_grade = plain_label("", bold=True, wrap=False)
         self.my_grade.setObjectName("gradingMine")
         self.reason = QLineEdit(objectName="gradingReason")
         self.reason.setPlaceholderText("Reason (optional; kept for the next answers until "
                                        "cleared)")
         self.reason.returnPressed.connect(self.setFocus)
-        self.status = _plain()
+        self.status = plain_label()
         self.status.setObjectName("gradingStatus")
 
         self.buttons: dict[str, QPushButton] = {}
@@ -177,7 +170,7 @@ class GradingView(QWidget):
         answer_box = QWidget()
         al = QVBoxLayout(answer_box)
         al.setContentsMargins(0, 0, 0, 0)
-        al.addWidget(_plain("Generated answer", bold=True))
+        al.addWidget(plain_label("Generated answer", bold=True))
         al.addWidget(self.answer, 1)
         golden_box = QWidget()
         gl = QVBoxLayout(golden_box)
@@ -197,13 +190,13 @@ class GradingView(QWidget):
         layout.addLayout(prog)
         layout.addWidget(self.banner)
         layout.addWidget(self.meta)
-        layout.addWidget(_plain("Question", bold=True))
+        layout.addWidget(plain_label("Question", bold=True))
         layout.addWidget(self.question)
         layout.addWidget(split, 1)
         layout.addWidget(self.prediction)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
-        hint = _plain(KEY_HINT)
+        hint = plain_label(KEY_HINT)
         hint.setStyleSheet("color:#333; font-size:9pt")
         layout.addWidget(hint)
         layout.addWidget(self.status)

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -57,6 +56,7 @@ from concord.ui.qa_loaders import (
     load_session,
     qa_choices,
 )
+from concord.ui.theme import plain_label
 from concord.ui.workers import JobContext, JobProgress, JobRunner
 
 VERDICT_TINTS = {"grounded": "#cdeecd", "ungrounded": "#f7c6c6", "conversational": "#e4e4e4",
@@ -76,14 +76,6 @@ ITEM_TITLES = {"astrid_cf": "CF — conversational faithfulness (computed from t
                "astrid_cr": "CR — is the retrieved context relevant to the question?",
                "astrid_ra": "RA — does the answer refuse (decline to answer)?"}
 
-
-def _plain(text: str = "", *, bold: bool = False, wrap: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    if bold:
-        label.setStyleSheet("font-weight:bold")
-    return label
 
 
 def _utf16(text: str) -> int:
@@ -146,7 +138,7 @@ class QaReviewView(QWidget):
         self.blind_box.setToolTip("Hide the judge's verdicts until you have answered")
         self.blind_box.clicked.connect(self.blind_requested.emit)
         top = QHBoxLayout()
-        top.addWidget(_plain("QA set and judge run:", bold=True, wrap=False))
+        top.addWidget(plain_label("QA set and judge run:", bold=True, wrap=False))
         top.addWidget(self.run_box, 1)
         top.addWidget(self.refresh_button)
         top.addWidget(self.import_button)
@@ -164,12 +156,12 @@ class QaReviewView(QWidget):
         self._judge_job.stopped.connect(lambda _set_id, text, level:
                                         self.show_banner(text, level))
 
-        self.progress_label = _plain("", bold=True, wrap=False)
+        self.progress_label = plain_label("", bold=True, wrap=False)
         self.progress_label.setObjectName("qaProgressLabel")
         self.progress = QProgressBar(objectName="qaProgress")
         self.progress.setFormat("%v / %m items")
         self.progress.setFixedWidth(220)
-        self.banner = _plain()
+        self.banner = plain_label()
         self.banner.setObjectName("qaBanner")
         self.banner.hide()
         prog = QHBoxLayout()
@@ -183,13 +175,13 @@ class QaReviewView(QWidget):
         queue_box = QWidget()
         ql = QVBoxLayout(queue_box)
         ql.setContentsMargins(0, 0, 0, 0)
-        ql.addWidget(_plain("Items (✓ done · • to do · scope)", bold=True))
+        ql.addWidget(plain_label("Items (✓ done · • to do · scope)", bold=True))
         ql.addWidget(self.queue, 1)
 
-        self.item_label = _plain("", wrap=True)
+        self.item_label = plain_label("", wrap=True)
         self.item_label.setObjectName("qaItemLabel")
         self.item_label.setStyleSheet("font-weight:bold; font-size:12pt")
-        self.labels_label = _plain()
+        self.labels_label = plain_label()
         self.labels_label.setObjectName("qaFileLabels")
         self.labels_label.setStyleSheet(f"color:{theme.GREY}")
         self.question = QPlainTextEdit(readOnly=True, objectName="qaQuestion")
@@ -201,7 +193,7 @@ class QaReviewView(QWidget):
         self.targets.setWordWrap(True)
         self.targets.setSpacing(1)
         self.targets.currentRowChanged.connect(lambda _: self._target_chosen())
-        self.reason_label = _plain()
+        self.reason_label = plain_label()
         self.reason_label.setObjectName("qaJudgeReason")
 
         self.value_box = QComboBox(objectName="qaValue")
@@ -214,12 +206,12 @@ class QaReviewView(QWidget):
         self.accept_button.clicked.connect(self.accept_current)
         self.override_button = QPushButton("Record my value (O)", objectName="qaOverride")
         self.override_button.clicked.connect(self.override_current)
-        self.status = _plain()
+        self.status = plain_label()
         self.status.setObjectName("qaStatus")
         decide = QHBoxLayout()
-        decide.addWidget(_plain("Your value:", wrap=False))
+        decide.addWidget(plain_label("Your value:", wrap=False))
         decide.addWidget(self.value_box)
-        decide.addWidget(_plain("Reason:", wrap=False))
+        decide.addWidget(plain_label("Reason:", wrap=False))
         decide.addWidget(self.reason, 1)
         decide.addWidget(self.accept_button)
         decide.addWidget(self.override_button)
@@ -227,15 +219,16 @@ class QaReviewView(QWidget):
         context_box = QWidget()
         cl = QVBoxLayout(context_box)
         cl.setContentsMargins(0, 0, 0, 0)
-        cl.addWidget(_plain("Retrieved context", bold=True))
-        legend = _plain(CONTEXT_LEGEND)
+        cl.addWidget(plain_label("Retrieved context", bold=True))
+        legend = plain_label(CONTEXT_LEGEND)
         legend.setStyleSheet("color:#333; font-size:9pt")
         cl.addWidget(legend)
         cl.addWidget(self.context, 1)
         targets_box = QWidget()
         tl = QVBoxLayout(targets_box)
         tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(_plain("Answer, sentence by sentence, and the item's verdicts", bold=True))
+        tl.addWidget(plain_label("Answer, sentence by sentence, and the item's verdicts",
+                                 bold=True))
         tl.addWidget(self.targets, 1)
         middle = QSplitter(Qt.Orientation.Horizontal)
         middle.addWidget(context_box)
@@ -249,12 +242,12 @@ class QaReviewView(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.item_label)
         column.addWidget(self.labels_label)
-        column.addWidget(_plain("Question", bold=True))
+        column.addWidget(plain_label("Question", bold=True))
         column.addWidget(self.question)
         column.addWidget(middle, 1)
         column.addWidget(self.reason_label)
         column.addLayout(decide)
-        hint = _plain(KEY_HINT)
+        hint = plain_label(KEY_HINT)
         hint.setStyleSheet("color:#333; font-size:9pt")
         column.addWidget(hint)
         column.addWidget(self.status)

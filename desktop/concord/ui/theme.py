@@ -3,7 +3,9 @@ comes with a text label (grade name, status word, badge text)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel
 
 # Light tints for evidence highlights, one per agent (Okabe-Ito hues, pale enough that
 # black text stays readable on them).
@@ -84,3 +86,15 @@ def subscore_title(name: str) -> str:
 
 def agent_title(agent: str) -> str:
     return agent.replace("_", " ").capitalize()
+
+
+def plain_label(text: str = "", *, bold: bool = False, wrap: bool = True,
+                style: str = "") -> QLabel:
+    """A label that shows its text as plain text, never as markup: patient text is data."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    sheet = "; ".join(s for s in ("font-weight:bold" if bold else "", style) if s)
+    if sheet:
+        label.setStyleSheet(sheet)
+    return label
