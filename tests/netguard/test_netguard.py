@@ -26,6 +26,7 @@ from concord.netguard import parse_server
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services
+from llm.fake_llama_server import loopback_works
 from pipeline.brief_writer import BriefWriter  # tests/pipeline (tests/ is on sys.path)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -118,23 +119,6 @@ def test_the_desktop_app_installs_the_guard_before_qt_starts():
     """, env={"CONCORD_LLAMA_SERVERS": "", "QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "GUARD True"
-
-
-def loopback_works() -> bool:
-    """False inside a bare network namespace (`unshare -rn` leaves `lo` down)."""
-    import socket
-
-    from concord import netguard
-
-    try:
-        with socket.socket() as listener:
-            listener.bind(("127.0.0.1", 0))
-            listener.listen(1)
-            netguard.allow([f"http://127.0.0.1:{listener.getsockname()[1]}"])
-            socket.create_connection(listener.getsockname(), timeout=2).close()
-    except OSError:
-        return False
-    return True
 
 
 needs_loopback = pytest.mark.skipif(
