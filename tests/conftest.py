@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from concord import netguard
+from concord.llm.default_model import DEFAULT_MODEL_NAME
+from concord.llm.store import ModelEntry, ModelStore
 from concord.store import Repository
 
 
@@ -38,3 +40,24 @@ def repo(concord_home: Path) -> Iterator[Repository]:
     repository = Repository.open()
     yield repository
     repository.close()
+
+
+@pytest.fixture(scope="session")
+def default_entry() -> ModelEntry:
+    """The default model from the real store, verified; skips when it is not installed."""
+    from concord.errors import ModelError
+
+    try:
+        store = ModelStore.open()
+        entry = store.resolve(DEFAULT_MODEL_NAME)
+        store.verify(entry)
+    except ModelError as exc:
+        pytest.skip(
+            f"default model not installed in the model store ({exc}); install it with "
+            "`python -m concord.llm.default_model`"
+        )
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        pytest.skip("llama-cpp-python is not installed")
+    return entry

@@ -13,23 +13,10 @@ import pytest
 from concord.agents.prompts import build_record_block
 from concord.bench.records import bench_record, estimate_tokens
 from concord.bench.run import token_counter
-from concord.errors import ModelError
 from concord.llm.default_model import DEFAULT_MODEL_NAME
-from concord.llm.store import ModelEntry, ModelStore, load_runtime
+from concord.llm.store import load_runtime
 
 pytestmark = pytest.mark.real_model
-
-
-@pytest.fixture(scope="module")
-def default_entry() -> ModelEntry:
-    try:
-        store = ModelStore.open()
-        entry = store.resolve(DEFAULT_MODEL_NAME)
-        store.verify(entry)
-    except ModelError as exc:
-        pytest.skip(f"default model not installed in the model store ({exc})")
-    pytest.importorskip("llama_cpp")
-    return entry
 
 
 def test_bench_record_is_4k_tokens_by_the_model_tokenizer(default_entry) -> None:
