@@ -21,6 +21,19 @@ from concord.ui.messages import error_text
 from concord.ui.workers import Job, JobProgress, JobRunner
 
 
+def fill_model_combo(combo: QComboBox, names: list[str], default: str | None) -> bool:
+    """List the store's models, the default one marked and selected; an empty store shows
+    "no model registered". Returns whether there is a model to run."""
+    combo.clear()
+    for name in names:
+        combo.addItem(name + ("  (default)" if name == default else ""), name)
+    if default in names:
+        combo.setCurrentIndex(names.index(default))
+    if not names:
+        combo.addItem("no model registered", "")
+    return bool(names)
+
+
 class JobPanel(QWidget):
     start_requested = Signal(str)  # model name ("" = the default model)
     cancel_requested = Signal()
@@ -59,14 +72,8 @@ class JobPanel(QWidget):
         self._has_models = True
 
     def set_models(self, names: list[str], default: str | None, note: str = "") -> None:
-        self.model_combo.clear()
-        for name in names:
-            self.model_combo.addItem(name + ("  (default)" if name == default else ""), name)
-        if default in names:
-            self.model_combo.setCurrentIndex(names.index(default))
-        self._has_models = bool(names)
+        self._has_models = fill_model_combo(self.model_combo, names, default)
         if not names:
-            self.model_combo.addItem("no model registered", "")
             self.start_button.setToolTip(note or "No model in the local store")
         if note:
             self.status.setText(note)

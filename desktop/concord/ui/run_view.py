@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from concord.pipeline import DEFAULT_MAX_SPECIALISTS, RunEvent
 from concord.ui import theme
+from concord.ui.job_panel import fill_model_combo
 
 STAGE_TITLES = {"load": "Loading model", "screen": "Record screen", "surgeon": "Surgeon",
                 "anaesthetist": "Anaesthetist", "adjudication": "Adjudication"}
@@ -74,13 +75,7 @@ class RunPanel(QWidget):
         self._current: str | None = None
 
     def set_models(self, names: list[str], default: str | None, note: str = "") -> None:
-        self.model_combo.clear()
-        for name in names:
-            self.model_combo.addItem(name + ("  (default)" if name == default else ""), name)
-        if default in names:
-            self.model_combo.setCurrentIndex(names.index(default))
-        if not names:
-            self.model_combo.addItem("no model registered", "")
+        if not fill_model_combo(self.model_combo, names, default):
             self.run_button.setEnabled(False)
             self.run_button.setToolTip(note or "No model in the local store")
         if note:
