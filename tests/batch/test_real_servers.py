@@ -11,27 +11,19 @@ import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from concord import netguard
 from concord.errors import ModelError
 from concord.llm.default_model import DEFAULT_MODEL_NAME
 from concord.llm.store import ModelStore
-from llm.fake_llama_server import (
-    LLAMA_CPP_PYTHON,
-    LLAMA_SERVER,
-    free_port,
-    llama_server_binary,
-)
+from llm.fake_llama_server import LLAMA_CPP_PYTHON, LLAMA_SERVER
+from llm.real_servers import start_server, stop_server, wait_ready
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 SERVER_EXTRA = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
-READY_SECONDS = 240
 MAX_TOKENS = "48"
 
 
@@ -49,39 +41,6 @@ def model_path() -> Path:
     return entry.resolved_path()
 
 
-def server_command(kind: str, model: Path, port: int) -> list[str]:
-    if kind == LLAMA_SERVER:
-        binary = llama_server_binary()
-        if binary is None:
-            pytest.skip("no llama-server binary (set LLAMA_SERVER or put it on PATH)")
-        return [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-                "-c", "2048", "-t", "1", "-np", "1", "--swa-full"]
-    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1"]
-
-
-def start_server(kind: str, model: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    netguard.allow([f"http://127.0.0.1:{port}"])
-    proc = subprocess.Popen(server_command(kind, model, port), stdout=log.open("wb"),
-                            stderr=subprocess.STDOUT)
-    return proc, f"http://127.0.0.1:{port}"
-
-
-def wait_ready(proc: subprocess.Popen, url: str, log: Path) -> None:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    deadline = time.monotonic() + READY_SECONDS
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"server exited: {log.read_text()[-1500:]}")
-        try:
-            with opener.open(url + "/v1/models", timeout=5):
-                return
-        except OSError:  # refused, or HTTP 503 while the model loads
-            time.sleep(1)
-    pytest.fail(f"server at {url} not ready in {READY_SECONDS} s")
-
-
 @pytest.fixture(params=[LLAMA_CPP_PYTHON, LLAMA_SERVER])
 def two_servers(request: pytest.FixtureRequest, model_path: Path, tmp_path: Path
                 ) -> Iterator[list[tuple[subprocess.Popen, str]]]:
@@ -96,13 +55,7 @@ def two_servers(request: pytest.FixtureRequest, model_path: Path, tmp_path: Path
         yield servers
     finally:
         for proc, _ in servers:
-            if proc.poll() is None:
-                proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_server(proc)
 
 
 def test_batch_over_two_real_servers_survives_one_stopping(two_servers, tmp_path, model_path):
