@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from concord.errors import ModelError
-from concord.llm.default_model import DEFAULT_MODEL_NAME
-from concord.llm.store import ModelStore
+from concord.llm.store import ModelEntry
 from llm.fake_llama_server import LLAMA_CPP_PYTHON, LLAMA_SERVER
 from llm.real_servers import start_server, stop_server, wait_ready
 
@@ -28,17 +26,11 @@ MAX_TOKENS = "48"
 
 
 @pytest.fixture(scope="module")
-def model_path() -> Path:
+def model_path(default_entry: ModelEntry) -> Path:
     missing = [m for m in SERVER_EXTRA if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(f"llama-cpp-python[server] is not installed (missing {', '.join(missing)})")
-    try:
-        store = ModelStore.open()
-        entry = store.resolve(DEFAULT_MODEL_NAME)
-        store.verify(entry)
-    except ModelError as exc:
-        pytest.skip(f"default model not installed ({exc})")
-    return entry.resolved_path()
+    return default_entry.resolved_path()
 
 
 @pytest.fixture(params=[LLAMA_CPP_PYTHON, LLAMA_SERVER])
