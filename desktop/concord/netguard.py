@@ -36,6 +36,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from concord.errors import InputError
+from concord.paths import concord_home
 
 SERVERS_ENV = "CONCORD_LLAMA_SERVERS"
 SERVERS_FILE = "servers.json"
@@ -83,21 +84,10 @@ def _normal_host(host: str) -> str:
         return host
 
 
-def _home_without_creating() -> Path:
-    """CONCORD_HOME as `concord.paths.concord_home` finds it, but not created: the guard is
-    installed before every command, `concord --help` included."""
-    env_home = os.environ.get("CONCORD_HOME")
-    if env_home:
-        return Path(env_home)
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("concord", appauthor=False))
-
-
 def configured_servers(home: Path | None = None) -> list[str]:
     """Server URLs the administrator configured (environment, then servers.json)."""
     urls = [u.strip() for u in os.environ.get(SERVERS_ENV, "").split(",") if u.strip()]
-    path = (home if home is not None else _home_without_creating()) / SERVERS_FILE
+    path = (home if home is not None else concord_home(create=False)) / SERVERS_FILE
     if path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

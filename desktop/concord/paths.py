@@ -30,8 +30,9 @@ def resources_dir() -> Path:
     return found
 
 
-def concord_home() -> Path:
-    """$CONCORD_HOME, else the platform's user data folder. Created on first use."""
+def concord_home(*, create: bool = True) -> Path:
+    """$CONCORD_HOME, else the platform's user data folder. Created on first use unless
+    `create` is False (for code that only looks, such as the network guard at start-up)."""
     env = os.environ.get("CONCORD_HOME")
     if env:
         home = Path(env)
@@ -39,7 +40,8 @@ def concord_home() -> Path:
         from platformdirs import user_data_dir
 
         home = Path(user_data_dir("concord", appauthor=False))
-    home.mkdir(parents=True, exist_ok=True)
+    if create:
+        home.mkdir(parents=True, exist_ok=True)
     return home
 
 
