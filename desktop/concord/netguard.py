@@ -53,6 +53,7 @@ class _Guard:
         self.config_error: InputError | None = None
         self.endpoints: set[tuple[str, int]] = set()  # (host or address, port)
         self.hosts: set[str] = set()  # names and addresses that may be resolved
+        self.unresolved: set[tuple[str, int]] = set()  # allowed names not yet looked up
         self.lock = threading.Lock()
 
 
@@ -112,18 +113,29 @@ def _allow(urls: Iterable[str]) -> None:
         if names & _LOCAL_NAMES:
             names |= {"127.0.0.1", "::1"}
         elif not _is_address(host):
-            # Allow the name first (so the hook lets this lookup through); a name that does
-            # not resolve now stays allowed by name.
+            # Looked up only when a connection needs it (`_resolve_allowed_names`), not at
+            # start-up: every command installs the guard, and a slow DNS must not delay them.
             with _guard.lock:
-                _guard.hosts.add(_normal_host(host))
-            try:
-                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except OSError:
-                infos = []
-            names |= {_normal_host(str(info[4][0])) for info in infos}
+                _guard.unresolved.add((_normal_host(host), port))
         with _guard.lock:
             _guard.hosts |= names
             _guard.endpoints |= {(n, port) for n in names}
+
+
+def _resolve_allowed_names() -> None:
+    """Add the addresses of the allowed server names (a name that does not resolve stays
+    allowed by name). The lookups pass the hook because the names are allowed."""
+    with _guard.lock:
+        pending, _guard.unresolved = _guard.unresolved, set()
+    for host, port in pending:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError:
+            infos = []
+        addresses = {_normal_host(str(info[4][0])) for info in infos}
+        with _guard.lock:
+            _guard.hosts |= addresses
+            _guard.endpoints |= {(a, port) for a in addresses}
 
 
 def _is_address(host: str) -> bool:
@@ -147,9 +159,14 @@ def _check_destination(sock: object, address: object) -> None:
     family = getattr(sock, "family", None)
     if family not in _INET:
         return  # AF_UNIX and friends: local only
-    if isinstance(address, tuple) and len(address) >= 2 and is_allowed(str(address[0]),
-                                                                       int(address[1])):
-        return
+    if isinstance(address, tuple) and len(address) >= 2:
+        host, port = str(address[0]), int(address[1])
+        if is_allowed(host, port):
+            return
+        if _guard.unresolved:
+            _resolve_allowed_names()
+            if is_allowed(host, port):
+                return
     raise PermissionError(f"{REFUSED}: connection to {address!r} "
                           f"(not a configured llama.cpp server)")
 

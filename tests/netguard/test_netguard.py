@@ -174,6 +174,35 @@ def test_environment_servers_are_allowed():
     assert result.stdout.split() == ["OK", "True", "False"]
 
 
+@needs_loopback
+def test_server_names_are_looked_up_when_needed_not_at_start_up():
+    """Every command installs the guard: a configured server name is resolved only when a
+    connection needs its address, so a slow hospital DNS delays no other command."""
+    result = run_child("""
+        import os, socket
+        listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(1)
+        other = socket.socket(); other.bind(("127.0.0.1", 0)); other.listen(1)
+        port = listener.getsockname()[1]
+        real, lookups = socket.getaddrinfo, []
+        def fake(host, *args, **kw):
+            lookups.append(host)
+            return real("127.0.0.1" if host == "llm-a.hospital.example" else host, *args, **kw)
+        socket.getaddrinfo = fake
+        os.environ["CONCORD_LLAMA_SERVERS"] = "http://llm-a.hospital.example:%d" % port
+        from concord.netguard import install_network_guard
+        install_network_guard()
+        print("AT-START", len(lookups))
+        socket.create_connection(("llm-a.hospital.example", port), timeout=5).close()
+        print("CONNECTED", lookups.count("llm-a.hospital.example") >= 1)
+        try:
+            socket.create_connection(other.getsockname(), timeout=5).close(); print("OPEN")
+        except PermissionError:
+            print("REFUSED")
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["AT-START", "0", "CONNECTED", "True", "REFUSED"]
+
+
 def test_server_addresses_are_parsed_strictly():
     assert parse_server("http://10.1.2.3:8080/v1") == ("10.1.2.3", 8080)
     assert parse_server("gpu1.hospital.lan:8000") == ("gpu1.hospital.lan", 8000)
