@@ -1,8 +1,8 @@
 """How long the Qt event loop is blocked while work runs the way the UI runs it.
 
-`run_with_event_loop(work)` runs `work(emit)` in a QThread (as `PanelRunner` runs a panel),
-forwards every `emit(event)` to the UI thread through a queued signal (as the run view's
-progress bar receives RunEvents), and meanwhile lets the UI thread's event loop turn with a
+`run_with_event_loop(work)` runs `work(emit)` in the application's `JobRunner` (the worker
+thread that runs a panel from the window), which forwards every `emit(event)` to the UI
+thread through a queued signal, and meanwhile lets the UI thread's event loop turn with a
 precise 5 ms timer. The longest gap between two ticks, minus the interval, is the longest
 the event loop could not react: the stall a clinician would feel as a frozen window.
 
@@ -17,7 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QTimer, Slot
+
+from concord.ui.workers import JobRunner
 
 TICK_MS = 5
 Emit = Callable[[object], None]
@@ -40,34 +42,14 @@ def _application() -> QCoreApplication:
     return _app
 
 
-class _Worker(QObject):
-    progress = Signal(object)
-    done = Signal(object)
-    failed = Signal(object)
-
-    def __init__(self, work: Callable[[Emit], Any]) -> None:
-        super().__init__()
-        self._work = work
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            result = self._work(self.progress.emit)
-        except BaseException as exc:  # noqa: BLE001 - re-raised on the UI thread
-            self.failed.emit(exc)
-        else:
-            self.done.emit(result)
-
-
 class _Watch(QObject):
-    """Lives on the UI thread: times the ticks, receives progress and the outcome."""
+    """Lives on the UI thread: times the ticks and receives the job's outcome."""
 
     def __init__(self, loop: QEventLoop) -> None:
         super().__init__()
         self._loop = loop
         self.last = time.perf_counter()
         self.max_gap = 0.0
-        self.events = 0
         self.outcome: tuple[bool, Any] | None = None
 
     @Slot()
@@ -75,10 +57,6 @@ class _Watch(QObject):
         now = time.perf_counter()
         self.max_gap = max(self.max_gap, now - self.last)
         self.last = now
-
-    @Slot(object)
-    def progress(self, _event: object) -> None:
-        self.events += 1
 
     @Slot(object)
     def done(self, result: object) -> None:
@@ -92,32 +70,27 @@ class _Watch(QObject):
 
 
 def run_with_event_loop(work: Callable[[Emit], Any]) -> tuple[Any, float]:
-    """(work's result, the longest the event loop was blocked in ms). The work's exception,
-    if any, is raised here on the calling (UI) thread."""
+    """(work's result, the longest the event loop was blocked in ms). The work runs in the
+    application's own `JobRunner`, its progress reaching the UI thread by queued signal;
+    the work's exception, if any, is raised here on the calling (UI) thread."""
     _application()
     loop = QEventLoop()
     watch = _Watch(loop)
-    worker = _Worker(work)
-    thread = QThread()
-    thread.setObjectName("concord-bench")
-    worker.moveToThread(thread)
-    thread.started.connect(worker.run)
-    worker.progress.connect(watch.progress)
-    worker.done.connect(watch.done)
-    worker.failed.connect(watch.failed)
+    runner = JobRunner(name="concord-bench")
+    runner.finished.connect(watch.done)
+    runner.failed.connect(watch.failed)
     timer = QTimer()
     timer.setTimerType(Qt.TimerType.PreciseTimer)
     timer.setInterval(TICK_MS)
     timer.timeout.connect(watch.tick)
     timer.start()
     watch.last = time.perf_counter()
-    thread.start()
+    runner.start_job(lambda ctx: work(ctx.progress))
     try:
         loop.exec()
     finally:
         timer.stop()
-        thread.quit()
-        thread.wait()
+        runner.shutdown()
     watch.tick()
     stall_ms = max(0.0, watch.max_gap * 1000.0 - TICK_MS)
     if watch.outcome is None:
