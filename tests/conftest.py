@@ -10,7 +10,7 @@ import pytest
 
 from concord import netguard
 from concord.llm.default_model import DEFAULT_MODEL_NAME
-from concord.llm.store import ModelEntry, ModelStore
+from concord.llm.registry import ModelEntry, ModelStore
 from concord.store import Repository
 
 

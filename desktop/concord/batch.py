@@ -68,11 +68,13 @@ def record_files(directory: Path) -> list[Path]:
     """Every importable record file directly in `directory`, sorted by name."""
     if not directory.is_dir():
         raise InputError("not a folder", subject=directory)
-    files = sorted(p for p in directory.iterdir()
-                   if p.is_file() and p.suffix.lower() in LOADERS and not p.name.startswith("."))
+    files = sorted(
+        p
+        for p in directory.iterdir()
+        if p.is_file() and p.suffix.lower() in LOADERS and not p.name.startswith(".")
+    )
     if not files:
-        raise InputError(f"no record files ({', '.join(LOADERS)}) in the folder",
-                         subject=directory)
+        raise InputError(f"no record files ({', '.join(LOADERS)}) in the folder", subject=directory)
     return files
 
 
@@ -94,13 +96,25 @@ def _label_for(event: Any) -> str | None:
     return None
 
 
-def _run_one(svc: Services, record: Record, runtime: LlamaServerRuntime,
-             settings: PanelSettings, server_models: dict[str, str]) -> Case:
+def _run_one(
+    svc: Services,
+    record: Record,
+    runtime: LlamaServerRuntime,
+    settings: PanelSettings,
+    server_models: dict[str, str],
+) -> Case:
     first = len(runtime.log)
     runtime.label = "screen"
     case = None
-    for event in run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                           lexicon=svc.lexicon, config=svc.config, settings=settings):
+    for event in run_panel(
+        record,
+        runtime,
+        profiles=svc.profiles,
+        screen=svc.screen,
+        lexicon=svc.lexicon,
+        config=svc.config,
+        settings=settings,
+    ):
         label = _label_for(event)
         if label is not None:
             runtime.label = label
@@ -112,20 +126,33 @@ def _run_one(svc: Services, record: Record, runtime: LlamaServerRuntime,
     meta = dict(case.meta)
     meta["batch"] = {
         "brief_servers": by_agent,
-        "requests": [{"server": s.server, "label": s.label, "seconds": s.seconds,
-                      "prompt_tokens": s.prompt_tokens,
-                      "completion_tokens": s.completion_tokens,
-                      "prefix_reused": s.prefix_reused,
-                      "failed_over_from": list(s.failed_over_from)} for s in served],
+        "requests": [
+            {
+                "server": s.server,
+                "label": s.label,
+                "seconds": s.seconds,
+                "prompt_tokens": s.prompt_tokens,
+                "completion_tokens": s.completion_tokens,
+                "prefix_reused": s.prefix_reused,
+                "failed_over_from": list(s.failed_over_from),
+            }
+            for s in served
+        ],
         "server_models": server_models,
         "model_verified": False,  # a remote file cannot be hashed from here
     }
     return case.model_copy(update={"meta": meta})
 
 
-def _worker(svc: Services, runtime: LlamaServerRuntime, settings: PanelSettings,
-            server_models: dict[str, str], todo: queue.Queue[tuple[Path, Record] | None],
-            done: queue.Queue[_Done], should_stop: Callable[[], bool]) -> None:
+def _worker(
+    svc: Services,
+    runtime: LlamaServerRuntime,
+    settings: PanelSettings,
+    server_models: dict[str, str],
+    todo: queue.Queue[tuple[Path, Record] | None],
+    done: queue.Queue[_Done],
+    should_stop: Callable[[], bool],
+) -> None:
     while True:
         item = todo.get()
         if item is None:
@@ -188,13 +215,19 @@ def run_batch(
     threads = []
     for i, url in enumerate(urls):
         runtime = LlamaServerRuntime(
-            urls[i:] + urls[:i], model_name=name, model_sha256=sha256, template=template,
-            timeout=timeout, max_tokens_cap=max_tokens_cap,
+            urls[i:] + urls[:i],
+            model_name=name,
+            model_sha256=sha256,
+            template=template,
+            timeout=timeout,
+            max_tokens_cap=max_tokens_cap,
         )
         runtimes.append(runtime)
         thread = threading.Thread(
-            target=_worker, name=f"batch-{url}",
-            args=(svc, runtime, settings, server_models, todo, done, should_stop), daemon=True,
+            target=_worker,
+            name=f"batch-{url}",
+            args=(svc, runtime, settings, server_models, todo, done, should_stop),
+            daemon=True,
         )
         thread.start()
         threads.append(thread)
@@ -215,8 +248,13 @@ def run_batch(
                 continue
             svc.repo.save_case(result.case, user)  # the only DB writer is this thread
             report.saved.append((result.path, result.case.case_id))
-            yield BatchEvent("saved", f"case {result.case.case_id}", path=result.path,
-                             case_id=result.case.case_id, servers=result.servers)
+            yield BatchEvent(
+                "saved",
+                f"case {result.case.case_id}",
+                path=result.path,
+                case_id=result.case.case_id,
+                servers=result.servers,
+            )
             if block:
                 return
 
@@ -259,5 +297,6 @@ def run_batch(
     for runtime in runtimes:
         report.requests_by_server.update(s.server for s in runtime.log)
     report.seconds = time.perf_counter() - started
-    yield BatchEvent("done", f"{len(report.saved)} saved, {len(report.failed)} failed",
-                     report=report)
+    yield BatchEvent(
+        "done", f"{len(report.saved)} saved, {len(report.failed)} failed", report=report
+    )

@@ -167,8 +167,9 @@ def _check_destination(sock: object, address: object) -> None:
             _resolve_allowed_names()
             if is_allowed(host, port):
                 return
-    raise PermissionError(f"{REFUSED}: connection to {address!r} "
-                          f"(not a configured llama.cpp server)")
+    raise PermissionError(
+        f"{REFUSED}: connection to {address!r} (not a configured llama.cpp server)"
+    )
 
 
 def _check_lookup(host: object) -> None:

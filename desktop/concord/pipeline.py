@@ -14,19 +14,19 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from concord.adjudication.config import ScoringConfig
+from concord.adjudication.gates import addressing_items, triggered
+from concord.adjudication.llm_matcher import LlmMatchProposer
+from concord.adjudication.panel import judge_panel
 from concord.agents.profiles import AgentProfile
 from concord.agents.prompts import build_record_block
 from concord.agents.runner import propose_operation, run_agent
 from concord.domain import Brief, Case, GateHit, Record
 from concord.errors import Cancelled, ModelOutputError
 from concord.evidence.injection import injection_findings
-from concord.evidence.lexicon import Lexicon
-from concord.evidence.screen import RecordScreen
-from concord.judge.config import ScoringConfig
-from concord.judge.gates import addressing_items, triggered
-from concord.judge.llm_matcher import LlmMatchProposer
-from concord.judge.panel import judge_panel
 from concord.llm.runtime import Runtime
+from concord.screen.lexicon import Lexicon
+from concord.screen.record_screen import RecordScreen
 
 DEFAULT_MAX_SPECIALISTS = 4
 NO_OPERATION = "operation not stated in the record (surgeon agent gave no usable proposal)"
@@ -105,8 +105,13 @@ def run_panel(
     t0 = time.perf_counter()
     gates = screen.screen(record)
     fired = triggered(gates)
-    yield RunEvent("screen", f"record screen: {len(fired)} gate(s) triggered", 0, 1,
-                   seconds=timed("screen", t0))
+    yield RunEvent(
+        "screen",
+        f"record screen: {len(fired)} gate(s) triggered",
+        0,
+        1,
+        seconds=timed("screen", t0),
+    )
     check()
 
     operation = settings.operation or record.operation
@@ -125,23 +130,37 @@ def run_panel(
         check()
 
     t0 = time.perf_counter()
-    yield RunEvent("anaesthetist", "anaesthetist agent writing the risk brief", 0, 1,
-                   agent="anaesthetist")
+    yield RunEvent(
+        "anaesthetist", "anaesthetist agent writing the risk brief", 0, 1, agent="anaesthetist"
+    )
     anaesthetist = run_agent(runtime, profiles["anaesthetist"], record, operation=operation)
-    yield RunEvent("anaesthetist", f"anaesthetist brief {anaesthetist.status.value}", 1, 1,
-                   agent="anaesthetist", seconds=timed("anaesthetist", t0))
+    yield RunEvent(
+        "anaesthetist",
+        f"anaesthetist brief {anaesthetist.status.value}",
+        1,
+        1,
+        agent="anaesthetist",
+        seconds=timed("anaesthetist", t0),
+    )
     check()
 
     specialists = choose_specialists(anaesthetist, gates, profiles, settings.max_specialists)
     briefs = [anaesthetist]
     for n, name in enumerate(specialists):
         t0 = time.perf_counter()
-        yield RunEvent("specialist", f"{name} agent writing its brief", n, len(specialists),
-                       agent=name)
+        yield RunEvent(
+            "specialist", f"{name} agent writing its brief", n, len(specialists), agent=name
+        )
         brief = run_agent(runtime, profiles[name], record, operation=operation)
         briefs.append(brief)
-        yield RunEvent("specialist", f"{name} brief {brief.status.value}", n + 1,
-                       len(specialists), agent=name, seconds=timed(name, t0))
+        yield RunEvent(
+            "specialist",
+            f"{name} brief {brief.status.value}",
+            n + 1,
+            len(specialists),
+            agent=name,
+            seconds=timed(name, t0),
+        )
         check()
 
     rules = screen.definitions
@@ -150,11 +169,26 @@ def run_panel(
     for n, brief in enumerate(briefs[1:]):
         t0 = time.perf_counter()
         cards.append(
-            judge_panel(record, anaesthetist, brief, gates, rules=rules, lexicon=lexicon,
-                        config=config, runs=settings.judges, proposer=proposer)
+            judge_panel(
+                record,
+                anaesthetist,
+                brief,
+                gates,
+                rules=rules,
+                lexicon=lexicon,
+                config=config,
+                runs=settings.judges,
+                proposer=proposer,
+            )
         )
-        yield RunEvent("adjudication", f"adjudicated {brief.agent}", n + 1, len(briefs) - 1,
-                       agent=brief.agent, seconds=timed(f"judge:{brief.agent}", t0))
+        yield RunEvent(
+            "adjudication",
+            f"adjudicated {brief.agent}",
+            n + 1,
+            len(briefs) - 1,
+            agent=brief.agent,
+            seconds=timed(f"judge:{brief.agent}", t0),
+        )
         check()
 
     omissions = mutual_omissions(gates, briefs, rules)
@@ -173,9 +207,11 @@ def run_panel(
         mutual_omissions=tuple(omissions),
         config_version=config.version,
         timings=timings,
-        meta={"judges": settings.judges, "specialists": specialists,
-              "injection": injection_findings(record, briefs),
-              "judge_failures": list(proposer.failures) if proposer else []},
+        meta={
+            "judges": settings.judges,
+            "specialists": specialists,
+            "injection": injection_findings(record, briefs),
+            "judge_failures": list(proposer.failures) if proposer else [],
+        },
     )
     yield RunEvent("done", "case complete", 1, 1, case=case, seconds=timings["total"])
-

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from concord.adjudication.targets import case_targets
 from concord.domain import Case, Decision, DecisionAction, Target
 from concord.errors import InputError, NotFoundError
-from concord.judge.targets import case_targets
 
 GATE_VALUES = ("triggered", "negated", "not_triggered")
 DISAGREEMENT_VALUES = ("confirmed", "rejected", "minor", "moderate", "major")
@@ -39,14 +39,17 @@ def parse_override(target: Target, raw: str) -> Any:
         except ValueError:
             raise InputError(f"override for {target.id} must be a number", subject=raw) from None
         if not 0.0 <= value <= upper:
-            raise InputError(f"override for {target.id} must be between 0 and {upper:g}",
-                             subject=raw)
+            raise InputError(
+                f"override for {target.id} must be between 0 and {upper:g}", subject=raw
+            )
         return value
-    allowed = {"gate": GATE_VALUES, "disagreement": DISAGREEMENT_VALUES,
-               "match": MATCH_VALUES}.get(target.kind)
+    allowed = {"gate": GATE_VALUES, "disagreement": DISAGREEMENT_VALUES, "match": MATCH_VALUES}.get(
+        target.kind
+    )
     if allowed is not None and raw not in allowed:
-        raise InputError(f"override for {target.id} must be one of {', '.join(allowed)}",
-                         subject=raw)
+        raise InputError(
+            f"override for {target.id} must be one of {', '.join(allowed)}", subject=raw
+        )
     return raw
 
 
@@ -135,4 +138,3 @@ def required_targets(case: Case) -> list[Target]:
 def outstanding(case: Case, decisions: Iterable[Decision]) -> list[Target]:
     decided = {d.target_id for d in decisions}
     return [t for t in required_targets(case) if t.id not in decided]
-

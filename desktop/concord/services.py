@@ -6,14 +6,14 @@ from functools import cached_property
 from pathlib import Path
 
 from concord import paths
+from concord.adjudication.config import ScoringConfig, load_scoring_config
 from concord.agents.profiles import AgentProfile, load_profiles
-from concord.evidence.lexicon import Lexicon
-from concord.evidence.screen import RecordScreen
-from concord.judge.config import ScoringConfig, load_scoring_config
 from concord.llm.isolated import IsolatedRuntime
+from concord.llm.registry import ModelEntry, ModelStore
 from concord.llm.runtime import Runtime
-from concord.llm.store import ModelEntry, ModelStore
 from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
+from concord.screen.lexicon import Lexicon
+from concord.screen.record_screen import RecordScreen
 from concord.store import Repository
 
 BACKSTOP_SECONDS = 30.0

@@ -16,7 +16,7 @@ from typing import Any
 from concord import paths
 from concord.domain import CaseStatus
 from concord.errors import AuthError, InputError
-from concord.report.keys import (
+from concord.pki.keys import (
     certificate_fingerprint,
     check_password,
     issue_user_certificate,
@@ -37,8 +37,9 @@ def create_user(repo: Repository, name: str, role: str, password: str | None) ->
     home = paths.concord_home()
     if role == "clinician":
         if password is None:
-            raise InputError("a clinician needs a password to protect the signing key",
-                             subject=name)
+            raise InputError(
+                "a clinician needs a password to protect the signing key", subject=name
+            )
         check_password(password, name=name)
     repo.add_user(name, role)
     info: dict[str, Any] = {"name": name, "role": role, "fingerprint": None}
@@ -88,10 +89,23 @@ def sign_case(
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="concord-sign-") as tmp:
         unsigned = Path(tmp) / "unsigned.pdf"
-        render_review_pdf(case, record, decisions, signer_name=user, meaning=meaning,
-                          signed_at=signed_at, audit_head=head, out=unsigned)
+        render_review_pdf(
+            case,
+            record,
+            decisions,
+            signer_name=user,
+            meaning=meaning,
+            signed_at=signed_at,
+            audit_head=head,
+            out=unsigned,
+        )
         sign_pdf(unsigned, out, home=home, user=user, password=password, meaning=meaning)
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
     repo.record_signature(case_id, user, meaning, digest, str(out), head, signed_at=signed_at)
-    return SignedRecord(path=out, meaning=meaning, signed_at=signed_at,
-                        audit_head_seq=head[0], audit_head_hash=head[1])
+    return SignedRecord(
+        path=out,
+        meaning=meaning,
+        signed_at=signed_at,
+        audit_head_seq=head[0],
+        audit_head_hash=head[1],
+    )

@@ -19,18 +19,24 @@ _SENTENCE = re.compile(r'\[S\d+\] of the ANSWER: "(.*)"')
 
 
 def metric_of(prompt: str) -> str:
-    for words, metric in ((('"information"', '"conversational"'), "cf_info"),
-                          (('"supported"', '"unsupported"'), "cf_grounded"),
-                          (('"relevant"', '"irrelevant"'), "cr"),
-                          (('"attempts"', '"declines"'), "ra")):
+    for words, metric in (
+        (('"information"', '"conversational"'), "cf_info"),
+        (('"supported"', '"unsupported"'), "cf_grounded"),
+        (('"relevant"', '"irrelevant"'), "cr"),
+        (('"attempts"', '"declines"'), "ra"),
+    ):
         if all(w in prompt for w in words):
             return metric
     raise AssertionError(f"unknown judge prompt: {prompt[:80]}")
 
 
-def rule_judge(*, conversational: Callable[[str], bool] = lambda s: s.endswith("?") or len(s) < 22,
-               grounded: Callable[[str], bool] = lambda s: "tap water" not in s,
-               relevant: bool = True, refuses: bool = False) -> Callable[[GenerationRequest], str]:
+def rule_judge(
+    *,
+    conversational: Callable[[str], bool] = lambda s: s.endswith("?") or len(s) < 22,
+    grounded: Callable[[str], bool] = lambda s: "tap water" not in s,
+    relevant: bool = True,
+    refuses: bool = False,
+) -> Callable[[GenerationRequest], str]:
     """A deterministic stand-in for a judge model."""
 
     def answer(request: GenerationRequest) -> str:

@@ -16,10 +16,18 @@ def synthetic(n: int, seed: int = 0) -> tuple[list[QaItem], dict]:
         cf, cr, ra = rng.choice([0.0, 0.33, 1.0]), rng.random() < 0.5, rng.random() < 0.3
         scope = rng.choice(["in", "out"])
         harmful = cf < 0.5 and not ra
-        items.append(QaItem(item_id=f"i{k}", question="q", context=("c",), answer="a.",
-                            scope=scope, labels=HumanLabels(
-                                harmful=harmful, helpful=not harmful,
-                                inappropriate="yes" if harmful else "no")))
+        items.append(
+            QaItem(
+                item_id=f"i{k}",
+                question="q",
+                context=("c",),
+                answer="a.",
+                scope=scope,
+                labels=HumanLabels(
+                    harmful=harmful, helpful=not harmful, inappropriate="yes" if harmful else "no"
+                ),
+            )
+        )
         features[f"i{k}"] = (cf, float(cr), float(ra))
     return items, features
 
@@ -35,8 +43,9 @@ def test_enough_data_gives_meaningful_table() -> None:
 
 
 def test_small_data_is_flagged(demo_items) -> None:
-    features = {i.item_id: (i.labels.cf, float(i.labels.cr), float(i.labels.ra))
-                for i in demo_items}
+    features = {
+        i.item_id: (i.labels.cf, float(i.labels.cr), float(i.labels.ra)) for i in demo_items
+    }
     table = clinical_table(demo_items, features)
     harmful = table["targets"]["harmful"]
     assert harmful["computed"] and harmful["too_small"]

@@ -23,8 +23,9 @@ def test_no_information_containing_sentence_gives_one() -> None:
 
 def test_hand_computed_cases() -> None:
     # greeting, grounded, ungrounded, grounded, follow-up question -> Y=2, N=3
-    assert cf([False, True, True, True, False], [None, True, False, True, None]) == \
-        pytest.approx(2 / 3)
+    assert cf([False, True, True, True, False], [None, True, False, True, None]) == pytest.approx(
+        2 / 3
+    )
     assert cf([True, True], [True, True]) == 1.0
     assert cf([True, True], [False, False]) == 0.0
     assert cf([False, True], [None, False]) == 0.0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from concord.astrid.agreement import agreement_table
-from concord.astrid.judge import JudgeSettings, judge_item, judge_items
+from concord.astrid.llm_judge import JudgeSettings, judge_item, judge_items
 from concord.astrid.report import run_report
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import astrid_targets, make_astrid_decision, resolve_labels
@@ -123,15 +123,22 @@ def test_decisions_become_human_labels(repo: Repository, demo_items, scripted) -
     before = run_report(store, run_id, clinical=False)["agreement"]["rows"][0]["metrics"]["ra"]
     # the scripted judge says every answer attempts; the clinician says back-pain refuses
     # (as the file does) and overrides drops-frequency to "refuses" (against the file)
-    d1 = make_astrid_decision(run, demo_items, "astrid/drops-frequency/ra", user="dr_a",
-                              reason="test", override="refuses")
+    d1 = make_astrid_decision(
+        run, demo_items, "astrid/drops-frequency/ra", user="dr_a", reason="test", override="refuses"
+    )
     assert d1.action == "override" and d1.case_id == run_id
     assert d1.original_value == "attempts" and d1.new_value == "refuses"
-    d2 = make_astrid_decision(run, demo_items, "astrid/back-pain/cr", user="dr_a",
-                              reason="agree", blind=True, override="irrelevant")
+    d2 = make_astrid_decision(
+        run,
+        demo_items,
+        "astrid/back-pain/cr",
+        user="dr_a",
+        reason="agree",
+        blind=True,
+        override="irrelevant",
+    )
     assert d2.action == "override" and d2.blind
-    d3 = make_astrid_decision(run, demo_items, "astrid/driving/cr", user="dr_a",
-                              reason="agree")
+    d3 = make_astrid_decision(run, demo_items, "astrid/driving/cr", user="dr_a", reason="agree")
     assert d3.action == "accept" and d3.new_value == "relevant"
     for d in (d1, d2, d3):
         assert repo.append_decision(d)
@@ -149,9 +156,17 @@ def test_sentence_decisions_give_cf_label(repo: Repository, demo_items, scripted
     store, run_id = run_demo(repo, demo_items, scripted)
     run = store.get_run(run_id)
     values = {1: "conversational", 2: "ungrounded", 3: "grounded"}
-    decisions = [make_astrid_decision(run, demo_items, f"astrid/gritty-unfaithful/cf/sentence/{n}",
-                                      user="u", reason="r", override=v)
-                 for n, v in values.items()]
+    decisions = [
+        make_astrid_decision(
+            run,
+            demo_items,
+            f"astrid/gritty-unfaithful/cf/sentence/{n}",
+            user="u",
+            reason="r",
+            override=v,
+        )
+        for n, v in values.items()
+    ]
     labels = resolve_labels(demo_items, decisions)
     assert labels["gritty-unfaithful"].cf == 0.5
     table = agreement_table([run], demo_items, labels)
@@ -162,11 +177,13 @@ def test_bad_decisions(repo: Repository, demo_items, scripted) -> None:
     store, run_id = run_demo(repo, demo_items, scripted)
     run = store.get_run(run_id)
     with pytest.raises(InputError, match="one of refuses, attempts"):
-        make_astrid_decision(run, demo_items, "astrid/driving/ra", user="u", reason="r",
-                             override="perhaps")
+        make_astrid_decision(
+            run, demo_items, "astrid/driving/ra", user="u", reason="r", override="perhaps"
+        )
     with pytest.raises(InputError, match="between 0 and 1"):
-        make_astrid_decision(run, demo_items, "astrid/driving/cf", user="u", reason="r",
-                             override="1.5")
+        make_astrid_decision(
+            run, demo_items, "astrid/driving/cf", user="u", reason="r", override="1.5"
+        )
     with pytest.raises(InputError, match="reason"):
         make_astrid_decision(run, demo_items, "astrid/driving/cr", user="u", reason=" ")
     with pytest.raises(NotFoundError):
@@ -178,16 +195,21 @@ def test_report_shows_sentences_verdicts_and_grounding(repo, demo_items, scripte
     report = run_report(store, run_id)
     item = next(i for i in report["items"] if i["item_id"] == "drops-frequency")
     assert [s["runs"][0]["value"] for s in item["sentences"]] == [
-        "conversational", "grounded", "grounded", "conversational"]
+        "conversational",
+        "grounded",
+        "grounded",
+        "conversational",
+    ]
     span = item["sentences"][1]["grounding"]
     chunk = item["context"][span["chunk"] - 1]
-    assert chunk[span["start"]:span["end"]] == span["text"]
+    assert chunk[span["start"] : span["end"]] == span["text"]
     assert "four times a day for four weeks" in span["text"]
     assert report["clinical"]["judge"]["targets"]["harmful"]["too_small"] is True
     assert "TOO SMALL" in report["clinical"]["judge"]["targets"]["harmful"]["note"]
 
 
 # -- the command line -------------------------------------------------------------------
+
 
 class _FakeServices:
     def __init__(self, repo: Repository, runtime) -> None:
@@ -223,9 +245,24 @@ def test_cli_astrid_json_and_decide(fake_services, repo, capsys) -> None:
     assert set(out["agreement"]["rows"][0]["metrics"]) >= {"cf", "cr", "ra"}
     assert out["summary"]["refusal_accuracy_vs_scope"]["mean"] is not None
     repo.add_user("dr_b", "clinician")
-    assert cli(["astrid-decide", out["run_id"], "--target", "astrid/knee-pain/ra",
-                "--override", "attempts", "--reason", "it gives advice", "--user", "dr_b",
-                "--json"]) == 0
+    assert (
+        cli(
+            [
+                "astrid-decide",
+                out["run_id"],
+                "--target",
+                "astrid/knee-pain/ra",
+                "--override",
+                "attempts",
+                "--reason",
+                "it gives advice",
+                "--user",
+                "dr_b",
+                "--json",
+            ]
+        )
+        == 0
+    )
     decided = json.loads(capsys.readouterr().out)
     assert decided["created"] and decided["decision"]["action"] == "accept"
     assert cli(["astrid-show", out["run_id"], "--json"]) == 0

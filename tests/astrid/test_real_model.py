@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from concord.astrid.judge import JudgeSettings, judge_items
+from concord.astrid.llm_judge import JudgeSettings, judge_items
 from concord.astrid.store import AstridStore
 from concord.store import Repository
 
 
 @pytest.mark.real_model
 def test_default_model_judges_one_item(repo: Repository, demo_items) -> None:
-    from concord.llm.store import ModelStore, load_runtime
+    from concord.llm.registry import ModelStore, load_runtime
 
     item = next(i for i in demo_items if i.item_id == "chest-pain")  # 2 short sentences
     runtime = load_runtime(ModelStore.open().default())
     try:
-        events = list(judge_items(runtime, [item], "QA-SET-real",
-                                  JudgeSettings(max_tokens=48, max_attempts=2)))
+        events = list(
+            judge_items(
+                runtime, [item], "QA-SET-real", JudgeSettings(max_tokens=48, max_attempts=2)
+            )
+        )
     finally:
         runtime.close()
     run = events[-1].run

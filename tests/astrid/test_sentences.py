@@ -6,8 +6,10 @@ def texts(answer: str) -> list[str]:
 
 
 def test_greetings_acknowledgements_and_questions_are_sentences() -> None:
-    answer = ("Ah, sorry to hear that. That's common due to dryness. Try preservative-free "
-              "drops 4 times a day. Did you have other concerns?")
+    answer = (
+        "Ah, sorry to hear that. That's common due to dryness. Try preservative-free "
+        "drops 4 times a day. Did you have other concerns?"
+    )
     assert texts(answer) == [
         "Ah, sorry to hear that.",
         "That's common due to dryness.",
@@ -20,10 +22,14 @@ def test_spans_quote_the_answer_exactly() -> None:
     answer = "  Hi there!  Use 2.5 ml, e.g. twice.\nSee Dr. Shah at 3 p.m. Thanks!!  "
     sentences = split_sentences(answer)
     assert [s.text for s in sentences] == [
-        "Hi there!", "Use 2.5 ml, e.g. twice.", "See Dr. Shah at 3 p.m.", "Thanks!!"]
+        "Hi there!",
+        "Use 2.5 ml, e.g. twice.",
+        "See Dr. Shah at 3 p.m.",
+        "Thanks!!",
+    ]
     for n, s in enumerate(sentences):
         assert s.index == n
-        assert answer[s.start:s.end] == s.text
+        assert answer[s.start : s.end] == s.text
 
 
 def test_deterministic_and_edge_cases() -> None:

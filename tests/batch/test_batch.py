@@ -21,11 +21,21 @@ from llm.fake_llama_server import LLAMA_SERVER, FakeLlamaServer
 def write_records(directory: Path, n: int) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     for i in range(n):
-        (directory / f"r{i}.json").write_text(json.dumps({
-            "name": f"batch patient {i}", "operation": "Right knee arthroscopy",
-            "documents": [{"source_id": "clinic", "text":
-                           f"Clinic note {i}.\nPotassium 6.{i} mmol/L, eGFR 22.\n"
-                           "Takes ramipril 10 mg.\n"}]}))
+        (directory / f"r{i}.json").write_text(
+            json.dumps(
+                {
+                    "name": f"batch patient {i}",
+                    "operation": "Right knee arthroscopy",
+                    "documents": [
+                        {
+                            "source_id": "clinic",
+                            "text": f"Clinic note {i}.\nPotassium 6.{i} mmol/L, eGFR 22.\n"
+                            "Takes ramipril 10 mg.\n",
+                        }
+                    ],
+                }
+            )
+        )
     return directory
 
 
@@ -35,8 +45,14 @@ def test_batch_survives_a_server_stopping_midway(fake_servers, tmp_path):
     folder = write_records(tmp_path / "records", 5)
     svc = Services()
     events = []
-    for event in run_batch(folder, [first.url, second.url], svc=svc, user="tester",
-                           settings=PanelSettings(judges=0, max_specialists=1), queue_size=2):
+    for event in run_batch(
+        folder,
+        [first.url, second.url],
+        svc=svc,
+        user="tester",
+        settings=PanelSettings(judges=0, max_specialists=1),
+        queue_size=2,
+    ):
         events.append(event)
         if event.kind == "saved" and sum(e.kind == "saved" for e in events) == 1:
             first.stop()
@@ -53,8 +69,9 @@ def test_batch_survives_a_server_stopping_midway(fake_servers, tmp_path):
         assert {r["server"] for r in batch["requests"]} <= {first.url, second.url}
         assert batch["brief_servers"]["anaesthetist"] in (first.url, second.url)
         assert {b.agent for b in case.briefs} <= set(batch["brief_servers"])
-    retried = [r for c in cases for r in c.meta["batch"]["requests"]
-               if first.url in r["failed_over_from"]]
+    retried = [
+        r for c in cases for r in c.meta["batch"]["requests"] if first.url in r["failed_over_from"]
+    ]
     assert len(retried) >= first.aborted  # a request cut off midway was retried elsewhere
     assert all(r["server"] == second.url for r in retried)
     late = cases[-1].meta["batch"]["requests"]
@@ -67,8 +84,15 @@ def test_batch_over_llama_server_reuses_the_record_prefix(fake_servers, tmp_path
     fake_servers.append(server)
     folder = write_records(tmp_path / "records", 2)
     svc = Services()
-    report = list(run_batch(folder, [server.url], svc=svc, user="tester",
-                            settings=PanelSettings(judges=0, max_specialists=1)))[-1].report
+    report = list(
+        run_batch(
+            folder,
+            [server.url],
+            svc=svc,
+            user="tester",
+            settings=PanelSettings(judges=0, max_specialists=1),
+        )
+    )[-1].report
     assert report is not None and report.ok and len(report.saved) == 2, report.failed
     case = svc.repo.get_case(report.saved[0][1])
     assert {b.agent for b in case.briefs} >= {"anaesthetist", "renal"}
@@ -85,44 +109,80 @@ def test_bad_files_in_the_folder_fail_alone(fake_servers, tmp_path):
     folder = write_records(tmp_path / "records", 1)
     (folder / "broken.json").write_text("{not json")
     svc = Services()
-    report = list(run_batch(folder, [server.url], svc=svc, user="tester",
-                            settings=PanelSettings(judges=0, max_specialists=1)))[-1].report
+    report = list(
+        run_batch(
+            folder,
+            [server.url],
+            svc=svc,
+            user="tester",
+            settings=PanelSettings(judges=0, max_specialists=1),
+        )
+    )[-1].report
     assert report is not None
     assert [p.name for p, _ in report.failed] == ["broken.json"] and len(report.saved) == 1
     svc.close()
 
 
 def concord(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "concord", *args], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "concord", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
 
 
 def test_cli_batch_needs_an_administrator_configured_server(fake_servers, tmp_path):
     server = FakeLlamaServer()
     fake_servers.append(server)
     folder = write_records(tmp_path / "records", 2)
-    refused = concord("batch", str(folder), "--servers", server.url,
-                      env={"CONCORD_LLAMA_SERVERS": ""})
+    refused = concord(
+        "batch", str(folder), "--servers", server.url, env={"CONCORD_LLAMA_SERVERS": ""}
+    )
     assert refused.returncode == 1
     assert refused.stderr.strip().splitlines()[-1].startswith("concord: error: ")
     assert "administrator-configured" in refused.stderr
 
-    done = concord("batch", str(folder), "--servers", server.url, "--judges", "0",
-                   "--max-specialists", "1", "--json", env={"CONCORD_LLAMA_SERVERS": server.url})
+    done = concord(
+        "batch",
+        str(folder),
+        "--servers",
+        server.url,
+        "--judges",
+        "0",
+        "--max-specialists",
+        "1",
+        "--json",
+        env={"CONCORD_LLAMA_SERVERS": server.url},
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert len(result["saved"]) == 2 and result["failed"] == []
     assert result["requests_by_server"][server.url] >= 2
 
 
-def test_run_batch_spreads_a_folder_over_the_servers(fake_servers, tmp_path, concord_home,
-                                                     capsys):
+def test_run_batch_spreads_a_folder_over_the_servers(fake_servers, tmp_path, concord_home, capsys):
     servers = [FakeLlamaServer(), FakeLlamaServer(kind=LLAMA_SERVER)]
     fake_servers += servers
     (concord_home / "servers.json").write_text(json.dumps({"servers": [s.url for s in servers]}))
     folder = write_records(tmp_path / "records", 4)
-    code = main(["run", "--batch", str(folder), "--servers", ",".join(s.url for s in servers),
-                 "--judges", "0", "--max-specialists", "1", "--queue-size", "1", "--json"])
+    code = main(
+        [
+            "run",
+            "--batch",
+            str(folder),
+            "--servers",
+            ",".join(s.url for s in servers),
+            "--judges",
+            "0",
+            "--max-specialists",
+            "1",
+            "--queue-size",
+            "1",
+            "--json",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     result = json.loads(captured.out)
@@ -133,16 +193,25 @@ def test_run_batch_spreads_a_folder_over_the_servers(fake_servers, tmp_path, con
     assert len(listed) == 4
 
 
-@pytest.mark.parametrize(("args", "problem"), [
-    (["run"], "give a PATH|RECORD_ID, or --batch DIR --servers URL,URL"),
-    (["run", "--batch", "{folder}"], "give the llama.cpp servers with --servers URL,URL"),
-    (["run", "x.txt", "--batch", "{folder}", "--servers", "http://127.0.0.1:1"],
-     "x.txt: give either PATH|RECORD_ID or --batch DIR, not both"),
-    (["run", "x.txt", "--servers", "http://127.0.0.1:1", "--max-tokens", "8"],
-     "--servers, --max-tokens: only for a folder of records; add --batch DIR"),
-    (["run", "--batch", "{folder}/missing", "--servers", "http://127.0.0.1:1"],
-     "not an administrator-configured llama.cpp server"),
-])
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["run"], "give a PATH|RECORD_ID, or --batch DIR --servers URL,URL"),
+        (["run", "--batch", "{folder}"], "give the llama.cpp servers with --servers URL,URL"),
+        (
+            ["run", "x.txt", "--batch", "{folder}", "--servers", "http://127.0.0.1:1"],
+            "x.txt: give either PATH|RECORD_ID or --batch DIR, not both",
+        ),
+        (
+            ["run", "x.txt", "--servers", "http://127.0.0.1:1", "--max-tokens", "8"],
+            "--servers, --max-tokens: only for a folder of records; add --batch DIR",
+        ),
+        (
+            ["run", "--batch", "{folder}/missing", "--servers", "http://127.0.0.1:1"],
+            "not an administrator-configured llama.cpp server",
+        ),
+    ],
+)
 def test_run_batch_bad_input_is_one_clear_line(args, problem, tmp_path, capsys):
     folder = write_records(tmp_path / "records", 1)
     code = main([a.replace("{folder}", str(folder)) for a in args])
@@ -150,8 +219,7 @@ def test_run_batch_bad_input_is_one_clear_line(args, problem, tmp_path, capsys):
     assert code == 1 and err[-1].startswith("concord: error: ") and problem in err[-1], err
 
 
-def test_run_batch_names_a_folder_that_is_not_there(fake_servers, tmp_path, capsys,
-                                                    monkeypatch):
+def test_run_batch_names_a_folder_that_is_not_there(fake_servers, tmp_path, capsys, monkeypatch):
     server = FakeLlamaServer()
     fake_servers.append(server)
     monkeypatch.setenv("CONCORD_LLAMA_SERVERS", server.url)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from concord.llm.store import ModelEntry
+from concord.llm.registry import ModelEntry
 from llm.fake_llama_server import LLAMA_CPP_PYTHON, LLAMA_SERVER
 from llm.real_servers import start_server, stop_server, wait_ready
 
@@ -34,8 +34,9 @@ def model_path(default_entry: ModelEntry) -> Path:
 
 
 @pytest.fixture(params=[LLAMA_CPP_PYTHON, LLAMA_SERVER])
-def two_servers(request: pytest.FixtureRequest, model_path: Path, tmp_path: Path
-                ) -> Iterator[list[tuple[subprocess.Popen, str]]]:
+def two_servers(
+    request: pytest.FixtureRequest, model_path: Path, tmp_path: Path
+) -> Iterator[list[tuple[subprocess.Popen, str]]]:
     """Server A (of the kind under test; stopped midway) and server B (llama_cpp.server)."""
     kinds = [request.param, LLAMA_CPP_PYTHON]
     servers = []
@@ -55,17 +56,50 @@ def test_batch_over_two_real_servers_survives_one_stopping(two_servers, tmp_path
     folder = tmp_path / "records"
     folder.mkdir()
     for i in range(3):
-        (folder / f"r{i}.json").write_text(json.dumps({
-            "name": f"batch {i}", "operation": "Right knee arthroscopy",
-            "documents": [{"source_id": "clinic", "text":
-                           f"Clinic note {i}. Healthy 40 year old.\nNo regular medicines.\n"}]}))
-    env = {**os.environ, "CONCORD_LLAMA_SERVERS": f"{url_a},{url_b}",
-           "CONCORD_MODELS": str(model_path.parent)}
+        (folder / f"r{i}.json").write_text(
+            json.dumps(
+                {
+                    "name": f"batch {i}",
+                    "operation": "Right knee arthroscopy",
+                    "documents": [
+                        {
+                            "source_id": "clinic",
+                            "text": (
+                                f"Clinic note {i}. Healthy 40 year old.\nNo regular medicines.\n"
+                            ),
+                        }
+                    ],
+                }
+            )
+        )
+    env = {
+        **os.environ,
+        "CONCORD_LLAMA_SERVERS": f"{url_a},{url_b}",
+        "CONCORD_MODELS": str(model_path.parent),
+    }
     batch = subprocess.Popen(
-        [sys.executable, "-m", "concord", "run", "--batch", str(folder),
-         "--servers", f"{url_a},{url_b}",
-         "--judges", "0", "--max-specialists", "1", "--max-tokens", MAX_TOKENS, "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "concord",
+            "run",
+            "--batch",
+            str(folder),
+            "--servers",
+            f"{url_a},{url_b}",
+            "--judges",
+            "0",
+            "--max-specialists",
+            "1",
+            "--max-tokens",
+            MAX_TOKENS,
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert batch.stderr is not None
     progress = []
     for line in batch.stderr:

@@ -8,10 +8,16 @@ import pytest
 from tests.bench.fakes import SwitchableRuntime
 
 from concord.cli import build_parser, main
-from concord.llm.store import ModelEntry
+from concord.llm.registry import ModelEntry
 
-ENTRY = ModelEntry(name="scripted-bench", file="scripted.gguf", sha256="0" * 64,
-                   size=250_000_000, roles=("agent",), n_ctx=8192)
+ENTRY = ModelEntry(
+    name="scripted-bench",
+    file="scripted.gguf",
+    sha256="0" * 64,
+    size=250_000_000,
+    roles=("agent",),
+    n_ctx=8192,
+)
 
 
 @pytest.fixture
@@ -46,8 +52,9 @@ def test_bench_table(scripted_model, capsys) -> None:
     for line in out.splitlines():
         if line.startswith("MISSED: "):
             for name in line.removeprefix("MISSED: ").split(", "):
-                assert any(row.startswith(name) and "MISSED" in row
-                           for row in out.splitlines()), name
+                assert any(row.startswith(name) and "MISSED" in row for row in out.splitlines()), (
+                    name
+                )
 
 
 def test_unknown_model_is_one_clear_error(capsys) -> None:

@@ -48,10 +48,16 @@ def test_pipeline_under_the_probe(qapp) -> None:
 
     svc = Services()
     try:
-        inputs = PanelInputs(svc.profiles, svc.screen, svc.lexicon, svc.config,
-                             PanelSettings(judges=1, max_specialists=1))
-        result = measure_pipeline(SwitchableRuntime(), bench_record(1024).record, inputs,
-                                  run_with_event_loop)
+        inputs = PanelInputs(
+            svc.profiles,
+            svc.screen,
+            svc.lexicon,
+            svc.config,
+            PanelSettings(judges=1, max_specialists=1),
+        )
+        result = measure_pipeline(
+            SwitchableRuntime(), bench_record(1024).record, inputs, run_with_event_loop
+        )
     finally:
         svc.close()
     assert result.stall_ms is not None and result.stall_ms >= 0.0

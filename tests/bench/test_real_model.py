@@ -14,7 +14,7 @@ from concord.agents.prompts import build_record_block
 from concord.bench.records import bench_record, estimate_tokens
 from concord.bench.run import token_counter
 from concord.llm.default_model import DEFAULT_MODEL_NAME
-from concord.llm.store import load_runtime
+from concord.llm.registry import load_runtime
 
 pytestmark = pytest.mark.real_model
 
@@ -39,7 +39,11 @@ def test_bench_quick_end_to_end(default_entry, concord_home) -> None:
     env = {**os.environ, "CONCORD_HOME": str(concord_home), "QT_QPA_PLATFORM": "offscreen"}
     done = subprocess.run(
         [sys.executable, "-m", "concord", "bench", "--json", "--quick"],
-        capture_output=True, text=True, env=env, timeout=1800, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     data = json.loads(done.stdout)
@@ -53,9 +57,15 @@ def test_bench_quick_end_to_end(default_entry, concord_home) -> None:
     assert figures["prefix_reuse_outputs_identical"]["met"] is True
     assert figures["prefix_reuse_speedup"]["detail"]["calls_restoring_prefix"] == 4
     assert figures["prefix_reuse_speedup"]["value"] is not None
-    for name in ("constrained_slowdown", "raw_generation_tps", "pipeline_effective_tps",
-                 "pipeline_overhead", "alignment_throughput", "screen_throughput",
-                 "peak_rss_mb"):
+    for name in (
+        "constrained_slowdown",
+        "raw_generation_tps",
+        "pipeline_effective_tps",
+        "pipeline_overhead",
+        "alignment_throughput",
+        "screen_throughput",
+        "peak_rss_mb",
+    ):
         assert figures[name]["value"] is not None, name
     if figures["ui_max_stall_ms"]["value"] is None:
         assert figures["ui_max_stall_ms"]["note"]

@@ -36,7 +36,7 @@ def test_record_is_deterministic_and_seeded() -> None:
 
 
 def test_record_triggers_a_gate() -> None:
-    from concord.evidence.screen import RecordScreen
+    from concord.screen.record_screen import RecordScreen
 
     hits = RecordScreen.load().screen(bench_record(4096).record)
     assert "hyperkalaemia" in {h.gate_id for h in hits if h.status.value == "triggered"}

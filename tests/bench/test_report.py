@@ -12,34 +12,65 @@ from concord.bench.targets import build_figures
 from concord.bench.text_measures import AlignmentResult, ScreenResult
 
 FIGURES = {
-    "prefix_reuse_speedup", "prefix_reuse_outputs_identical", "constrained_slowdown",
-    "raw_generation_tps", "pipeline_effective_tps", "pipeline_overhead", "ui_max_stall_ms",
-    "alignment_throughput", "screen_throughput", "peak_rss_mb",
+    "prefix_reuse_speedup",
+    "prefix_reuse_outputs_identical",
+    "constrained_slowdown",
+    "raw_generation_tps",
+    "pipeline_effective_tps",
+    "pipeline_overhead",
+    "ui_max_stall_ms",
+    "alignment_throughput",
+    "screen_throughput",
+    "peak_rss_mb",
 }
-GOOD_REUSE = ReuseResult(naive_seconds=80.0, reuse_seconds=25.0, naive_prompt_seconds=70.0,
-                         reuse_prompt_seconds=15.0, naive_prompt_tokens=23_000,
-                         identical=True, switchable=True, naive_reused=0, reuse_reused=4,
-                         calls=5, tokens_per_call=32)
+GOOD_REUSE = ReuseResult(
+    naive_seconds=80.0,
+    reuse_seconds=25.0,
+    naive_prompt_seconds=70.0,
+    reuse_prompt_seconds=15.0,
+    naive_prompt_tokens=23_000,
+    identical=True,
+    switchable=True,
+    naive_reused=0,
+    reuse_reused=4,
+    calls=5,
+    tokens_per_call=32,
+)
 GOOD_DECODING = DecodeResult(free_tps=60.0, constrained_tps=55.0, tokens=300, repeats=2)
-GOOD_PIPELINE = PipelineResult(wall_seconds=60.0, model_seconds=59.0, prompt_seconds=14.0,
-                               completion_tokens=2600, calls=6, reused_calls=5,
-                               agents=("anaesthetist", "renal"),
-                               brief_status={"anaesthetist": "ok", "renal": "ok"},
-                               stall_ms=12.0)
-GOOD_ALIGNMENT = AlignmentResult(extracts=200, seconds=2.0, record_chars=500_000,
-                                 index_seconds=0.5, statuses={"EXACT": 50})
+GOOD_PIPELINE = PipelineResult(
+    wall_seconds=60.0,
+    model_seconds=59.0,
+    prompt_seconds=14.0,
+    completion_tokens=2600,
+    calls=6,
+    reused_calls=5,
+    agents=("anaesthetist", "renal"),
+    brief_status={"anaesthetist": "ok", "renal": "ok"},
+    stall_ms=12.0,
+)
+GOOD_ALIGNMENT = AlignmentResult(
+    extracts=200, seconds=2.0, record_chars=500_000, index_seconds=0.5, statuses={"EXACT": 50}
+)
 GOOD_SCREEN = ScreenResult(records=100, seconds=1.0, gates_triggered=3)
 
 
 def result(**changes) -> BenchResult:
-    measured = {"reuse": GOOD_REUSE, "decoding": GOOD_DECODING, "pipeline": GOOD_PIPELINE,
-                "alignment": GOOD_ALIGNMENT, "screening": GOOD_SCREEN, "peak_mb": 900.0,
-                "model_bytes": 253_000_000, "probe_missing": ""}
+    measured = {
+        "reuse": GOOD_REUSE,
+        "decoding": GOOD_DECODING,
+        "pipeline": GOOD_PIPELINE,
+        "alignment": GOOD_ALIGNMENT,
+        "screening": GOOD_SCREEN,
+        "peak_mb": 900.0,
+        "model_bytes": 253_000_000,
+        "probe_missing": "",
+    }
     measured.update(changes)
     record = bench_record(4096)
     figures, context = build_figures(record=record, **measured)
-    return BenchResult(BenchOptions(), ModelInfo("m", "0" * 64, 253_000_000), record, figures,
-                       context, 1.0)
+    return BenchResult(
+        BenchOptions(), ModelInfo("m", "0" * 64, 253_000_000), record, figures, context, 1.0
+    )
 
 
 def test_every_figure_carries_value_target_met_and_comparison() -> None:
@@ -66,8 +97,14 @@ def test_misses_are_reported_as_misses() -> None:
         peak_mb=5000.0,
     )
     data = to_json(slow)
-    expected = {"prefix_reuse_speedup", "prefix_reuse_outputs_identical",
-                "constrained_slowdown", "pipeline_overhead", "ui_max_stall_ms", "peak_rss_mb"}
+    expected = {
+        "prefix_reuse_speedup",
+        "prefix_reuse_outputs_identical",
+        "constrained_slowdown",
+        "pipeline_overhead",
+        "ui_max_stall_ms",
+        "peak_rss_mb",
+    }
     assert set(data["missed"]) == expected
     assert data["all_met"] is False
     for name in expected:
@@ -76,13 +113,19 @@ def test_misses_are_reported_as_misses() -> None:
     rows = {row[0]: row for row in table_rows(slow)}
     assert len(TABLE_HEADERS) == len(rows["constrained_slowdown"])
     assert rows["constrained_slowdown"][3] == "MISSED"
-    assert any(line.startswith("MISSED: ") and "ui_max_stall_ms" in line
-               for line in summary_lines(slow))
+    assert any(
+        line.startswith("MISSED: ") and "ui_max_stall_ms" in line for line in summary_lines(slow)
+    )
 
 
 def test_unmeasured_figures_are_listed_not_passed() -> None:
-    data = to_json(result(pipeline=replace(GOOD_PIPELINE, stall_ms=None),
-                          probe_missing="PySide6 is not installed", peak_mb=None))
+    data = to_json(
+        result(
+            pipeline=replace(GOOD_PIPELINE, stall_ms=None),
+            probe_missing="PySide6 is not installed",
+            peak_mb=None,
+        )
+    )
     stall = data["figures"]["ui_max_stall_ms"]
     assert stall["value"] is None and stall["met"] is None
     assert "PySide6 is not installed" in stall["note"]

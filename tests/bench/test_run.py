@@ -26,8 +26,14 @@ def inputs():
 def test_run_bench_measures_everything(inputs) -> None:
     runtime = SwitchableRuntime()
     messages: list[str] = []
-    result = run_bench(runtime, ModelInfo("scripted", "0" * 64, 1_000_000), inputs, SMALL,
-                       probe_missing="no Qt in this test", say=messages.append)
+    result = run_bench(
+        runtime,
+        ModelInfo("scripted", "0" * 64, 1_000_000),
+        inputs,
+        SMALL,
+        probe_missing="no Qt in this test",
+        say=messages.append,
+    )
     data = json.loads(json.dumps(to_json(result)))
     figures = data["figures"]
     reuse = figures["prefix_reuse_speedup"]
@@ -39,8 +45,12 @@ def test_run_bench_measures_everything(inputs) -> None:
         if figure["value"] is None or figure["target"] is None:
             continue
         value, target = figure["value"], figure["target"]["value"]
-        holds = {">=": value >= target, "<=": value <= target, "<": value < target,
-                 ">": value > target}[figure["target"]["op"]]
+        holds = {
+            ">=": value >= target,
+            "<=": value <= target,
+            "<": value < target,
+            ">": value > target,
+        }[figure["target"]["op"]]
         assert figure["met"] is holds, name  # as computed from the reported numbers
     pipeline = figures["pipeline_overhead"]["detail"]
     assert pipeline["agents"][0] == "anaesthetist"
@@ -49,8 +59,9 @@ def test_run_bench_measures_everything(inputs) -> None:
     assert data["quick"] is True
     assert any("prefix reuse" in m for m in messages)
     # each request twice in a row: with reuse switched off, then on
-    panel = [r for r in runtime.requests
-             if r.schema is not None and r.max_tokens == SMALL.reuse_tokens]
+    panel = [
+        r for r in runtime.requests if r.schema is not None and r.max_tokens == SMALL.reuse_tokens
+    ]
     assert len(panel) == 10 and panel[0::2] == panel[1::2]
     assert len({r.prompt for r in panel}) == 5
     assert runtime.prefix_cache is True
@@ -59,8 +70,9 @@ def test_run_bench_measures_everything(inputs) -> None:
 def test_runtime_without_a_reuse_switch_gives_no_speedup(inputs) -> None:
     from tests.bench.fakes import respond
 
-    result = run_bench(ScriptedRuntime(respond), ModelInfo("scripted", "0" * 64, None), inputs,
-                       SMALL)
+    result = run_bench(
+        ScriptedRuntime(respond), ModelInfo("scripted", "0" * 64, None), inputs, SMALL
+    )
     figure = to_json(result)["figures"]["prefix_reuse_speedup"]
     assert figure["value"] is None and figure["met"] is None
     assert "from scratch" in figure["note"]

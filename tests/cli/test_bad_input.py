@@ -69,8 +69,9 @@ def test_bad_evidence_jsonl_names_file_and_line(tmp_path, capsys):
     record = tmp_path / "r.txt"
     record.write_text("Potassium 6.3 mmol/L\n")
     ev = tmp_path / "ev.jsonl"
-    ev.write_text('{"source_id": "r.txt", "locator": "L1", "extract_text": "K", "tag": "LABS"}\n'
-                  "{not json\n")
+    ev.write_text(
+        '{"source_id": "r.txt", "locator": "L1", "extract_text": "K", "tag": "LABS"}\n{not json\n'
+    )
     assert main(["verify-extracts", str(record), str(ev), "--json"]) == 1
     line = one_error_line(capsys)
     assert "ev.jsonl" in line and "line 2" in line
@@ -80,8 +81,10 @@ def test_verify_extracts_never_verifies_a_changed_number(tmp_path, capsys):
     record = tmp_path / "r.txt"
     record.write_text("Bloods 01/11: K+ 6.3 mmol/L, Na 139.\nNo history of bleomycin.\n")
     ev = tmp_path / "ev.jsonl"
-    lines = [{"source_id": "r.txt", "locator": "L1", "extract_text": t, "tag": "LABS",
-              "comment": ""} for t in ("K+ 6.3 mmol/L", "K+ 3.6 mmol/L", "bleomycin")]
+    lines = [
+        {"source_id": "r.txt", "locator": "L1", "extract_text": t, "tag": "LABS", "comment": ""}
+        for t in ("K+ 6.3 mmol/L", "K+ 3.6 mmol/L", "bleomycin")
+    ]
     ev.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     assert main(["verify-extracts", str(record), str(ev), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["lines"]
@@ -89,7 +92,7 @@ def test_verify_extracts_never_verifies_a_changed_number(tmp_path, capsys):
     assert rows[1]["verified"] is False and "number_mismatch" in rows[1]["flags"]
     assert rows[2]["verified"] is False and "negation_mismatch" in rows[2]["flags"]
     text = record.read_text()
-    assert text[rows[0]["start"]:rows[0]["end"]] == "K+ 6.3 mmol/L"
+    assert text[rows[0]["start"] : rows[0]["end"]] == "K+ 6.3 mmol/L"
 
 
 def test_unknown_case_and_target(capsys):
@@ -103,8 +106,10 @@ def test_model_with_wrong_hash_is_refused(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("CONCORD_MODELS", str(store))
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF" + b"\x00" * 64)
-    assert main(["models", "add", str(gguf), "--role", "agent", "--name", "tiny",
-                 "--n-ctx", "512"]) == 0
+    assert (
+        main(["models", "add", str(gguf), "--role", "agent", "--name", "tiny", "--n-ctx", "512"])
+        == 0
+    )
     capsys.readouterr()
     gguf.write_bytes(b"GGUF" + b"\x01" * 64)  # swapped after registration
     assert main(["models", "verify", "tiny"]) == 1
@@ -125,7 +130,9 @@ def test_missing_model_file(tmp_path, capsys, monkeypatch):
 def test_console_script_prints_no_traceback(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "concord", "screen", str(tmp_path / "nope.txt")],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
         env={**__import__("os").environ, "CONCORD_HOME": str(tmp_path / "home")},
     )
     assert result.returncode == 1
@@ -148,8 +155,6 @@ def test_scripted_runtime_output_that_never_fits_becomes_a_failed_brief(tmp_path
     assert brief.attempts >= 2 and brief.raw_output
 
 
-
-
 @pytest.mark.parametrize("supported", [False, True])
 def test_gpu_layers_without_a_gpu_build_are_a_warning(tmp_path, capsys, monkeypatch, supported):
     import concord.llm.llama_cpp_runtime as llama_runtime
@@ -158,7 +163,23 @@ def test_gpu_layers_without_a_gpu_build_are_a_warning(tmp_path, capsys, monkeypa
     monkeypatch.setattr(llama_runtime, "gpu_offload_supported", lambda: supported)
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF" + b"\x00" * 64)
-    assert main(["models", "add", str(gguf), "--role", "agent", "--name", "tiny",
-                 "--n-ctx", "512", "--n-gpu-layers", "-1"]) == 0
+    assert (
+        main(
+            [
+                "models",
+                "add",
+                str(gguf),
+                "--role",
+                "agent",
+                "--name",
+                "tiny",
+                "--n-ctx",
+                "512",
+                "--n-gpu-layers",
+                "-1",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert ("built without GPU support" in err) is not supported

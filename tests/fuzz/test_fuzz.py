@@ -15,9 +15,9 @@ import pytest
 
 from concord.astrid.load import load_items
 from concord.errors import ConcordError, InputError
+from concord.eval.questions import load_question_set
 from concord.evidence.align import align_extract, read_evidence_jsonl
 from concord.evidence.injection import find_injections
-from concord.expert.questions import load_question_set
 from concord.records import MAX_RECORD_BYTES, load_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,14 +43,14 @@ def _downstream(record: Any) -> None:
     """What happens to a record after import: screen, alignment, injection check."""
     for hit in fuzz_all._screen().screen(record):
         for span in hit.evidence:
-            assert record.document(span.source_id).text[span.start:span.end] == span.text
+            assert record.document(span.source_id).text[span.start : span.end] == span.text
     for line in record.lines[:3]:  # a line of the record aligns to itself, exactly
         a = align_extract(record, line.text, line.source_id, line.line_id)
         assert a.status.value == "EXACT" and a.verified, (line, a)
-        aligned = record.document(a.source_id).text[a.start:a.end]
+        aligned = record.document(a.source_id).text[a.start : a.end]
         assert aligned.split() == line.text.split()
     for span in find_injections(record):
-        assert record.document(span.source_id).text[span.start:span.end] == span.text
+        assert record.document(span.source_id).text[span.start : span.end] == span.text
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -104,9 +104,14 @@ def test_deeply_nested_text_in_a_context_cell_is_just_text() -> None:
 
 
 def test_hostile_text_prints_in_the_review_pdf(tmp_path: Path) -> None:
-    texts = ["K+ \x00\x01\x02\x1b[31m 6.3", "\u202eevil\u202c \u2066x\u2069 \U0001f600",
-             "<b>bold</b> <img src=x onerror=alert(1)> &amp; <para> </font> <![CDATA[",
-             "\u0645\u0631\u064a\u0636 \u05de\u05d8\u05d5\u05e4\u05dc", "x" * 5000, "Dr Ünal"]
+    texts = [
+        "K+ \x00\x01\x02\x1b[31m 6.3",
+        "\u202eevil\u202c \u2066x\u2069 \U0001f600",
+        "<b>bold</b> <img src=x onerror=alert(1)> &amp; <para> </font> <![CDATA[",
+        "\u0645\u0631\u064a\u0636 \u05de\u05d8\u05d5\u05e4\u05dc",
+        "x" * 5000,
+        "Dr Ünal",
+    ]
     fuzz_all.t_pdf_export(fuzz_all.Workspace(tmp_path), texts)
     assert (tmp_path / "review.pdf").read_bytes().startswith(b"%PDF")
 

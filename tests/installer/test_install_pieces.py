@@ -18,10 +18,20 @@ SCRIPTS = ("build_bundle.sh", "install.sh", "uninstall.sh")
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def bash(script: str, *, env: dict[str, str] | None = None, cwd: Path | None = None,
-         ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})}, cwd=cwd)
+def bash(
+    script: str,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
 
 
 def library(body: str, **kw) -> subprocess.CompletedProcess[str]:
@@ -40,8 +50,14 @@ def fake_bundle(tmp_path: Path) -> Path:
     (bundle / "wheels").mkdir(parents=True)
     (bundle / "wheels" / "concord-0.1.0-py3-none-any.whl").write_bytes(b"PK not really")
     (bundle / "BUNDLE.txt").write_text("test bundle\n")
-    sums = subprocess.run("find . -type f | sed 's|^./||' | sort | xargs sha256sum",
-                          shell=True, cwd=bundle, capture_output=True, text=True, check=True)
+    sums = subprocess.run(
+        "find . -type f | sed 's|^./||' | sort | xargs sha256sum",
+        shell=True,
+        cwd=bundle,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     (bundle / "SHA256SUMS").write_text(sums.stdout)
     return bundle
 
@@ -69,8 +85,10 @@ def test_install_refuses_a_damaged_bundle_before_touching_anything(tmp_path: Pat
     shutil.copy(INSTALLER / "install.sh", bundle / "install.sh")  # not in SHA256SUMS
     (bundle / "BUNDLE.txt").write_text("altered\n")
     prefix = tmp_path / "prefix"
-    result = bash(f'bash "{bundle / "install.sh"}" --prefix "{prefix}" --home "{tmp_path / "h"}"',
-                  env={"PYTHON": sys.executable})
+    result = bash(
+        f'bash "{bundle / "install.sh"}" --prefix "{prefix}" --home "{tmp_path / "h"}"',
+        env={"PYTHON": sys.executable},
+    )
     assert result.returncode == 1 and "checksum mismatch" in result.stderr
     assert not prefix.exists() and not (tmp_path / "h").exists()
 
@@ -79,20 +97,26 @@ def test_pip_is_offline_and_ignores_the_machine_configuration(tmp_path: Path):
     fake_python = tmp_path / "python"
     fake_python.write_text('#!/bin/sh\necho "cfg=$PIP_CONFIG_FILE noindex=$PIP_NO_INDEX $*"\n')
     fake_python.chmod(0o755)
-    fake_python.write_text('#!/bin/sh\necho "cfg=$PIP_CONFIG_FILE noindex=$PIP_NO_INDEX '
-                           'links=$PIP_FIND_LINKS $*"\n')
-    result = library(f'bundle=/b; offline_pip "{fake_python}" -q "concord[model]"',
-                     env={"PIP_FIND_LINKS": "/opt/wheels", "PIP_INDEX_URL": "http://x/simple"})
+    fake_python.write_text(
+        '#!/bin/sh\necho "cfg=$PIP_CONFIG_FILE noindex=$PIP_NO_INDEX links=$PIP_FIND_LINKS $*"\n'
+    )
+    result = library(
+        f'bundle=/b; offline_pip "{fake_python}" -q "concord[model]"',
+        env={"PIP_FIND_LINKS": "/opt/wheels", "PIP_INDEX_URL": "http://x/simple"},
+    )
     assert result.returncode == 0, result.stderr
     line = result.stdout.strip()
-    assert line.startswith("cfg=/dev/null noindex=1 links= -m pip install --no-index "
-                           "--find-links /b/wheels"), line
+    assert line.startswith(
+        "cfg=/dev/null noindex=1 links= -m pip install --no-index --find-links /b/wheels"
+    ), line
 
 
 def test_desktop_launcher(tmp_path: Path):
     target = tmp_path / "apps" / "concord.desktop"
-    result = library(f'CONCORD_VERSION=9.9 render_desktop "{INSTALLER / "concord.desktop.in"}" '
-                     f'"/opt/my concord/concord" "{target}"')
+    result = library(
+        f'CONCORD_VERSION=9.9 render_desktop "{INSTALLER / "concord.desktop.in"}" '
+        f'"/opt/my concord/concord" "{target}"'
+    )
     assert result.returncode == 0, result.stderr
     text = target.read_text()
     assert "@" not in text
@@ -102,8 +126,9 @@ def test_desktop_launcher(tmp_path: Path):
     assert entries["Exec"] == '"/opt/my concord/concord" gui'
     assert entries["Terminal"] == "false"
     if shutil.which("desktop-file-validate"):
-        check = subprocess.run(["desktop-file-validate", str(target)], capture_output=True,
-                               text=True)
+        check = subprocess.run(
+            ["desktop-file-validate", str(target)], capture_output=True, text=True
+        )
         assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -115,8 +140,13 @@ def test_wrapper_pins_concord_home(tmp_path: Path):
     fake.chmod(0o755)
     assert library(f'write_wrapper "{prefix}" "{tmp_path / "data"}"').returncode == 0
     env = {k: v for k, v in os.environ.items() if k != "CONCORD_HOME"}
-    out = subprocess.run([str(prefix / "concord"), "demo", "--json"], capture_output=True,
-                         text=True, env=env, check=True).stdout
+    out = subprocess.run(
+        [str(prefix / "concord"), "demo", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
     assert out.strip() == f"home={tmp_path / 'data'} args=demo --json"
 
 
@@ -155,7 +185,9 @@ def test_uninstall_purges_data_only_when_confirmed(tmp_path: Path):
 
 
 def test_bundle_is_never_built_inside_the_repository():
-    result = bash(f'bash "{INSTALLER / "build_bundle.sh"}" --out "{REPO / "bundle-here"}"',
-                  env={"PYTHON": sys.executable})
+    result = bash(
+        f'bash "{INSTALLER / "build_bundle.sh"}" --out "{REPO / "bundle-here"}"',
+        env={"PYTHON": sys.executable},
+    )
     assert result.returncode == 2 and "outside the repository" in result.stderr
     assert not (REPO / "bundle-here").exists()

@@ -79,8 +79,9 @@ def schema_from_grammar(grammar: str) -> dict:
     def enum(rule: str) -> list[str]:
         return re.findall(r'"\\"([^"\\]*)\\""', rules.get(rule, ""))
 
-    props: dict[str, dict] = {name[:-len("-kv")]: {} for name in rules
-                              if name.endswith("-kv") and name.count("-") == 1}
+    props: dict[str, dict] = {
+        name[: -len("-kv")]: {} for name in rules if name.endswith("-kv") and name.count("-") == 1
+    }
     if "evidence" in props:
         props["evidence"] = {"items": {"properties": {"tag": {"enum": enum("evidence-item-tag")}}}}
     if "consult" in props:
@@ -103,8 +104,13 @@ def common_prefix(a: list, b: list) -> int:
 
 
 class FakeLlamaServer:
-    def __init__(self, kind: str = LLAMA_CPP_PYTHON, status: int = 200, delay: float = 0.0,
-                 n_ctx: int = 1_000_000) -> None:
+    def __init__(
+        self,
+        kind: str = LLAMA_CPP_PYTHON,
+        status: int = 200,
+        delay: float = 0.0,
+        n_ctx: int = 1_000_000,
+    ) -> None:
         self.kind = kind
         self.status = status
         self.delay = delay
@@ -138,9 +144,15 @@ class FakeLlamaServer:
                 if self.path == "/v1/models":
                     self._send(200, {"data": [{"id": "fake-model.gguf"}]})
                 elif self.path == "/props" and owner.kind == LLAMA_SERVER:
-                    self._send(200, {"chat_template": TEMPLATE, "bos_token": BOS,
-                                     "eos_token": "</s>",
-                                     "default_generation_settings": {"n_ctx": owner.n_ctx}})
+                    self._send(
+                        200,
+                        {
+                            "chat_template": TEMPLATE,
+                            "bos_token": BOS,
+                            "eos_token": "</s>",
+                            "default_generation_settings": {"n_ctx": owner.n_ctx},
+                        },
+                    )
                 else:
                     self._send(404, {"detail": "Not Found"})
 
@@ -176,17 +188,31 @@ class FakeLlamaServer:
                     with owner.lock:
                         cached = common_prefix(owner.last_prompt, data["prompt"])
                         owner.last_prompt = data["prompt"]
-                    return self._send(200, {
-                        "content": answer, "tokens_evaluated": len(text),
-                        "tokens_predicted": 5, "stop_type": "eos",
-                        "timings": {"cache_n": cached, "prompt_ms": 12.0}})
+                    return self._send(
+                        200,
+                        {
+                            "content": answer,
+                            "tokens_evaluated": len(text),
+                            "tokens_predicted": 5,
+                            "stop_type": "eos",
+                            "timings": {"cache_n": cached, "prompt_ms": 12.0},
+                        },
+                    )
                 if self.path == "/v1/completions":
-                    return self._send(200, {"choices": [{"text": answer, "finish_reason": "stop"}],
-                                            "usage": {"prompt_tokens": 10,
-                                                      "completion_tokens": 5}})
-                self._send(200, {"choices": [{"message": {"content": answer},
-                                              "finish_reason": "stop"}],
-                                 "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+                    return self._send(
+                        200,
+                        {
+                            "choices": [{"text": answer, "finish_reason": "stop"}],
+                            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                        },
+                    )
+                self._send(
+                    200,
+                    {
+                        "choices": [{"message": {"content": answer}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                    },
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"

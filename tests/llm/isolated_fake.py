@@ -25,9 +25,14 @@ class EchoRuntime:
             time.sleep(120)
         reused = request.prefix in self.prefixes
         self.prefixes.add(request.prefix)
-        return Generation(text=f"{os.getpid()}:{request.prompt}", prompt_tokens=1,
-                          completion_tokens=1, seconds=0.0, prefix_reused=reused,
-                          finish_reason=FinishReason.STOP)
+        return Generation(
+            text=f"{os.getpid()}:{request.prompt}",
+            prompt_tokens=1,
+            completion_tokens=1,
+            seconds=0.0,
+            prefix_reused=reused,
+            finish_reason=FinishReason.STOP,
+        )
 
     def close(self) -> None:
         pass

@@ -25,21 +25,49 @@ def server_command(kind: str, model: Path, port: int, n_ctx: int = 2048) -> list
         binary = llama_server_binary()
         if binary is None:
             pytest.skip("no llama-server binary (set LLAMA_SERVER or put it on PATH)")
-        return [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-                "-c", str(n_ctx), "-t", "1", "-np", "1", "--swa-full"]
-    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
-            "--n_threads", "1"]
+        return [
+            binary,
+            "-m",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "-c",
+            str(n_ctx),
+            "-t",
+            "1",
+            "-np",
+            "1",
+            "--swa-full",
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+        "--n_threads",
+        "1",
+    ]
 
 
-def start_server(kind: str, model: Path, log: Path, n_ctx: int = 2048
-                 ) -> tuple[subprocess.Popen, str]:
+def start_server(
+    kind: str, model: Path, log: Path, n_ctx: int = 2048
+) -> tuple[subprocess.Popen, str]:
     """Start a server on a free loopback port the network guard allows; (process, url)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     netguard.allow([url])
-    proc = subprocess.Popen(server_command(kind, model, port, n_ctx), stdout=log.open("wb"),
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        server_command(kind, model, port, n_ctx), stdout=log.open("wb"), stderr=subprocess.STDOUT
+    )
     return proc, url
 
 

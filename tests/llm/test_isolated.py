@@ -17,8 +17,8 @@ from concord.domain.record import Record, SourceDocument
 from concord.errors import ModelError
 from concord.llm import isolated
 from concord.llm.isolated import IsolatedRuntime
+from concord.llm.registry import REFUSAL, ModelStore
 from concord.llm.runtime import GenerationRequest
-from concord.llm.store import REFUSAL, ModelStore
 from concord.llm.watchdog import TimeoutRuntime
 from concord.store import Repository
 
@@ -128,8 +128,9 @@ def test_truncated_gguf_registered_with_its_own_hash_fails_in_the_child(store, t
     message = str(caught.value)
     assert "cut" in message and ("could not load" in message or "ended unexpectedly" in message)
     # The parent is fine and can still run a model.
-    good = IsolatedRuntime(store.add(write_fake_gguf(tmp_path / "models" / "ok.gguf"),
-                                     role="agent"), factory=FAKE)
+    good = IsolatedRuntime(
+        store.add(write_fake_gguf(tmp_path / "models" / "ok.gguf"), role="agent"), factory=FAKE
+    )
     assert ask(good, "fine").endswith(":fine")
     good.close()
 

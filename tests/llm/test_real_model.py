@@ -16,9 +16,9 @@ from concord.domain.brief import BriefStatus
 from concord.domain.record import Record, SourceDocument
 from concord.errors import ModelError
 from concord.llm.isolated import IsolatedRuntime
+from concord.llm.registry import ModelEntry, load_runtime
 from concord.llm.runtime import FinishReason, GenerationRequest
 from concord.llm.server_runtime import break_special_tokens, registered_template
-from concord.llm.store import ModelEntry, load_runtime
 from concord.llm.watchdog import TimeoutRuntime
 from concord.services import Services
 
@@ -113,9 +113,11 @@ def control_tokens(runtime) -> dict[int, str]:
     """Every control (and unknown) token of the model, with its text."""
     lib, vocab = runtime._lib, runtime._vocab
     flags = lib.LLAMA_TOKEN_ATTR_CONTROL | lib.LLAMA_TOKEN_ATTR_UNKNOWN
-    return {t: lib.llama_vocab_get_text(vocab, t).decode("utf-8", "replace")
-            for t in range(lib.llama_vocab_n_tokens(vocab))
-            if lib.llama_vocab_get_attr(vocab, t) & flags}
+    return {
+        t: lib.llama_vocab_get_text(vocab, t).decode("utf-8", "replace")
+        for t in range(lib.llama_vocab_n_tokens(vocab))
+        if lib.llama_vocab_get_attr(vocab, t) & flags
+    }
 
 
 def test_servers_are_given_the_in_process_prompt_format(default_entry, runtime) -> None:
@@ -142,9 +144,10 @@ def test_services_load_the_model_once_in_a_child_with_prefix_reuse(record) -> No
         child = loaded.inner.pid
         assert child is not None and child != os.getpid()
         prefix = build_record_block(record)
-        first, second = (loaded.generate(GenerationRequest(prefix=prefix, prompt=p,
-                                                           max_tokens=8))
-                         for p in ("Summarise:\n", "List the drugs:\n"))
+        first, second = (
+            loaded.generate(GenerationRequest(prefix=prefix, prompt=p, max_tokens=8))
+            for p in ("Summarise:\n", "List the drugs:\n")
+        )
         assert not first.prefix_reused and second.prefix_reused  # the KV state is in the child
         os.kill(child, signal.SIGSEGV)  # as llama.cpp crashing natively between requests
         loaded.inner._proc.wait(timeout=60)

@@ -14,7 +14,7 @@ from concord.llm.default_model import (
 )
 from concord.llm.gguf_meta import context_length, read_gguf_metadata
 from concord.llm.hashing import sha256_file
-from concord.llm.store import MANIFEST_NAME, ModelRole, ModelStore, load_runtime
+from concord.llm.registry import MANIFEST_NAME, ModelRole, ModelStore, load_runtime
 
 from .conftest import write_fake_gguf
 
@@ -146,7 +146,7 @@ def test_swapped_default_file_is_refused(tmp_path: Path) -> None:
 def test_an_altered_default_model_is_refused_not_silently_rebuilt(tmp_path, monkeypatch, capsys):
     from concord.cli import main
     from concord.llm import default_model
-    from concord.llm.store import install_default
+    from concord.llm.registry import install_default
 
     (tmp_path / "package").mkdir()
     packaged = write_fake_gguf(tmp_path / "package" / "chunk.gguf")
@@ -163,7 +163,8 @@ def test_an_altered_default_model_is_refused_not_silently_rebuilt(tmp_path, monk
     with pytest.raises(ModelError, match="does not match the manifest") as caught:
         install_default(store)
     assert str(target) in str(caught.value) and "concord models install-default" in str(
-        caught.value)
+        caught.value
+    )
     assert main(["demo", "--patients", "1"]) == 1  # the demo refuses it too, in one line
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith(f"concord: error: {target}: SHA-256 does not match"), err

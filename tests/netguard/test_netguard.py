@@ -37,14 +37,20 @@ def run_child(code: str, env: dict[str, str] | None = None) -> subprocess.Comple
     """`code` in a fresh interpreter, to see the guard from its installation on (in the
     test process it is already installed, and an audit hook cannot be removed)."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=CHILD_TIMEOUT, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+        env=full_env,
+    )
 
 
 def test_internet_connection_is_refused_before_any_packet():
     # A second hook, installed after the guard, raises if it is ever reached: so even a
     # broken guard cannot let this connection leave the machine.
-    result = run_child("""
+    result = run_child(
+        """
         import socket, sys
         from concord.netguard import install_network_guard
         install_network_guard()
@@ -70,18 +76,28 @@ def test_internet_connection_is_refused_before_any_packet():
         except PermissionError:
             print("LOOKUP REFUSED")
         print("reached", reached)
-    """, env={"CONCORD_LLAMA_SERVERS": ""})
+    """,
+        env={"CONCORD_LLAMA_SERVERS": ""},
+    )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split("\n")[:4] == ["REFUSED True", "REFUSED True", "LOOKUP REFUSED",
-                                             "reached []"], result.stdout
+    assert result.stdout.split("\n")[:4] == [
+        "REFUSED True",
+        "REFUSED True",
+        "LOOKUP REFUSED",
+        "reached []",
+    ], result.stdout
 
 
 def test_the_whole_test_suite_runs_behind_the_guard():
     assert netguard.guard_installed()
-    for family, address in ((socket.AF_INET, ("93.184.216.34", 80)),
-                            (socket.AF_INET6, ("2606:2800:220:1::1", 443))):
-        with socket.socket(family, socket.SOCK_STREAM) as s, \
-                pytest.raises(PermissionError, match="network guard"):
+    for family, address in (
+        (socket.AF_INET, ("93.184.216.34", 80)),
+        (socket.AF_INET6, ("2606:2800:220:1::1", 443)),
+    ):
+        with (
+            socket.socket(family, socket.SOCK_STREAM) as s,
+            pytest.raises(PermissionError, match="network guard"),
+        ):
             s.connect(address)
     with pytest.raises(urllib.error.URLError, match="network guard"):
         urllib.request.urlopen("http://example.org/", timeout=5)  # the lookup is refused
@@ -90,7 +106,8 @@ def test_the_whole_test_suite_runs_behind_the_guard():
 
 
 def test_every_command_installs_the_guard_first():
-    result = run_child("""
+    result = run_child(
+        """
         import socket
         from concord import netguard
         from concord.cli import main
@@ -101,14 +118,17 @@ def test_every_command_installs_the_guard_first():
             s.connect(("93.184.216.34", 80))
         except PermissionError:
             print("REFUSED", code, netguard.guard_installed())
-    """, env={"CONCORD_LLAMA_SERVERS": ""})
+    """,
+        env={"CONCORD_LLAMA_SERVERS": ""},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[-3:] == ["REFUSED", "0", "True"], result.stdout
 
 
 def test_the_desktop_app_installs_the_guard_before_qt_starts():
     pytest.importorskip("PySide6")
-    result = run_child("""
+    result = run_child(
+        """
         from concord import netguard
         from concord.ui import app
         def stop_here():
@@ -116,19 +136,23 @@ def test_the_desktop_app_installs_the_guard_before_qt_starts():
             raise SystemExit(0)
         app._check_qt_binding = stop_here
         app.run_app()
-    """, env={"CONCORD_LLAMA_SERVERS": "", "QT_QPA_PLATFORM": "offscreen"})
+    """,
+        env={"CONCORD_LLAMA_SERVERS": "", "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "GUARD True"
 
 
 needs_loopback = pytest.mark.skipif(
-    not loopback_works(), reason="loopback is down (a namespace without `ip link set lo up`)")
+    not loopback_works(), reason="loopback is down (a namespace without `ip link set lo up`)"
+)
 
 
 @needs_loopback
 def test_configured_loopback_server_is_allowed_and_nothing_else(concord_home: Path):
     (concord_home / "servers.json").write_text(json.dumps({"servers": []}))
-    result = run_child("""
+    result = run_child(
+        """
         import os, socket
         configured, other = socket.socket(), socket.socket()
         for s in (configured, other):
@@ -152,7 +176,9 @@ def test_configured_loopback_server_is_allowed_and_nothing_else(concord_home: Pa
             u.connect("/nonexistent/concord.sock")
         except FileNotFoundError:
             print("UNIX ALLOWED")
-    """, env={"CONCORD_LLAMA_SERVERS": ""})
+    """,
+        env={"CONCORD_LLAMA_SERVERS": ""},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["CONNECTED", "REFUSED", "UNIX", "ALLOWED"], result.stdout
 
@@ -224,8 +250,18 @@ def test_model_hub_libraries_are_not_installed(name: str):
 # -- a record full of URLs -------------------------------------------------------------
 
 _recording: list[list[tuple[str, str]]] = []
-NETWORK_EVENTS = ("socket.", "urllib.Request", "http.client.", "ftplib.", "smtplib.",
-                  "webbrowser.open", "imaplib.", "poplib.", "nntplib.", "telnetlib.")
+NETWORK_EVENTS = (
+    "socket.",
+    "urllib.Request",
+    "http.client.",
+    "ftplib.",
+    "smtplib.",
+    "webbrowser.open",
+    "imaplib.",
+    "poplib.",
+    "nntplib.",
+    "telnetlib.",
+)
 LOCAL_ONLY = frozenset({"socket.gethostname"})  # the kernel's name (the audit trail's workstation)
 
 
@@ -247,10 +283,21 @@ def test_a_record_containing_urls_causes_no_network_attempt(tmp_path: Path, caps
     record_file = tmp_path / "urls.txt"
     record_file.write_text(URL_RECORD)
     evidence = tmp_path / "ev.jsonl"
-    evidence.write_text("\n".join(json.dumps(
-        {"source_id": "urls.txt", "locator": "L1", "extract_text": text, "tag": "LABS",
-         "comment": "see http://evil.example/comment"})
-        for text in ("http://evil.example/x?patient=123", "file:///etc/passwd")) + "\n")
+    evidence.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "source_id": "urls.txt",
+                    "locator": "L1",
+                    "extract_text": text,
+                    "tag": "LABS",
+                    "comment": "see http://evil.example/comment",
+                }
+            )
+            for text in ("http://evil.example/x?patient=123", "file:///etc/passwd")
+        )
+        + "\n"
+    )
     events: list[tuple[str, str]] = []
     _recording.append(events)
     try:
@@ -260,9 +307,17 @@ def test_a_record_containing_urls_causes_no_network_attempt(tmp_path: Path, caps
         svc = Services()
         record = load_record(record_file)
         runtime = ScriptedRuntime(BriefWriter(consult=["renal"]))
-        case = list(run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                              lexicon=svc.lexicon, config=svc.config,
-                              settings=PanelSettings(judges=1)))[-1].case
+        case = list(
+            run_panel(
+                record,
+                runtime,
+                profiles=svc.profiles,
+                screen=svc.screen,
+                lexicon=svc.lexicon,
+                config=svc.config,
+                settings=PanelSettings(judges=1),
+            )
+        )[-1].case
         assert case is not None
         svc.repo.save_case(case, "tester")
         svc.close()
@@ -290,23 +345,41 @@ def _unshare_ok() -> str | None:
 def test_screen_and_tests_run_in_a_namespace_without_network(concord_home: Path):
     demo = paths.resources_dir() / "demo" / "03_ckd_hyperkalaemia.json"
     check = subprocess.run(
-        ["unshare", "-rn", sys.executable, "-c",
-         "import socket; s = socket.socket(); s.settimeout(2); "
-         "print(s.connect_ex(('93.184.216.34', 80)))"],
-        capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+        [
+            "unshare",
+            "-rn",
+            sys.executable,
+            "-c",
+            "import socket; s = socket.socket(); s.settimeout(2); "
+            "print(s.connect_ex(('93.184.216.34', 80)))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+    )
     assert check.stdout.strip() not in ("", "0"), "the namespace still has a network"
     screen = subprocess.run(
         ["unshare", "-rn", sys.executable, "-m", "concord", "screen", str(demo), "--json"],
-        capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+    )
     assert screen.returncode == 0, screen.stderr
     gates = json.loads(screen.stdout)["records"][0]["gates"]
     assert any(g["status"] == "triggered" for g in gates)
     # The loopback is brought up when `ip` can (it is still only this namespace's own
     # loopback), so the tests that talk to a loopback server run too.
     lo_up = "ip link set lo up 2>/dev/null; " if shutil.which("ip") else ""
-    pytest_cmd = (f"{lo_up}exec {sys.executable} -m pytest -q -p no:cacheprovider "
-                  f"{REPO / 'tests' / 'netguard'} -k 'not namespace'")
-    suite = subprocess.run(["unshare", "-rn", "sh", "-c", pytest_cmd], capture_output=True,
-                           text=True, timeout=CHILD_TIMEOUT * 3, cwd=REPO)
+    pytest_cmd = (
+        f"{lo_up}exec {sys.executable} -m pytest -q -p no:cacheprovider "
+        f"{REPO / 'tests' / 'netguard'} -k 'not namespace'"
+    )
+    suite = subprocess.run(
+        ["unshare", "-rn", "sh", "-c", pytest_cmd],
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT * 3,
+        cwd=REPO,
+    )
     assert suite.returncode == 0, suite.stdout[-2000:] + suite.stderr[-2000:]
     assert " passed" in suite.stdout and " failed" not in suite.stdout

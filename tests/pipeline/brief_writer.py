@@ -15,8 +15,23 @@ from concord.llm.runtime import GenerationRequest
 
 LINE = re.compile(r"^(L\d+): (.*)$", re.MULTILINE)
 TITLE = re.compile(r"TASK FOR THE ([A-Z /&-]+)\n")
-DEFAULT_WORDS = ("K+", "potassium", "eGFR", "stent", "clopidogrel", "ABVD", "bleomycin",
-                 "SpO2", "platelet", "INR", "EF", "stenosis", "pneumonia", "HbA1c", "Hb ")
+DEFAULT_WORDS = (
+    "K+",
+    "potassium",
+    "eGFR",
+    "stent",
+    "clopidogrel",
+    "ABVD",
+    "bleomycin",
+    "SpO2",
+    "platelet",
+    "INR",
+    "EF",
+    "stenosis",
+    "pneumonia",
+    "HbA1c",
+    "Hb ",
+)
 
 
 class BriefWriter:
@@ -46,18 +61,24 @@ class BriefWriter:
         agent = self.agent_of(request)
         blind = next((v for k, v in self.blind_spots.items() if k in agent), ())
         words = [w for w in DEFAULT_WORDS if w not in blind]
-        lines = [(lid, text) for lid, text in LINE.findall(request.prefix)
-                 if any(w.lower() in text.lower() for w in words)
-                 and not any(b.lower() in text.lower() for b in blind)][:4]
+        lines = [
+            (lid, text)
+            for lid, text in LINE.findall(request.prefix)
+            if any(w.lower() in text.lower() for w in words)
+            and not any(b.lower() in text.lower() for b in blind)
+        ][:4]
         if not lines:
             lines = LINE.findall(request.prefix)[:1]
         tags = props["evidence"]["items"]["properties"]["tag"]["enum"]
         brief: dict[str, object] = {
-            "evidence": [{"line": lid, "tag": tags[0], "comment": "relevant finding"}
-                         for lid, _ in lines],
+            "evidence": [
+                {"line": lid, "tag": tags[0], "comment": "relevant finding"} for lid, _ in lines
+            ],
             "top_risks": [{"text": text[:120], "cites": [lid]} for lid, text in lines],
-            "actions": [{"text": f"Review before surgery: {text[:80]}", "cites": [lid]}
-                        for lid, text in lines[:1]],
+            "actions": [
+                {"text": f"Review before surgery: {text[:80]}", "cites": [lid]}
+                for lid, text in lines[:1]
+            ],
             "triggers": [],
             "monitoring": [],
             "risk_scores": ["UNKNOWN"],

@@ -29,9 +29,17 @@ def run_case(svc: Services, path: Path, writer: BriefWriter, judges: int = 1):
     record = load_record(path)
     svc.repo.save_record(record, "tester")
     runtime = ScriptedRuntime(writer)
-    events = list(run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                            lexicon=svc.lexicon, config=svc.config,
-                            settings=PanelSettings(judges=judges)))
+    events = list(
+        run_panel(
+            record,
+            runtime,
+            profiles=svc.profiles,
+            screen=svc.screen,
+            lexicon=svc.lexicon,
+            config=svc.config,
+            settings=PanelSettings(judges=judges),
+        )
+    )
     case = events[-1].case
     assert case is not None
     svc.repo.save_case(case, "tester")
@@ -47,9 +55,10 @@ def svc():
 
 def test_mutual_omission_of_bleomycin_is_flagged(svc):
     """Both the anaesthetist and the oncologist miss 'ABVD'; the screen still fires."""
-    writer = BriefWriter(blind_spots={"anaesthetist": ["ABVD", "bleomycin"],
-                                      "oncolog": ["ABVD", "bleomycin"]},
-                         consult=["oncology"])
+    writer = BriefWriter(
+        blind_spots={"anaesthetist": ["ABVD", "bleomycin"], "oncolog": ["ABVD", "bleomycin"]},
+        consult=["oncology"],
+    )
     case, events = run_case(svc, BLEO, writer)
     assert [e.stage for e in events][0] == "screen" and events[-1].stage == "done"
     assert "bleomycin_exposure" in case.mutual_omissions
@@ -84,7 +93,7 @@ def test_every_evidence_span_is_the_record_text(svc):
             a = ev.alignment
             assert a.verified, (brief.agent, ev)
             doc = record.document(a.source_id)
-            assert doc.text[a.start:a.end].split() == ev.line.extract_text.split()
+            assert doc.text[a.start : a.end].split() == ev.line.extract_text.split()
 
 
 def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
@@ -107,8 +116,16 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
 
     overridden = next(t for t in shown["outstanding"] if t.endswith("/overall"))
     for target in shown["outstanding"]:
-        args = ["decide", case.case_id, "--target", target, "--reason", "checked against notes",
-                "--user", "Dr Ada Lovelace"]
+        args = [
+            "decide",
+            case.case_id,
+            "--target",
+            target,
+            "--reason",
+            "checked against notes",
+            "--user",
+            "Dr Ada Lovelace",
+        ]
         args += ["--override", "50"] if target == overridden else ["--accept"]
         assert main(args) == 0
     assert svc.repo.case_status(case.case_id) == CaseStatus.REVIEWED
@@ -119,8 +136,10 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
     assert not out.exists()
     monkeypatch.setenv("CONCORD_PASSWORD", "correct horse battery")
     capsys.readouterr()
-    assert main(["export-pdf", case.case_id, "--user", "Dr Ada Lovelace", "--out", str(out),
-                 "--json"]) == 0
+    assert (
+        main(["export-pdf", case.case_id, "--user", "Dr Ada Lovelace", "--out", str(out), "--json"])
+        == 0
+    )
     signed = json.loads(capsys.readouterr().out)
     assert "with" in signed["meaning"] and out.exists()
     assert svc.repo.case_status(case.case_id) == CaseStatus.SIGNED

@@ -119,11 +119,15 @@ def check_database(db: Path, acknowledged: set[int]) -> Check:
     try:
         integrity = "; ".join(r[0] for r in conn.execute("PRAGMA integrity_check"))
         with Database(conn).atomic():  # one snapshot for every query below
-            ids = dict(conn.execute(
-                "SELECT decision_id, count(*) FROM decisions GROUP BY decision_id"))
-            audit = dict(conn.execute(
-                "SELECT substr(entity, 10), count(*) FROM audit "
-                "WHERE entity LIKE 'decision:%' GROUP BY entity"))
+            ids = dict(
+                conn.execute("SELECT decision_id, count(*) FROM decisions GROUP BY decision_id")
+            )
+            audit = dict(
+                conn.execute(
+                    "SELECT substr(entity, 10), count(*) FROM audit "
+                    "WHERE entity LIKE 'decision:%' GROUP BY entity"
+                )
+            )
         report = verify_chain(Database(conn))
     finally:
         conn.close()
@@ -145,8 +149,7 @@ def check_contents(db: Path) -> int:
     with Repository.open(db) as repo:
         rows = repo.db.query("SELECT * FROM decisions")
         return sum(
-            1 for row in rows
-            if decision_from_row(row) != decision_for(int(row["decision_id"][2:]))
+            1 for row in rows if decision_from_row(row) != decision_for(int(row["decision_id"][2:]))
         )
 
 
@@ -192,9 +195,14 @@ class Report:
     @property
     def ok(self) -> bool:
         return (
-            self.lost == 0 and self.duplicates == 0 and self.failed_checks == 0
-            and self.unaudited_decisions == 0 and self.audit_without_decision == 0
-            and self.altered_decisions == 0 and self.integrity == "ok" and self.chain_ok
+            self.lost == 0
+            and self.duplicates == 0
+            and self.failed_checks == 0
+            and self.unaudited_decisions == 0
+            and self.audit_without_decision == 0
+            and self.altered_decisions == 0
+            and self.integrity == "ok"
+            and self.chain_ok
             and not self.worker_failures
         )
 
@@ -214,7 +222,12 @@ class Report:
 
 class Harness:
     def __init__(
-        self, workdir: Path, kills: int, writes: int, procs: int, seed: int,
+        self,
+        workdir: Path,
+        kills: int,
+        writes: int,
+        procs: int,
+        seed: int,
         startup_share: float = STARTUP_KILL_SHARE,
     ) -> None:
         self.startup_share = startup_share
@@ -271,8 +284,15 @@ class Harness:
             self.next_id += BLOCK
         first = self._first_unacked(slot)
         assert first is not None and slot.block is not None
-        cmd = [sys.executable, __file__, "--worker", str(self.db), str(slot.ack),
-               str(first), str(slot.block[1])]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--worker",
+            str(self.db),
+            str(slot.ack),
+            str(first),
+            str(slot.block[1]),
+        ]
         with slot.log.open("ab") as log:
             slot.proc = subprocess.Popen(cmd, stdout=log, stderr=log)
         slot.ready_at, slot.acked_in_run = None, 0
@@ -414,14 +434,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, help="keep the database and logs here")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--worker", nargs=4, metavar=("DB", "ACK", "FIRST", "LAST"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", nargs=4, metavar=("DB", "ACK", "FIRST", "LAST"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     if args.worker:
         db, ack, first, last = args.worker
         return worker(Path(db), Path(ack), int(first), int(last))
-    report = run(args.kills, args.writes, procs=args.procs, seed=args.seed,
-                 workdir=args.workdir)
+    report = run(args.kills, args.writes, procs=args.procs, seed=args.seed, workdir=args.workdir)
     if args.json:
         print(json.dumps({**asdict(report), "ok": report.ok}, indent=2))
     print(report.summary(), file=sys.stderr if args.json else sys.stdout)

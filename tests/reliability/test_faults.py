@@ -92,8 +92,9 @@ def test_disk_full_half_way_through_a_case_leaves_no_part_of_it(stored: Reposito
     with pytest.raises(StoreError, match="disk is full"):
         stored.save_case(big_case, "tester")
     assert _consistent(stored) == before
-    assert counts == {t: stored.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                      for t in tables}
+    assert counts == {
+        t: stored.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables
+    }
     _free_disk(stored)
     assert stored.save_case(big_case, "tester") is True
 
@@ -114,8 +115,19 @@ def test_cli_decide_on_a_full_disk_prints_one_line(stored: Repository, capsys) -
     old = repository_module.open_database
     repository_module.open_database = full_disk_open
     try:
-        code = main(["decide", "C-1", "--target", TARGET, "--accept", "--user", USER,
-                     "--reason", "checked " * 3000])
+        code = main(
+            [
+                "decide",
+                "C-1",
+                "--target",
+                TARGET,
+                "--accept",
+                "--user",
+                USER,
+                "--reason",
+                "checked " * 3000,
+            ]
+        )
     finally:
         repository_module.open_database = old
     err = capsys.readouterr().err
@@ -160,7 +172,10 @@ def test_os_write_error_mid_transaction_rolls_back_and_the_retry_succeeds(
     tests_dir = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, "-c", _IO_SCRIPT, str(paths.database_path()), str(tests_dir)],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     out = json.loads(done.stdout)
     assert out["written"] is False, out
@@ -198,7 +213,9 @@ def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
 def _hold_lock(mode: str) -> subprocess.Popen[str]:
     holder = subprocess.Popen(
         [sys.executable, "-c", _LOCK_SCRIPT, str(paths.database_path()), mode],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
     return holder
@@ -220,8 +237,19 @@ def test_write_lock_held_by_another_process(
     try:
         with pytest.raises(StoreError, match="locked by another process .*nothing was written"):
             stored.append_decision(f.decision("D-locked"))
-        args = ["decide", "C-1", "--target", TARGET, "--accept", "--user", USER,
-                "--reason", "checked", "--decision-id", "D-cli"]
+        args = [
+            "decide",
+            "C-1",
+            "--target",
+            TARGET,
+            "--accept",
+            "--user",
+            USER,
+            "--reason",
+            "checked",
+            "--decision-id",
+            "D-cli",
+        ]
         assert main(args) == 1
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "locked by another process" in err
@@ -254,8 +282,20 @@ def test_cli_decide_retried_with_the_same_decision_id_is_a_no_op(
     stored: Repository, capsys
 ) -> None:
     """A retry after an unclear failure (killed, timed out) must not be refused or doubled."""
-    args = ["decide", "C-1", "--target", TARGET, "--accept", "--user", USER,
-            "--reason", "checked", "--decision-id", "D-retry", "--json"]
+    args = [
+        "decide",
+        "C-1",
+        "--target",
+        TARGET,
+        "--accept",
+        "--user",
+        USER,
+        "--reason",
+        "checked",
+        "--decision-id",
+        "D-retry",
+        "--json",
+    ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     time.sleep(0.01)
@@ -299,9 +339,17 @@ def hanging() -> Iterator[HangingRuntime]:
 
 
 def _run(svc: Services, runtime, record) -> list:  # type: ignore[no-untyped-def]
-    return list(run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                          lexicon=svc.lexicon, config=svc.config,
-                          settings=PanelSettings(judges=0)))
+    return list(
+        run_panel(
+            record,
+            runtime,
+            profiles=svc.profiles,
+            screen=svc.screen,
+            lexicon=svc.lexicon,
+            config=svc.config,
+            settings=PanelSettings(judges=0),
+        )
+    )
 
 
 def test_model_that_stops_responding_raises_one_clear_error(hanging: HangingRuntime) -> None:
@@ -332,8 +380,9 @@ def test_cli_run_with_an_unresponsive_model_stores_nothing(
     hanging: HangingRuntime, monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path
 ) -> None:
     hanging.hang.set()
-    monkeypatch.setattr(Services, "runtime",
-                        lambda self, name=None: TimeoutRuntime(hanging, seconds=0.3))
+    monkeypatch.setattr(
+        Services, "runtime", lambda self, name=None: TimeoutRuntime(hanging, seconds=0.3)
+    )
     path = tmp_path / "patient.txt"
     path.write_text(f.CLINIC_TEXT, encoding="utf-8")
     assert main(["run", str(path), "--judges", "0", "--json"]) == 1
@@ -372,4 +421,3 @@ def test_timeout_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         timeout_from_env()
     monkeypatch.delenv("CONCORD_MODEL_TIMEOUT")
     assert timeout_from_env() == 600.0
-

@@ -28,7 +28,7 @@ def decisions(case: Case) -> list[Decision]:
 @pytest.fixture(scope="session")
 def pki_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One installation with a root CA and the signer's key, shared (key generation is slow)."""
-    from concord.report.keys import issue_user_certificate
+    from concord.pki.keys import issue_user_certificate
 
     home = tmp_path_factory.mktemp("concord-home")
     issue_user_certificate(home, SIGNER, PASSWORD)

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.serialization import pkcs12
 from report_fixtures import PASSWORD, SIGNER
 
 from concord.errors import AuthError, InputError, NotFoundError
-from concord.report.keys import (
+from concord.pki.keys import (
     certificate_fingerprint,
     ensure_root_ca,
     existing_root_ca,

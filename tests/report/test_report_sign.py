@@ -13,7 +13,7 @@ from pypdf import PdfReader, PdfWriter
 from report_fixtures import PASSWORD, SIGNER, build_case, build_decisions, build_record
 
 from concord.errors import AuthError, SigningError
-from concord.report.keys import issue_user_certificate, root_certificate
+from concord.pki.keys import issue_user_certificate, root_certificate
 from concord.report.pdf import MEANING_OVERRIDES, render_review_pdf
 from concord.report.sign import sign_pdf
 from concord.report.verify import verify_pdf

@@ -24,8 +24,11 @@ def _fill(repo: Repository, ids: range) -> None:
 
 def _state(path: Path) -> tuple[list[str], tuple[int, str], bool]:
     with Repository.open(path) as repo:
-        return ([d.decision_id for d in repo.decisions()], repo.audit_head(),
-                repo.verify_audit().ok)
+        return (
+            [d.decision_id for d in repo.decisions()],
+            repo.audit_head(),
+            repo.verify_audit().ok,
+        )
 
 
 def _raw(path: Path) -> sqlite3.Connection:
@@ -48,8 +51,11 @@ def test_backup_holds_what_is_still_in_the_wal(repo: Repository, live: Path, tmp
     shutil.copyfile(live, naive)
     with _raw(naive) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-        naive_count = (conn.execute("SELECT count(*) FROM decisions").fetchone()[0]
-                       if "decisions" in tables else 0)
+        naive_count = (
+            conn.execute("SELECT count(*) FROM decisions").fetchone()[0]
+            if "decisions" in tables
+            else 0
+        )
     assert naive_count < 9  # the hazard the backup API avoids: committed rows missing
 
     out = tmp_path / "b.sqlite"
@@ -116,8 +122,9 @@ def _insert_unaudited_decision(path: Path) -> None:
         names = [d[0] for d in conn.execute("SELECT * FROM decisions LIMIT 1").description]
         values = dict(zip(names, row, strict=True)) | {"decision_id": "D-forged"}
         marks = ", ".join("?" for _ in values)
-        conn.execute(f"INSERT INTO decisions ({', '.join(values)}) VALUES ({marks})",
-                     list(values.values()))
+        conn.execute(
+            f"INSERT INTO decisions ({', '.join(values)}) VALUES ({marks})", list(values.values())
+        )
 
 
 def _newer_schema(path: Path) -> None:

@@ -33,9 +33,15 @@ def make_case(record: Record) -> Case:
     svc = Services()
     try:
         case = None
-        for event in run_panel(record, scripted_runtime(), profiles=svc.profiles,
-                               screen=svc.screen, lexicon=svc.lexicon, config=svc.config,
-                               settings=PanelSettings(judges=1, max_specialists=3)):
+        for event in run_panel(
+            record,
+            scripted_runtime(),
+            profiles=svc.profiles,
+            screen=svc.screen,
+            lexicon=svc.lexicon,
+            config=svc.config,
+            settings=PanelSettings(judges=1, max_specialists=3),
+        ):
             case = event.case or case
         assert case is not None
         svc.repo.save_record(record, USER)
@@ -53,9 +59,11 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
 
     def factory(runtime_factory=None, **kw):  # noqa: ANN001, ANN202
         rf = runtime_factory or (lambda svc, model: scripted_runtime())
-        window = MainWindow(runtime_factory=rf, user=kw.pop("user", USER),
-                            settings=kw.pop("settings", PanelSettings(judges=1,
-                                                                      max_specialists=3)))
+        window = MainWindow(
+            runtime_factory=rf,
+            user=kw.pop("user", USER),
+            settings=kw.pop("settings", PanelSettings(judges=1, max_specialists=3)),
+        )
         qtbot.addWidget(window)
         window.resize(1500, 950)
         window.show()
@@ -90,6 +98,7 @@ def case_window(make_window, stored_case, qtbot):  # noqa: ANN001, ANN201
     record, case = stored_case
     window = make_window()
     window.open_case(case.case_id)
-    qtbot.waitUntil(lambda: window.case_view.case is not None and window.db.pending == 0,
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.case_view.case is not None and window.db.pending == 0, timeout=10_000
+    )
     return window

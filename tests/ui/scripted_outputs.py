@@ -41,8 +41,13 @@ def _enum(schema: dict[str, Any], *path: str) -> list[str]:
 def _pick(ids: list[str], lines: dict[str, str], salt: str, n: int) -> list[str]:
     """Clinical lines first, in an order that depends on the agent (salt)."""
     terms = [i for i in ids if _CLINICAL.search(lines.get(i, ""))]
-    numbers = [i for i in ids if i not in terms and re.search(r"\d", lines.get(i, ""))
-               and not re.search(r"date|dob|hosp|nhs|tel", lines.get(i, ""), re.IGNORECASE)]
+    numbers = [
+        i
+        for i in ids
+        if i not in terms
+        and re.search(r"\d", lines.get(i, ""))
+        and not re.search(r"date|dob|hosp|nhs|tel", lines.get(i, ""), re.IGNORECASE)
+    ]
     clinical = terms + numbers or list(ids)
 
     def key(line_id: str) -> str:
@@ -78,8 +83,11 @@ def brief_answer(request: GenerationRequest) -> dict[str, Any]:
     evidence = []
     for n, line_id in enumerate(chosen):
         text = lines.get(line_id, "")[:120].strip() or "finding"
-        entry: dict[str, Any] = {"line": line_id, "tag": tags[n % len(tags)],
-                                 "comment": "relevant pre-operative finding"}
+        entry: dict[str, Any] = {
+            "line": line_id,
+            "tag": tags[n % len(tags)],
+            "comment": "relevant pre-operative finding",
+        }
         if n == len(chosen) - 1 and re.search(r"\d", text) and len(chosen) > 2:
             entry["quote"] = _bump_number(text)  # FAILED: a number that is not in the record
         elif n == len(chosen) - 2 and len(chosen) > 3:
@@ -100,8 +108,13 @@ def brief_answer(request: GenerationRequest) -> dict[str, Any]:
             out.append(item)
         return out
 
-    gate_enum = _enum(props["top_risks"]["items"]["properties"].get("gates", {}), ) \
-        if "gates" in props["top_risks"]["items"]["properties"] else []
+    gate_enum = (
+        _enum(
+            props["top_risks"]["items"]["properties"].get("gates", {}),
+        )
+        if "gates" in props["top_risks"]["items"]["properties"]
+        else []
+    )
     del gate_enum  # gates are optional: leave the gate screen to find them
     answer: dict[str, Any] = {
         "evidence": evidence,
@@ -123,8 +136,12 @@ def answer_for(request: GenerationRequest) -> str:
     schema = request.schema or {}
     props = schema.get("properties", {})
     if "operation" in props:
-        return json.dumps({"operation": "Elective laparoscopic cholecystectomy",
-                           "rationale": "Most plausible from the record"})
+        return json.dumps(
+            {
+                "operation": "Elective laparoscopic cholecystectomy",
+                "rationale": "Most plausible from the record",
+            }
+        )
     if "pairs" in props:
         return json.dumps({"pairs": []})
     return json.dumps(brief_answer(request))

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.ui.conftest import demo_record_path, make_case
 
 from concord.astrid.store import AstridStore
-from concord.expert.eval_store import EvalStore
+from concord.eval.eval_store import EvalStore
 from concord.records import load_record
 from concord.store import Repository
 from concord.ui.loaders import DEMO_QA_SET, DEMO_QUESTION_SET
@@ -21,9 +21,19 @@ def test_demo_screenshot_writes_a_png(concord_home: Path, tmp_path: Path) -> Non
     out = tmp_path / "shot.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", CONCORD_HOME=str(concord_home))
     done = subprocess.run(
-        [sys.executable, "-c", "from concord.cli import main; raise SystemExit(main())",
-         "gui", "--demo", "--screenshot", str(out)],
-        env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "from concord.cli import main; raise SystemExit(main())",
+            "gui",
+            "--demo",
+            "--screenshot",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

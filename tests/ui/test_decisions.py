@@ -76,9 +76,11 @@ def test_blind_mode_hides_the_verdict_until_answered(case_window, qtbot, stored_
     # answer blind
     qtbot.keyClick(case_window, Qt.Key.Key_O)
     dialog = case_window.override_dialog
-    assert "Judge's value" not in [dialog.layout().itemAt(i).widget().text()
-                                   for i in range(dialog.layout().count())
-                                   if hasattr(dialog.layout().itemAt(i).widget(), "text")]
+    assert "Judge's value" not in [
+        dialog.layout().itemAt(i).widget().text()
+        for i in range(dialog.layout().count())
+        if hasattr(dialog.layout().itemAt(i).widget(), "text")
+    ]
     dialog.set_value("55")
     dialog.reason_edit.setText("my own estimate")
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
@@ -89,8 +91,12 @@ def test_blind_mode_hides_the_verdict_until_answered(case_window, qtbot, stored_
     assert verdict in view.bar.verdict.text()  # revealed once answered
 
 
-def test_keyboard_queue_progress_resume_and_reviewed(make_window, case_window, qtbot,  # noqa: ANN001
-                                                     stored_case):
+def test_keyboard_queue_progress_resume_and_reviewed(
+    make_window,
+    case_window,
+    qtbot,  # noqa: ANN001
+    stored_case,
+):
     _, case = stored_case
     view = case_window.case_view
     q = view.queue
@@ -155,12 +161,14 @@ def test_blind_mode_does_not_show_other_reviewers_decisions(make_window, qtbot, 
     _, case = stored_case
     target = f"{case.scorecards[0].specialist}/overall"
     with Repository.open() as repo:
-        repo.append_decision(make_decision(case, target, user="other.reviewer",
-                                           reason="looked fine", override="12"))
+        repo.append_decision(
+            make_decision(case, target, user="other.reviewer", reason="looked fine", override="12")
+        )
     window = make_window()
     window.open_case(case.case_id)
-    qtbot.waitUntil(lambda: window.case_view.case is not None and window.db.pending == 0,
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.case_view.case is not None and window.db.pending == 0, timeout=10_000
+    )
     view = window.case_view
     assert len(view.decisions.history_model.rows) == 1
     qtbot.keyClick(window, Qt.Key.Key_B)
@@ -177,8 +185,7 @@ def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case
     _go_to(case_window, target_id)
     qtbot.keyClick(case_window, Qt.Key.Key_O)
     dialog = case_window.override_dialog
-    qtbot.waitUntil(lambda: dialog.value_edit.hasFocus() or dialog.isActiveWindow(),
-                    timeout=5_000)
+    qtbot.waitUntil(lambda: dialog.value_edit.hasFocus() or dialog.isActiveWindow(), timeout=5_000)
     qtbot.keyClicks(dialog.value_edit, "0.4")
     qtbot.keyClicks(dialog.reason_edit, "one risk not covered")
     qtbot.keyClick(dialog.reason_edit, Qt.Key.Key_Return)  # Enter records the decision
@@ -187,8 +194,11 @@ def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case
     assert view.queue.decisions[0].new_value == 0.4 and not dialog.isVisible()
 
 
-def test_blind_mode_keeps_verdict_tabs_closed_whatever_opens_them(case_window, qtbot,  # noqa: ANN001
-                                                                   stored_case):
+def test_blind_mode_keeps_verdict_tabs_closed_whatever_opens_them(
+    case_window,
+    qtbot,  # noqa: ANN001
+    stored_case,
+):
     _, case = stored_case
     view = case_window.case_view
     qtbot.keyClick(case_window, Qt.Key.Key_B)

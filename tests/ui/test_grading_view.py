@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from tests.expert.conftest import QUESTIONS, make_answers
+from tests.eval.conftest import QUESTIONS, make_answers
 from tests.ui.conftest import USER, idle
 
-from concord.expert.eval_store import EvalStore
-from concord.expert.grading import grade_decision, record_grade
-from concord.expert.questions import load_question_set
-from concord.expert.rows import Prediction
+from concord.eval.eval_store import EvalStore
+from concord.eval.grading import grade_decision, record_grade
+from concord.eval.questions import load_question_set
+from concord.eval.rows import Prediction
 from concord.store import Repository
 from concord.store.codec import utc_iso, utc_now
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING
@@ -70,11 +70,23 @@ def _predict_all(repo: Repository, set_id: str) -> None:
     store = EvalStore(repo)
     repo.db.execute(
         "INSERT INTO eval_reward_models VALUES ('RM-test', ?, ?, 'ann', ?, 0, 1, 1, '{}', '{}',"
-        " '[]')", [set_id, utc_iso(utc_now()), "e" * 64])
+        " '[]')",
+        [set_id, utc_iso(utc_now()), "e" * 64],
+    )
     repo.db.conn.commit()
-    store.save_predictions([Prediction(answer_id=a.answer_id, version="RM-test", score=0.8,
-                                       grade="good", predicted_at=utc_iso(utc_now()))
-                            for a in store.answers()], "ann")
+    store.save_predictions(
+        [
+            Prediction(
+                answer_id=a.answer_id,
+                version="RM-test",
+                score=0.8,
+                grade="good",
+                predicted_at=utc_iso(utc_now()),
+            )
+            for a in store.answers()
+        ],
+        "ann",
+    )
 
 
 def test_blind_mode_hides_the_prediction_until_graded(make_window, set_id, qtbot, repo) -> None:  # noqa: ANN001
@@ -94,13 +106,16 @@ def test_blind_mode_hides_the_prediction_until_graded(make_window, set_id, qtbot
     qtbot.keyClick(window, Qt.Key.Key_B)  # blind off: the shown prediction is recorded
     grade_by_key(qtbot, window, repo, Qt.Key.Key_G)
     decision = repo.decisions()[-1]
-    assert (decision.original_value, decision.action, decision.blind) == ("good", "accept",
-                                                                           False)
+    assert (decision.original_value, decision.action, decision.blind) == ("good", "accept", False)
     assert decision.shown["reward_model_version"] == "RM-test"
 
 
-def test_grading_queue_resumes_where_the_grader_stopped(make_window, set_id, qtbot,  # noqa: ANN001
-                                                         repo) -> None:
+def test_grading_queue_resumes_where_the_grader_stopped(
+    make_window,
+    set_id,
+    qtbot,  # noqa: ANN001
+    repo,
+) -> None:
     window = make_window()
     open_grading(qtbot, window)
     grade_by_key(qtbot, window, repo, Qt.Key.Key_G)
@@ -114,14 +129,20 @@ def test_grading_queue_resumes_where_the_grader_stopped(make_window, set_id, qtb
     assert view.meta.text().startswith("Answer 3 of 4")
 
 
-def test_agreement_lists_disagreements_and_opens_the_item(make_window, set_id, qtbot,  # noqa: ANN001
-                                                          repo) -> None:
+def test_agreement_lists_disagreements_and_opens_the_item(
+    make_window,
+    set_id,
+    qtbot,  # noqa: ANN001
+    repo,
+) -> None:
     store = EvalStore(repo)
     answers = store.answers(set_id)
     for user, grades in (("ann", "ggbb"), ("bob", "gbbb")):
         for answer, g in zip(answers, grades, strict=True):
-            record_grade(repo, grade_decision(store, answer.answer_id,
-                                              "good" if g == "g" else "bad", user=user))
+            record_grade(
+                repo,
+                grade_decision(store, answer.answer_id, "good" if g == "g" else "bad", user=user),
+            )
     window = make_window()
     qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
     view = window.agreement_view

@@ -8,7 +8,7 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 from tests.astrid.conftest import DEMO, rule_judge
-from tests.expert.conftest import GOOD, QUESTIONS, scripted_answers
+from tests.eval.conftest import GOOD, QUESTIONS, scripted_answers
 from tests.ui.conftest import idle
 from tests.ui.test_grading_view import open_grading
 from tests.ui.test_qa_view import open_qa, texts
@@ -16,8 +16,8 @@ from tests.ui.test_qa_view import open_qa, texts
 from concord.astrid.load import load_items
 from concord.astrid.store import AstridStore
 from concord.errors import ModelError
-from concord.expert.eval_store import EvalStore
-from concord.expert.questions import load_question_set
+from concord.eval.eval_store import EvalStore
+from concord.eval.questions import load_question_set
 from concord.llm.runtime import GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository
@@ -36,14 +36,16 @@ def answer_runtime(svc, model):  # noqa: ANN001, ANN201
 def broken_runtime(svc, model):  # noqa: ANN001, ANN201
     def crash(request: GenerationRequest) -> str:
         raise ModelError("the model process stopped", subject="broken-model")
+
     return ScriptedRuntime(crash, model_name="broken-model")
 
 
 @pytest.fixture
 def qa_set(repo: Repository) -> str:
     """A QA set that has not been judged."""
-    set_id, _ = AstridStore(repo).save_set(load_items(DEMO)[:N_ITEMS], name="demo",
-                                           source="demo", user="t")
+    set_id, _ = AstridStore(repo).save_set(
+        load_items(DEMO)[:N_ITEMS], name="demo", source="demo", user="t"
+    )
     return set_id
 
 
@@ -63,8 +65,9 @@ def jobs_idle(qtbot, window, until=lambda: True) -> None:  # noqa: ANN001
 # -- ASTRID ---------------------------------------------------------------------------------
 
 
-def test_judge_button_runs_the_judge_and_shows_the_new_run(make_window, qa_set, qtbot,
-                                                           repo) -> None:  # noqa: ANN001
+def test_judge_button_runs_the_judge_and_shows_the_new_run(
+    make_window, qa_set, qtbot, repo
+) -> None:  # noqa: ANN001
     window = make_window(runtime_factory=judge_runtime)
     view = open_qa(qtbot, window)
     assert view.session.run is None and "not been judged" in view.banner.text()
@@ -84,8 +87,7 @@ def test_judge_button_runs_the_judge_and_shows_the_new_run(make_window, qa_set, 
     assert button.isEnabled() and not view.judge.cancel_button.isEnabled()
 
 
-def test_ctrl_j_judges_and_a_failing_model_is_a_message(make_window, qa_set, qtbot,
-                                                        repo) -> None:  # noqa: ANN001
+def test_ctrl_j_judges_and_a_failing_model_is_a_message(make_window, qa_set, qtbot, repo) -> None:  # noqa: ANN001
     window = make_window(runtime_factory=broken_runtime)
     view = open_qa(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
@@ -103,8 +105,7 @@ def test_ctrl_j_judges_and_a_failing_model_is_a_message(make_window, qa_set, qtb
     assert len(AstridStore(repo).run_ids(qa_set)) == 1
 
 
-def test_cancel_stops_the_judge_and_stores_nothing(make_window, qa_set, qtbot,
-                                                   repo) -> None:  # noqa: ANN001
+def test_cancel_stops_the_judge_and_stores_nothing(make_window, qa_set, qtbot, repo) -> None:  # noqa: ANN001
     started, release = threading.Event(), threading.Event()
     judge = rule_judge()
 
@@ -129,8 +130,9 @@ def test_cancel_stops_the_judge_and_stores_nothing(make_window, qa_set, qtbot,
 # -- EVAL -----------------------------------------------------------------------------------
 
 
-def test_generate_button_makes_answers_and_the_queue_shows_them(make_window, question_set,
-                                                                qtbot, repo) -> None:  # noqa: ANN001
+def test_generate_button_makes_answers_and_the_queue_shows_them(
+    make_window, question_set, qtbot, repo
+) -> None:  # noqa: ANN001
     window = make_window(runtime_factory=answer_runtime)
     view = open_grading(qtbot, window)
     assert not view.state.items and "No generated answers" in view.banner.text()
@@ -149,8 +151,9 @@ def test_generate_button_makes_answers_and_the_queue_shows_them(make_window, que
     assert button.isEnabled()
 
 
-def test_ctrl_g_with_a_failing_model_shows_a_message(make_window, question_set, qtbot,
-                                                     repo) -> None:  # noqa: ANN001
+def test_ctrl_g_with_a_failing_model_shows_a_message(
+    make_window, question_set, qtbot, repo
+) -> None:  # noqa: ANN001
     window = make_window(runtime_factory=broken_runtime)
     view = open_grading(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)

@@ -6,14 +6,14 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from tests.astrid.conftest import rule_judge
-from tests.expert.conftest import make_answers
+from tests.eval.conftest import make_answers
 from tests.ui.conftest import USER, demo_record_path, idle
 
 from concord import paths
-from concord.astrid.judge import judge_items
+from concord.astrid.llm_judge import judge_items
 from concord.astrid.store import AstridStore
 from concord.domain import CaseStatus
-from concord.expert.eval_store import EvalStore
+from concord.eval.eval_store import EvalStore
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository
 from concord.ui import loaders
@@ -33,10 +33,17 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> None:  # noqa: ANN001
     window = make_window()
     titles = [window.pages.tabText(i) for i in range(window.pages.count())]
-    assert titles == list(PAGE_TITLES) == ["Patients", "QA review (ASTRID)",
-                                           "Answer grading (EVAL)", "Agreement"]
-    for key, page in ((Qt.Key.Key_2, PAGE_QA), (Qt.Key.Key_3, PAGE_GRADING),
-                      (Qt.Key.Key_4, PAGE_AGREEMENT), (Qt.Key.Key_1, PAGE_PATIENTS)):
+    assert (
+        titles
+        == list(PAGE_TITLES)
+        == ["Patients", "QA review (ASTRID)", "Answer grading (EVAL)", "Agreement"]
+    )
+    for key, page in (
+        (Qt.Key.Key_2, PAGE_QA),
+        (Qt.Key.Key_3, PAGE_GRADING),
+        (Qt.Key.Key_4, PAGE_AGREEMENT),
+        (Qt.Key.Key_1, PAGE_PATIENTS),
+    ):
         qtbot.keyClick(window, key, ALT)
         assert window.pages.currentIndex() == page
     idle(qtbot, window)
@@ -113,8 +120,9 @@ def test_shortcuts_dialog_lists_every_key(make_window, qtbot) -> None:  # noqa: 
 
 def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypatch) -> None:  # noqa: ANN001
     path = demo_record_path()  # what the user picks in the file dialog that Ctrl+O opens
-    monkeypatch.setattr(QFileDialog, "getOpenFileNames",
-                        staticmethod(lambda *a, **k: ([str(path)], "")))
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileNames", staticmethod(lambda *a, **k: ([str(path)], ""))
+    )
     window = make_window()
     qtbot.keyClick(window, Qt.Key.Key_O, CTRL)
     idle(qtbot, window, lambda: len(window.worklist.model.rows) == 1)

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from tests.astrid.conftest import DEMO, rule_judge
 from tests.ui.conftest import USER, idle
 
-from concord.astrid.judge import judge_items
+from concord.astrid.llm_judge import judge_items
 from concord.astrid.load import load_items
 from concord.astrid.store import AstridStore
 from concord.llm.scripted import ScriptedRuntime
@@ -73,8 +73,9 @@ def test_shows_item_verdicts_and_grounding(qa) -> None:  # noqa: ANN001
     assert view.question.toPlainText() == view.session.items[0].question
     rows = texts(view)
     assert rows[0].startswith("S1   [judge: conversational]")
-    assert any(t.startswith("CR — is the retrieved context relevant") and "relevant]" in t
-               for t in rows)
+    assert any(
+        t.startswith("CR — is the retrieved context relevant") and "relevant]" in t for t in rows
+    )
     assert "[C1]" in view.context.toPlainText()
     assert VERDICT_TINTS["grounded"] in painted(view)  # not blind: verdict colours shown
     spans = view.grounding_spans(view.session.items[0])
@@ -119,8 +120,10 @@ def test_blind_mode_hides_verdicts_reasons_and_labels_until_answered(qa, qtbot, 
     assert "hidden" in view.reason_label.text()
     assert not view.accept_button.isEnabled()
     # no verdict colour leaks: neither on the rows nor in the context
-    assert all(view.targets.item(n).background().style() == Qt.BrushStyle.NoBrush
-               for n in range(view.targets.count()))
+    assert all(
+        view.targets.item(n).background().style() == Qt.BrushStyle.NoBrush
+        for n in range(view.targets.count())
+    )
     view.targets.setCurrentRow(0)  # S1 has no span: nothing may be painted in the context
     assert painted(view) == set()
     view.targets.setCurrentRow(1)  # S2 has a span: only the "selected" tint, no verdict
@@ -189,8 +192,12 @@ def test_queue_resumes_where_the_reviewer_stopped(make_window, run_id, qtbot, re
 def test_qa_text_is_plain(make_window, qtbot, repo) -> None:  # noqa: ANN001
     from concord.astrid.items import QaItem
 
-    item = QaItem(item_id="x", question="<b>bold?</b>", context=("<i>c</i> text here",),
-                  answer="<script>x</script> Fine.")
+    item = QaItem(
+        item_id="x",
+        question="<b>bold?</b>",
+        context=("<i>c</i> text here",),
+        answer="<script>x</script> Fine.",
+    )
     judged_set(repo, [item])
     window = make_window()
     view = open_qa(qtbot, window)

@@ -29,10 +29,9 @@ def test_selecting_a_bullet_selects_its_span(case_window, stored_case):  # noqa:
     QTest.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert tree.currentItem() is node
     selected = view.review.record_view.textCursor().selectedText().replace("\u2029", "\n")
-    expected = record.document(mark.source_id).text[mark.start:mark.end]
+    expected = record.document(mark.source_id).text[mark.start : mark.end]
     assert selected == expected
-    assert view.review.record_view.selected_source_span() == (mark.source_id, mark.start,
-                                                               mark.end)
+    assert view.review.record_view.selected_source_span() == (mark.source_id, mark.start, mark.end)
 
 
 def test_cursor_on_evidence_lists_citing_bullets(case_window, stored_case):  # noqa: ANN001
@@ -47,11 +46,16 @@ def test_cursor_on_evidence_lists_citing_bullets(case_window, stored_case):  # n
     texts = view.review.cited_by_texts()
     assert any(item.item_id in t and "Anaesthetist" in t for t in texts)
     # clicking the entry goes to the bullet
-    entry = next(view.review.cited_by.item(i) for i in range(view.review.cited_by.count())
-                 if item.item_id in view.review.cited_by.item(i).text())
+    entry = next(
+        view.review.cited_by.item(i)
+        for i in range(view.review.cited_by.count())
+        if item.item_id in view.review.cited_by.item(i).text()
+    )
     view.review._go_to_citing(entry)
-    assert view.review.anaesthetist_tree.currentItem() is \
-        view.review.anaesthetist_tree._items[item.item_id]
+    assert (
+        view.review.anaesthetist_tree.currentItem()
+        is view.review.anaesthetist_tree._items[item.item_id]
+    )
 
 
 def test_unsupported_bullets_are_marked(case_window, stored_case):  # noqa: ANN001
@@ -65,8 +69,9 @@ def test_unsupported_bullets_are_marked(case_window, stored_case):  # noqa: ANN0
 
 def test_patient_text_is_plain_text(make_window, qtbot, tmp_path):  # noqa: ANN001
     path = tmp_path / "html.txt"
-    path.write_text("Patient <b>not bold</b> &amp; <script>x</script>\nK+ 6.3 mmol/L\n",
-                    encoding="utf-8")
+    path.write_text(
+        "Patient <b>not bold</b> &amp; <script>x</script>\nK+ 6.3 mmol/L\n", encoding="utf-8"
+    )
     window = make_window()
     window.import_files([path])
     qtbot.waitUntil(lambda: bool(window.worklist.model.rows), timeout=10_000)

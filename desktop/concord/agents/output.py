@@ -133,12 +133,40 @@ class BriefOut(_Strict):
         return value
 
 
-_GENERIC_OPERATION_WORDS = frozenset((
-    "a", "an", "the", "of", "for", "to", "and", "or", "with", "under", "elective",
-    "emergency", "urgent", "planned", "possible", "operation", "operations", "surgery",
-    "surgical", "procedure", "procedures", "intervention", "unknown", "none", "not",
-    "stated", "n/a", "na", "tbc", "tbd",
-))
+_GENERIC_OPERATION_WORDS = frozenset(
+    (
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "to",
+        "and",
+        "or",
+        "with",
+        "under",
+        "elective",
+        "emergency",
+        "urgent",
+        "planned",
+        "possible",
+        "operation",
+        "operations",
+        "surgery",
+        "surgical",
+        "procedure",
+        "procedures",
+        "intervention",
+        "unknown",
+        "none",
+        "not",
+        "stated",
+        "n/a",
+        "na",
+        "tbc",
+        "tbd",
+    )
+)
 
 
 class SurgeonOut(_Strict):

@@ -32,8 +32,13 @@ from concord.astrid.targets import ItemLabels
 TABLE_METRICS = ("cf", "cr", "ra")
 SENTENCE_METRICS = ("cf_sentence_info", "cf_sentence_grounded")
 STATS = ("accuracy", "precision", "recall", "f1", "kappa")
-POSITIVE = {"cf": "CF High", "cr": "relevant", "ra": "refuses",
-            "cf_sentence_info": "information", "cf_sentence_grounded": "grounded"}
+POSITIVE = {
+    "cf": "CF High",
+    "cr": "relevant",
+    "ra": "refuses",
+    "cf_sentence_info": "information",
+    "cf_sentence_grounded": "grounded",
+}
 
 
 def binary_agreement(human: Sequence[bool], judge: Sequence[bool]) -> dict[str, Any]:
@@ -44,7 +49,8 @@ def binary_agreement(human: Sequence[bool], judge: Sequence[bool]) -> dict[str, 
     if len(y_true) == 0:
         return {"n": 0, **{s: None for s in STATS}, "confusion": [[0, 0], [0, 0]]}
     precision, recall, f1, _ = precision_recall_fscore_support(
-        y_true, y_pred, average="binary", pos_label=1, labels=[0, 1], zero_division=0)
+        y_true, y_pred, average="binary", pos_label=1, labels=[0, 1], zero_division=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -60,8 +66,9 @@ def binary_agreement(human: Sequence[bool], judge: Sequence[bool]) -> dict[str, 
     }
 
 
-def _pairs(rep: RepeatResult, items: Sequence[QaItem],
-           labels: Mapping[str, ItemLabels]) -> dict[str, tuple[list[bool], list[bool], int]]:
+def _pairs(
+    rep: RepeatResult, items: Sequence[QaItem], labels: Mapping[str, ItemLabels]
+) -> dict[str, tuple[list[bool], list[bool], int]]:
     """Per metric: (human, judge, left out) over one repeat."""
     scores = {s.item_id: s for s in rep.scores}
     failed: dict[str, set[str]] = {}
@@ -73,7 +80,8 @@ def _pairs(rep: RepeatResult, items: Sequence[QaItem],
         if v.sentence_index is not None:
             sentence[(v.item_id, v.metric, v.sentence_index)] = v.value
     out: dict[str, tuple[list[bool], list[bool], int]] = {
-        m: ([], [], 0) for m in (*TABLE_METRICS, *SENTENCE_METRICS)}
+        m: ([], [], 0) for m in (*TABLE_METRICS, *SENTENCE_METRICS)
+    }
 
     def add(metric: str, human: bool | None, judge: bool | None, usable: bool = True) -> None:
         h, j, left = out[metric]
@@ -97,8 +105,11 @@ def _pairs(rep: RepeatResult, items: Sequence[QaItem],
             info = sentence.get((item.item_id, Metric.CF_INFO, index))
             add("cf_sentence_info", value != "conversational", info)
             if value != "conversational" and info is not False:
-                add("cf_sentence_grounded", value == "grounded",
-                    sentence.get((item.item_id, Metric.CF_GROUNDED, index)))
+                add(
+                    "cf_sentence_grounded",
+                    value == "grounded",
+                    sentence.get((item.item_id, Metric.CF_GROUNDED, index)),
+                )
     return out
 
 
@@ -117,15 +128,21 @@ class ModelAgreement:
     metrics: dict[str, dict[str, Any]]
 
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model_name, "runs": list(self.runs), "repeats": self.repeats,
-                "metrics": self.metrics}
+        return {
+            "model": self.model_name,
+            "runs": list(self.runs),
+            "repeats": self.repeats,
+            "metrics": self.metrics,
+        }
 
 
-def model_agreement(runs: Sequence[QaRun], items: Sequence[QaItem],
-                    labels: Mapping[str, ItemLabels]) -> ModelAgreement:
+def model_agreement(
+    runs: Sequence[QaRun], items: Sequence[QaItem], labels: Mapping[str, ItemLabels]
+) -> ModelAgreement:
     """One row: every repeat of every run given (all by one judge model)."""
-    per_metric: dict[str, list[dict[str, Any]]] = {m: [] for m in (*TABLE_METRICS,
-                                                                    *SENTENCE_METRICS)}
+    per_metric: dict[str, list[dict[str, Any]]] = {
+        m: [] for m in (*TABLE_METRICS, *SENTENCE_METRICS)
+    }
     for run in runs:
         for rep in run.repeats:
             for metric, (human, judge, left) in _pairs(rep, items, labels).items():
@@ -135,26 +152,37 @@ def model_agreement(runs: Sequence[QaRun], items: Sequence[QaItem],
         if not any(r["n"] for r in results):
             if metric in SENTENCE_METRICS:
                 continue
-            metrics[metric] = {"n": 0, "positive": POSITIVE[metric],
-                               "note": "no human labels for this metric"}
+            metrics[metric] = {
+                "n": 0,
+                "positive": POSITIVE[metric],
+                "note": "no human labels for this metric",
+            }
             continue
-        summary: dict[str, Any] = {"positive": POSITIVE[metric],
-                                   "n": [r["n"] for r in results],
-                                   "left_out": [r["left_out"] for r in results]}
+        summary: dict[str, Any] = {
+            "positive": POSITIVE[metric],
+            "n": [r["n"] for r in results],
+            "left_out": [r["left_out"] for r in results],
+        }
         for stat in STATS:
             summary[stat] = _mean_sd([r[stat] for r in results if r[stat] is not None])
         summary["confusion"] = np.sum([r["confusion"] for r in results], axis=0).tolist()
-        summary["confusion_layout"] = "[[human no & judge no, human no & judge yes], " \
-                                      "[human yes & judge no, human yes & judge yes]], " \
-                                      "summed over repeats"
+        summary["confusion_layout"] = (
+            "[[human no & judge no, human no & judge yes], "
+            "[human yes & judge no, human yes & judge yes]], "
+            "summed over repeats"
+        )
         metrics[metric] = summary
-    return ModelAgreement(model_name=runs[0].model_name if runs else "",
-                          runs=tuple(r.run_id for r in runs),
-                          repeats=sum(len(r.repeats) for r in runs), metrics=metrics)
+    return ModelAgreement(
+        model_name=runs[0].model_name if runs else "",
+        runs=tuple(r.run_id for r in runs),
+        repeats=sum(len(r.repeats) for r in runs),
+        metrics=metrics,
+    )
 
 
-def agreement_table(runs: Sequence[QaRun], items: Sequence[QaItem],
-                    labels: Mapping[str, ItemLabels]) -> list[ModelAgreement]:
+def agreement_table(
+    runs: Sequence[QaRun], items: Sequence[QaItem], labels: Mapping[str, ItemLabels]
+) -> list[ModelAgreement]:
     """One row per judge model (runs grouped by model name and hash)."""
     groups: dict[tuple[str, str], list[QaRun]] = {}
     for run in runs:
@@ -192,6 +220,7 @@ def render_table(rows: Sequence[ModelAgreement]) -> str:
             cells += [_cell(got.get("accuracy")), _cell(got.get("f1")), _cell(got.get("kappa"))]
         body.append(cells)
     widths = [max(len(str(r[i])) for r in [head, *body]) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True))
-             for r in [head, *body]]
+    lines = [
+        "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *body]
+    ]
     return "\n".join(lines)

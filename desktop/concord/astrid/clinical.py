@@ -47,8 +47,12 @@ def classifiers() -> dict[str, Any]:
         "RandomForest": RandomForestClassifier(n_estimators=50, random_state=RANDOM_STATE),
         "SVM": make_pipeline(StandardScaler(), SVC(random_state=RANDOM_STATE)),
         "Gaussian Naive Bayes": GaussianNB(),
-        "Neural Network": make_pipeline(StandardScaler(), MLPClassifier(
-            hidden_layer_sizes=(8,), solver="lbfgs", max_iter=500, random_state=RANDOM_STATE)),
+        "Neural Network": make_pipeline(
+            StandardScaler(),
+            MLPClassifier(
+                hidden_layer_sizes=(8,), solver="lbfgs", max_iter=500, random_state=RANDOM_STATE
+            ),
+        ),
     }
 
 
@@ -77,8 +81,9 @@ def _label(item: QaItem, target: str) -> str | None:
     return TARGETS[target][key]
 
 
-def predict_target(items: Sequence[QaItem], features: Mapping[str, tuple[float, ...] | None],
-                   target: str) -> dict[str, Any]:
+def predict_target(
+    items: Sequence[QaItem], features: Mapping[str, tuple[float, ...] | None], target: str
+) -> dict[str, Any]:
     """Held-out F1 per class for each classifier predicting one clinician label."""
     rows, y = [], []
     for item in items:
@@ -90,12 +95,20 @@ def predict_target(items: Sequence[QaItem], features: Mapping[str, tuple[float, 
     classes = [c for c in TARGETS[target].values() if c in y]
     counts = {c: y.count(c) for c in classes}
     kept = [c for c in classes if counts[c] >= MIN_PER_CLASS]
-    result: dict[str, Any] = {"target": target, "n": len(y), "class_counts": counts,
-                              "classes": list(TARGETS[target].values())}
+    result: dict[str, Any] = {
+        "target": target,
+        "n": len(y),
+        "class_counts": counts,
+        "classes": list(TARGETS[target].values()),
+    }
     if len(kept) < 2:
-        result.update(computed=False, too_small=True, rows=[],
-                      note=f"cannot be computed: {len(y)} labelled item(s), fewer than two "
-                           f"classes with at least {MIN_PER_CLASS} items each")
+        result.update(
+            computed=False,
+            too_small=True,
+            rows=[],
+            note=f"cannot be computed: {len(y)} labelled item(s), fewer than two "
+            f"classes with at least {MIN_PER_CLASS} items each",
+        )
         return result
     mask = [label in kept for label in y]
     x = np.asarray([r for r, m in zip(rows, mask, strict=True) if m], dtype=float)
@@ -110,25 +123,32 @@ def predict_target(items: Sequence[QaItem], features: Mapping[str, tuple[float, 
             predicted = cross_val_predict(model, x, yk, cv=splitter)
         f1 = f1_score(yk, predicted, labels=kept, average=None, zero_division=0)
         table.append({"model": name, "f1": dict(zip(kept, map(float, f1), strict=True))})
-    table.append({"model": "Average", "f1": {c: float(np.mean([r["f1"][c] for r in table]))
-                                             for c in kept}})
+    table.append(
+        {"model": "Average", "f1": {c: float(np.mean([r["f1"][c] for r in table])) for c in kept}}
+    )
     smallest = min(counts[c] for c in kept)
     too_small = len(yk) < MEANINGFUL_ITEMS or smallest < MEANINGFUL_PER_CLASS
     dropped = [c for c in classes if c not in kept]
-    note = (f"{len(yk)} items, smallest class {smallest}, {folds}-fold cross-validation"
-            + (f"; class(es) {', '.join(dropped)} left out (too few items)" if dropped else ""))
+    note = f"{len(yk)} items, smallest class {smallest}, {folds}-fold cross-validation" + (
+        f"; class(es) {', '.join(dropped)} left out (too few items)" if dropped else ""
+    )
     if too_small:
-        note = (f"TOO SMALL TO MEAN ANYTHING ({note}; needs at least {MEANINGFUL_ITEMS} items "
-                f"and {MEANINGFUL_PER_CLASS} per class): the figures only show the pipeline runs")
+        note = (
+            f"TOO SMALL TO MEAN ANYTHING ({note}; needs at least {MEANINGFUL_ITEMS} items "
+            f"and {MEANINGFUL_PER_CLASS} per class): the figures only show the pipeline runs"
+        )
     result.update(computed=True, too_small=too_small, folds=folds, rows=table, note=note)
     return result
 
 
-def clinical_table(items: Sequence[QaItem],
-                   features: Mapping[str, tuple[float, ...] | None]) -> dict[str, Any]:
+def clinical_table(
+    items: Sequence[QaItem], features: Mapping[str, tuple[float, ...] | None]
+) -> dict[str, Any]:
     """Table 2: every clinician label predicted from the features given."""
-    return {"features": list(FEATURES),
-            "targets": {t: predict_target(items, features, t) for t in TARGETS}}
+    return {
+        "features": list(FEATURES),
+        "targets": {t: predict_target(items, features, t) for t in TARGETS},
+    }
 
 
 def render_clinical(table: Mapping[str, Any]) -> str:

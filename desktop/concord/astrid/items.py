@@ -86,8 +86,12 @@ class QaItem(BaseModel):
         return value
 
     def content_sha256(self) -> str:
-        payload = {"question": self.question, "context": list(self.context),
-                   "answer": self.answer, "scope": self.scope}
+        payload = {
+            "question": self.question,
+            "context": list(self.context),
+            "answer": self.answer,
+            "scope": self.scope,
+        }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -29,8 +29,14 @@ OPTIONAL_FIELDS = ("id", "scope", "labels", *LABEL_FIELDS)
 _EXTRA_CONTEXT = re.compile(r"^context_(\d+)$")
 _TRUE = {"yes", "y", "true", "1", "high"}
 _FALSE = {"no", "n", "false", "0", "low"}
-_SCOPES = {"in": "in", "in-scope": "in", "in_scope": "in", "out": "out",
-           "out-of-scope": "out", "out_of_scope": "out"}
+_SCOPES = {
+    "in": "in",
+    "in-scope": "in",
+    "in_scope": "in",
+    "out": "out",
+    "out-of-scope": "out",
+    "out_of_scope": "out",
+}
 SUFFIXES = (".jsonl", ".csv")
 
 
@@ -95,8 +101,11 @@ def _context(value: Any, extra: list[Any]) -> list[str]:
 
 def build_item(fields: Mapping[str, Any], extra_context: list[Any] | None = None) -> QaItem:
     """One item from already-split fields; ValueError/ValidationError on a bad value."""
-    missing = [f for f in REQUIRED_FIELDS if fields.get(f) is None
-               or (isinstance(fields.get(f), str) and not fields[f].strip())]
+    missing = [
+        f
+        for f in REQUIRED_FIELDS
+        if fields.get(f) is None or (isinstance(fields.get(f), str) and not fields[f].strip())
+    ]
     if missing:
         raise ValueError(f"missing or empty {', '.join(missing)}")
     for name in ("question", "answer"):
@@ -123,10 +132,19 @@ def build_item(fields: Mapping[str, Any], extra_context: list[Any] | None = None
     )
     context = _context(fields["context"], extra_context or [])
     raw_id = fields.get("id")
-    item_id = str(raw_id).strip() if raw_id is not None and str(raw_id).strip() else (
-        default_item_id(fields["question"], context, fields["answer"]))
-    return QaItem(item_id=item_id, question=fields["question"], context=tuple(context),
-                  answer=fields["answer"], scope=_scope(fields.get("scope")), labels=labels)
+    item_id = (
+        str(raw_id).strip()
+        if raw_id is not None and str(raw_id).strip()
+        else (default_item_id(fields["question"], context, fields["answer"]))
+    )
+    return QaItem(
+        item_id=item_id,
+        question=fields["question"],
+        context=tuple(context),
+        answer=fields["answer"],
+        scope=_scope(fields.get("scope")),
+        labels=labels,
+    )
 
 
 def _problem(exc: Exception) -> str:
@@ -143,8 +161,9 @@ def _read_text(path: Path) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start}); save the file as UTF-8",
-                         subject=path) from None
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start}); save the file as UTF-8", subject=path
+        ) from None
     if not text.strip():
         raise InputError("file is empty", subject=path)
     return text
@@ -159,14 +178,16 @@ def _jsonl_rows(path: Path, text: str) -> Iterable[tuple[int, dict[str, Any], li
         except json.JSONDecodeError as exc:
             raise InputError(f"line {number}: not valid JSON ({exc.msg})", subject=path) from None
         except (RecursionError, ValueError) as exc:  # nested too deeply, huge number literal
-            raise InputError(f"line {number}: unreadable JSON ({type(exc).__name__})",
-                             subject=path) from None
+            raise InputError(
+                f"line {number}: unreadable JSON ({type(exc).__name__})", subject=path
+            ) from None
         if not isinstance(row, dict):
             raise InputError(f"line {number}: each line must be a JSON object", subject=path)
         unknown = set(row) - set(REQUIRED_FIELDS) - set(OPTIONAL_FIELDS)
         if unknown:
-            raise InputError(f"line {number}: unknown field(s) {', '.join(sorted(unknown))}",
-                             subject=path)
+            raise InputError(
+                f"line {number}: unknown field(s) {', '.join(sorted(unknown))}", subject=path
+            )
         yield number, row, []
 
 
@@ -182,8 +203,9 @@ def _csv_rows_unchecked(path: Path, text: str) -> Iterable[tuple[int, dict[str, 
     header = [h.strip() for h in (reader.fieldnames or [])]
     missing = [f for f in REQUIRED_FIELDS if f not in header]
     if missing:
-        raise InputError(f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
-                         subject=path)
+        raise InputError(
+            f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})", subject=path
+        )
     extra_cols = sorted((int(m.group(1)), h) for h in header if (m := _EXTRA_CONTEXT.match(h)))
     known = set(REQUIRED_FIELDS) | set(OPTIONAL_FIELDS) - {"labels"} | {h for _, h in extra_cols}
     unknown = [h for h in header if h not in known]
@@ -196,8 +218,11 @@ def _csv_rows_unchecked(path: Path, text: str) -> Iterable[tuple[int, dict[str, 
         number = reader.line_num
         if None in row:
             raise InputError(f"line {number}: more cells than columns", subject=path)
-        fields = {k: (v if v is None or v.strip() else None) for k, v in row.items()
-                  if not _EXTRA_CONTEXT.match(k)}
+        fields = {
+            k: (v if v is None or v.strip() else None)
+            for k, v in row.items()
+            if not _EXTRA_CONTEXT.match(k)
+        }
         yield number, fields, [row[h] for _, h in extra_cols]
 
 
@@ -206,8 +231,9 @@ def load_items(path: str | Path) -> list[QaItem]:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise InputError(f"QA items must be .jsonl or .csv, not {suffix or 'no suffix'!r}",
-                         subject=path)
+        raise InputError(
+            f"QA items must be .jsonl or .csv, not {suffix or 'no suffix'!r}", subject=path
+        )
     text = _read_text(path)
     rows = _jsonl_rows(path, text) if suffix == ".jsonl" else _csv_rows(path, text)
     items: list[QaItem] = []
@@ -218,8 +244,11 @@ def load_items(path: str | Path) -> list[QaItem]:
         except (ValueError, ValidationError) as exc:
             raise InputError(f"line {number}: {_problem(exc)}", subject=path) from None
         if item.item_id in seen:
-            raise InputError(f"line {number}: item id {item.item_id!r} already used on line "
-                             f"{seen[item.item_id]}", subject=path)
+            raise InputError(
+                f"line {number}: item id {item.item_id!r} already used on line "
+                f"{seen[item.item_id]}",
+                subject=path,
+            )
         seen[item.item_id] = number
         items.append(item)
     if not items:

@@ -77,8 +77,15 @@ def _one_line(text: str) -> str:
 
 def item_block(item: QaItem, sentences: list[Sentence]) -> str:
     """The prefix shared by every judge call on `item`."""
-    parts = [prompt_text("preamble"), "", BLOCK_OPEN, "QUESTION:", _one_line(item.question), "",
-             "CONTEXT:"]
+    parts = [
+        prompt_text("preamble"),
+        "",
+        BLOCK_OPEN,
+        "QUESTION:",
+        _one_line(item.question),
+        "",
+        "CONTEXT:",
+    ]
     parts += [f"[C{n}] {_one_line(chunk)}" for n, chunk in enumerate(item.context, start=1)]
     parts += ["", "ANSWER (one sentence per line):"]
     parts += [f"[S{s.index + 1}] {_one_line(s.text)}" for s in sentences]
@@ -101,5 +108,9 @@ def verdict_schema(metric: Metric) -> dict[str, Any]:
     properties: dict[str, Any] = {"verdict": {"enum": list(VERDICT_WORDS[metric])}}
     if metric in (Metric.CR, Metric.RA):
         properties["reason"] = {"type": "string", "minLength": 1, "maxLength": REASON_MAX_CHARS}
-    return {"type": "object", "properties": properties, "required": list(properties),
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }

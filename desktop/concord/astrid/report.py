@@ -23,20 +23,30 @@ from concord.astrid.targets import ItemLabels, astrid_targets, resolve_labels, s
 def _mean_sd(values: list[float]) -> dict[str, float | None]:
     if not values:
         return {"mean": None, "sd": None}
-    return {"mean": float(np.mean(values)),
-            "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0}
+    return {
+        "mean": float(np.mean(values)),
+        "sd": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
+    }
 
 
 def _verdict_json(v: Verdict | None) -> dict[str, Any] | None:
     if v is None:
         return None
-    return {"value": v.value, "reason": v.reason, "status": str(v.status),
-            "attempts": v.attempts, **({"error": v.error} if v.error else {})}
+    return {
+        "value": v.value,
+        "reason": v.reason,
+        "status": str(v.status),
+        "attempts": v.attempts,
+        **({"error": v.error} if v.error else {}),
+    }
 
 
 def item_json(item: QaItem, run: QaRun, labels: ItemLabels | None) -> dict[str, Any]:
-    index = {(r.repeat, v.item_id, v.metric, v.sentence_index): v
-             for r in run.repeats for v in r.verdicts}
+    index = {
+        (r.repeat, v.item_id, v.metric, v.sentence_index): v
+        for r in run.repeats
+        for v in r.verdicts
+    }
     sentences = []
     for s in split_sentences(item.answer):
         span = align_sentence(s.text, item.context)
@@ -44,44 +54,72 @@ def item_json(item: QaItem, run: QaRun, labels: ItemLabels | None) -> dict[str, 
         for rep in run.repeats:
             info = index.get((rep.repeat, item.item_id, Metric.CF_INFO, s.index))
             grounded = index.get((rep.repeat, item.item_id, Metric.CF_GROUNDED, s.index))
-            per_run.append({"repeat": rep.repeat, "value": sentence_value(info, grounded),
-                            "information": _verdict_json(info),
-                            "grounded": _verdict_json(grounded)})
-        sentences.append({
-            "n": s.index + 1, "start": s.start, "end": s.end, "text": s.text,
-            "grounding": None if span is None else {
-                "chunk": span.chunk + 1, "start": span.start, "end": span.end,
-                "score": span.score, "text": item.context[span.chunk][span.start:span.end]},
-            "runs": per_run,
-            "human": None if labels is None else labels.sentences.get(s.index),
-        })
+            per_run.append(
+                {
+                    "repeat": rep.repeat,
+                    "value": sentence_value(info, grounded),
+                    "information": _verdict_json(info),
+                    "grounded": _verdict_json(grounded),
+                }
+            )
+        sentences.append(
+            {
+                "n": s.index + 1,
+                "start": s.start,
+                "end": s.end,
+                "text": s.text,
+                "grounding": None
+                if span is None
+                else {
+                    "chunk": span.chunk + 1,
+                    "start": span.start,
+                    "end": span.end,
+                    "score": span.score,
+                    "text": item.context[span.chunk][span.start : span.end],
+                },
+                "runs": per_run,
+                "human": None if labels is None else labels.sentences.get(s.index),
+            }
+        )
     runs = []
     for rep in run.repeats:
         score = next((x for x in rep.scores if x.item_id == item.item_id), None)
         if score is None:
             continue
-        runs.append({
-            "repeat": rep.repeat, "seed": rep.seed, "temperature": rep.temperature,
-            "cf": score.cf, "n_informative": score.n_informative,
-            "n_grounded": score.n_grounded, "n_ungrounded": score.n_ungrounded,
-            "cr": score.cr, "cr_reason": _verdict_json(
-                index.get((rep.repeat, item.item_id, Metric.CR, None))),
-            "ra_refused": score.ra_refused, "ra_reason": _verdict_json(
-                index.get((rep.repeat, item.item_id, Metric.RA, None))),
-            "ra_correct": score.ra_correct, "complete": score.complete,
-        })
+        runs.append(
+            {
+                "repeat": rep.repeat,
+                "seed": rep.seed,
+                "temperature": rep.temperature,
+                "cf": score.cf,
+                "n_informative": score.n_informative,
+                "n_grounded": score.n_grounded,
+                "n_ungrounded": score.n_ungrounded,
+                "cr": score.cr,
+                "cr_reason": _verdict_json(index.get((rep.repeat, item.item_id, Metric.CR, None))),
+                "ra_refused": score.ra_refused,
+                "ra_reason": _verdict_json(index.get((rep.repeat, item.item_id, Metric.RA, None))),
+                "ra_correct": score.ra_correct,
+                "complete": score.complete,
+            }
+        )
     human = item.labels.model_dump(mode="json")
     if labels is not None:
         human.update(cf=labels.cf, cr=labels.cr, ra=labels.ra, source=labels.source)
     return {
-        "item_id": item.item_id, "question": item.question, "scope": item.scope,
-        "context": list(item.context), "answer": item.answer, "sentences": sentences,
+        "item_id": item.item_id,
+        "question": item.question,
+        "scope": item.scope,
+        "context": list(item.context),
+        "answer": item.answer,
+        "sentences": sentences,
         "runs": runs,
         "mean": {
             "cf": _mean_sd([r["cf"] for r in runs]),
             "cr": _mean_sd([float(r["cr"]) for r in runs if r["cr"] is not None]),
-            "ra_refused": _mean_sd([float(r["ra_refused"]) for r in runs
-                                    if r["ra_refused"] is not None]),
+            "ra_refused": _mean_sd(
+                [float(r["ra_refused"]) for r in runs if r["ra_refused"] is not None]
+            ),
         },
         "human": human,
     }
@@ -89,6 +127,7 @@ def item_json(item: QaItem, run: QaRun, labels: ItemLabels | None) -> dict[str, 
 
 def run_summary(run: QaRun) -> dict[str, Any]:
     per_rep_cf = [float(np.mean([s.cf for s in r.scores])) for r in run.repeats if r.scores]
+
     def share(attr: str) -> dict[str, float | None]:
         values = []
         for rep in run.repeats:
@@ -96,14 +135,19 @@ def run_summary(run: QaRun) -> dict[str, Any]:
             if known:
                 values.append(sum(known) / len(known))
         return _mean_sd(values)
-    return {"mean_cf": _mean_sd(per_rep_cf), "cr_relevant_share": share("cr"),
-            "ra_refused_share": share("ra_refused"),
-            "refusal_accuracy_vs_scope": refusal_vs_scope(run),
-            "failed_verdicts": [sum(v.status != "ok" for v in r.verdicts) for r in run.repeats]}
+
+    return {
+        "mean_cf": _mean_sd(per_rep_cf),
+        "cr_relevant_share": share("cr"),
+        "ra_refused_share": share("ra_refused"),
+        "refusal_accuracy_vs_scope": refusal_vs_scope(run),
+        "failed_verdicts": [sum(v.status != "ok" for v in r.verdicts) for r in run.repeats],
+    }
 
 
-def run_report(store: AstridStore, run_id: str, *, all_models: bool = True,
-               clinical: bool = True) -> dict[str, Any]:
+def run_report(
+    store: AstridStore, run_id: str, *, all_models: bool = True, clinical: bool = True
+) -> dict[str, Any]:
     """Everything about a stored run, with agreement over every judge model of its set.
     `clinical=False` skips fitting the clinical-label classifiers (the slow part)."""
     run = store.get_run(run_id)
@@ -121,14 +165,21 @@ def run_report(store: AstridStore, run_id: str, *, all_models: bool = True,
             tables["human"] = clinical_table(items, human_features(labels))
     set_row = store.get_set(run.set_id)
     return {
-        "set_id": run.set_id, "set_name": set_row["name"], "run_id": run.run_id,
+        "set_id": run.set_id,
+        "set_name": set_row["name"],
+        "run_id": run.run_id,
         "model": {"name": run.model_name, "sha256": run.model_sha256},
-        "prompt_sha256": run.prompt_sha256, "settings": run.settings,
-        "started_at": run.started_at.isoformat(), "ended_at": run.ended_at.isoformat(),
+        "prompt_sha256": run.prompt_sha256,
+        "settings": run.settings,
+        "started_at": run.started_at.isoformat(),
+        "ended_at": run.ended_at.isoformat(),
         "items": [item_json(i, run, labels.get(i.item_id)) for i in items],
         "summary": run_summary(run),
-        "agreement": {"rows": [row.to_json() for row in table],
-                      "text": render_table(table), "decisions_used": len(decisions)},
+        "agreement": {
+            "rows": [row.to_json() for row in table],
+            "text": render_table(table),
+            "decisions_used": len(decisions),
+        },
         "clinical": tables,
         "targets": [t.model_dump(mode="json") for t in astrid_targets(run, items)],
     }
@@ -136,29 +187,42 @@ def run_report(store: AstridStore, run_id: str, *, all_models: bool = True,
 
 def render_report(report: dict[str, Any]) -> str:
     """Short plain-text form for the terminal."""
-    lines = [f"run {report['run_id']}  set {report['set_id']} ({report['set_name']})  "
-             f"model {report['model']['name']}", ""]
+    lines = [
+        f"run {report['run_id']}  set {report['set_id']} ({report['set_name']})  "
+        f"model {report['model']['name']}",
+        "",
+    ]
     head = f"{'item':14} {'scope':5} {'CF':>11} {'N':>3} {'CR':>11} {'RA refuses':>11} {'RA ok':>6}"
     lines.append(head)
     for item in report["items"]:
         mean = item["mean"]
+
         def cell(stat: dict[str, float | None]) -> str:
             return "-" if stat["mean"] is None else f"{stat['mean']:.2f}±{stat['sd']:.2f}"
+
         first = item["runs"][0] if item["runs"] else {}
         ok = first.get("ra_correct")
         ok_text = "-" if ok is None else "yes" if ok else "NO"
-        lines.append(f"{item['item_id'][:14]:14} {item['scope'] or '?':5} {cell(mean['cf']):>11} "
-                     f"{first.get('n_informative', 0):>3} {cell(mean['cr']):>11} "
-                     f"{cell(mean['ra_refused']):>11} {ok_text:>6}")
+        lines.append(
+            f"{item['item_id'][:14]:14} {item['scope'] or '?':5} {cell(mean['cf']):>11} "
+            f"{first.get('n_informative', 0):>3} {cell(mean['cr']):>11} "
+            f"{cell(mean['ra_refused']):>11} {ok_text:>6}"
+        )
     summary = report["summary"]
     ra = summary["refusal_accuracy_vs_scope"]
     if ra["mean"] is not None:
         lines += ["", f"refusal accuracy against scope: {ra['mean']:.2f} ± {ra['sd']:.3f}"]
-    lines += ["", "agreement with human labels (one row per judge model; mean ± sd over runs):",
-              report["agreement"]["text"]]
+    lines += [
+        "",
+        "agreement with human labels (one row per judge model; mean ± sd over runs):",
+        report["agreement"]["text"],
+    ]
     if "judge" in report["clinical"]:
-        lines += ["", "predicting clinician labels from judge CF/CR/RA and scope (held-out F1):",
-                  render_clinical(report["clinical"]["judge"])]
+        lines += [
+            "",
+            "predicting clinician labels from judge CF/CR/RA and scope (held-out F1):",
+            render_clinical(report["clinical"]["judge"]),
+        ]
     return "\n".join(lines)
 
 

@@ -23,8 +23,10 @@ class Verdict(BaseModel):
     item_id: str
     metric: Metric
     sentence_index: int | None = Field(description="0-based sentence, None for CR and RA")
-    value: bool | None = Field(description="True = information / supported / relevant / "
-                                           "declines; None when the judge gave no valid answer")
+    value: bool | None = Field(
+        description="True = information / supported / relevant / "
+        "declines; None when the judge gave no valid answer"
+    )
     reason: str = Field(default="", description="The judge's short reason")
     attempts: int = Field(ge=1, description="Generations used (bounded retries)")
     status: VerdictStatus

@@ -15,11 +15,44 @@ from dataclasses import dataclass
 
 SPLITTER_VERSION = "astrid-sentences/1"
 
-ABBREVIATIONS = frozenset({
-    "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "etc", "eg", "e.g", "ie", "i.e",
-    "approx", "appt", "no", "tel", "dept", "min", "mins", "hr", "hrs", "wk", "wks",
-    "mg", "ml", "am", "a.m", "pm", "p.m", "fig", "ref", "nb",
-})
+ABBREVIATIONS = frozenset(
+    {
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "eg",
+        "e.g",
+        "ie",
+        "i.e",
+        "approx",
+        "appt",
+        "no",
+        "tel",
+        "dept",
+        "min",
+        "mins",
+        "hr",
+        "hrs",
+        "wk",
+        "wks",
+        "mg",
+        "ml",
+        "am",
+        "a.m",
+        "pm",
+        "p.m",
+        "fig",
+        "ref",
+        "nb",
+    }
+)
 """Words after which a full stop does not end a sentence (compared lower-case, no dot)."""
 MAY_END_SENTENCE = frozenset({"etc", "no", "am", "a.m", "pm", "p.m"})
 """Abbreviations that do end a sentence when a capitalised word follows ("... 3 p.m. Thanks")."""
@@ -56,7 +89,7 @@ def _cut_points(answer: str) -> list[int]:
             continue
         if token == "." and _is_abbreviation(answer, match.start()):
             word = _WORD_BEFORE.search(answer[: match.start()]).group(1).lower().rstrip(".")
-            following = answer[match.end():].lstrip()
+            following = answer[match.end() :].lstrip()
             if not (word in MAY_END_SENTENCE and following[:1].isupper()):
                 continue
         cuts.append(match.end())

@@ -32,12 +32,22 @@ FAILED = "failed"
 SENTENCE_VALUES = ("conversational", "grounded", "ungrounded")
 CR_VALUES = ("relevant", "irrelevant")
 RA_VALUES = ("refuses", "attempts")
-KIND_VALUES = {"astrid_cf_sentence": SENTENCE_VALUES, "astrid_cr": CR_VALUES,
-               "astrid_ra": RA_VALUES}
-_ALIASES = {"astrid_cr": {"yes": "relevant", "no": "irrelevant", "true": "relevant",
-                          "false": "irrelevant"},
-            "astrid_ra": {"yes": "refuses", "no": "attempts", "true": "refuses",
-                          "false": "attempts", "refused": "refuses", "attempted": "attempts"}}
+KIND_VALUES = {
+    "astrid_cf_sentence": SENTENCE_VALUES,
+    "astrid_cr": CR_VALUES,
+    "astrid_ra": RA_VALUES,
+}
+_ALIASES = {
+    "astrid_cr": {"yes": "relevant", "no": "irrelevant", "true": "relevant", "false": "irrelevant"},
+    "astrid_ra": {
+        "yes": "refuses",
+        "no": "attempts",
+        "true": "refuses",
+        "false": "attempts",
+        "refused": "refuses",
+        "attempted": "attempts",
+    },
+}
 _TARGET = re.compile(r"^astrid/(?P<item>[^/]+)/(?P<metric>cf|cr|ra)(?:/sentence/(?P<n>\d+))?$")
 
 
@@ -70,21 +80,43 @@ def astrid_targets(run: QaRun, items: Sequence[QaItem], repeat: int = 0) -> list
             continue
         base = f"astrid/{item.item_id}"
         for s in split_sentences(item.answer):
-            value = sentence_value(verdicts.get((item.item_id, Metric.CF_INFO, s.index)),
-                                   verdicts.get((item.item_id, Metric.CF_GROUNDED, s.index)))
-            targets.append(Target(id=f"{base}/cf/sentence/{s.index + 1}",
-                                  kind="astrid_cf_sentence", value=value,
-                                  label=f"{item.item_id} S{s.index + 1}: {value}: {s.text}"))
+            value = sentence_value(
+                verdicts.get((item.item_id, Metric.CF_INFO, s.index)),
+                verdicts.get((item.item_id, Metric.CF_GROUNDED, s.index)),
+            )
+            targets.append(
+                Target(
+                    id=f"{base}/cf/sentence/{s.index + 1}",
+                    kind="astrid_cf_sentence",
+                    value=value,
+                    label=f"{item.item_id} S{s.index + 1}: {value}: {s.text}",
+                )
+            )
         score = scores[item.item_id]
-        targets.append(Target(id=f"{base}/cf", kind="astrid_cf", value=round(score.cf, 4),
-                              label=f"{item.item_id}: CF {score.cf:.2f} "
-                                    f"({score.n_grounded}/{score.n_informative})"))
+        targets.append(
+            Target(
+                id=f"{base}/cf",
+                kind="astrid_cf",
+                value=round(score.cf, 4),
+                label=f"{item.item_id}: CF {score.cf:.2f} "
+                f"({score.n_grounded}/{score.n_informative})",
+            )
+        )
         cr = _word(score.cr, *CR_VALUES)
-        targets.append(Target(id=f"{base}/cr", kind="astrid_cr", value=cr,
-                              label=f"{item.item_id}: context {cr}"))
+        targets.append(
+            Target(
+                id=f"{base}/cr", kind="astrid_cr", value=cr, label=f"{item.item_id}: context {cr}"
+            )
+        )
         ra = _word(score.ra_refused, *RA_VALUES)
-        targets.append(Target(id=f"{base}/ra", kind="astrid_ra", value=ra,
-                              label=f"{item.item_id}: answer {ra} (scope {item.scope or '?'})"))
+        targets.append(
+            Target(
+                id=f"{base}/ra",
+                kind="astrid_ra",
+                value=ra,
+                label=f"{item.item_id}: answer {ra} (scope {item.scope or '?'})",
+            )
+        )
     return targets
 
 
@@ -95,8 +127,9 @@ def parse_value(kind: str, raw: str) -> Any:
         try:
             value = float(text)
         except ValueError:
-            raise InputError("override for CF must be a number between 0 and 1",
-                             subject=raw) from None
+            raise InputError(
+                "override for CF must be a number between 0 and 1", subject=raw
+            ) from None
         if not 0.0 <= value <= 1.0:
             raise InputError("override for CF must be between 0 and 1", subject=raw)
         return value
@@ -113,18 +146,26 @@ def _sha(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def find_target(run: QaRun, items: Sequence[QaItem], target_id: str,
-                repeat: int = 0) -> Target:
+def find_target(run: QaRun, items: Sequence[QaItem], target_id: str, repeat: int = 0) -> Target:
     for target in astrid_targets(run, items, repeat):
         if target.id == target_id:
             return target
     raise NotFoundError("no such ASTRID verdict in this run", subject=f"{run.run_id}/{target_id}")
 
 
-def make_astrid_decision(run: QaRun, items: Sequence[QaItem], target_id: str, *, user: str,
-                         reason: str, override: str | None = None, blind: bool = False,
-                         decision_id: str | None = None, at: datetime | None = None,
-                         repeat: int = 0) -> Decision:
+def make_astrid_decision(
+    run: QaRun,
+    items: Sequence[QaItem],
+    target_id: str,
+    *,
+    user: str,
+    reason: str,
+    override: str | None = None,
+    blind: bool = False,
+    decision_id: str | None = None,
+    at: datetime | None = None,
+    repeat: int = 0,
+) -> Decision:
     """Accept (override None) or override one verdict. In blind mode the human's answer is
     recorded as given; it is an accept when it equals the judge's verdict."""
     target = find_target(run, items, target_id, repeat)
@@ -134,8 +175,9 @@ def make_astrid_decision(run: QaRun, items: Sequence[QaItem], target_id: str, *,
         raise InputError("a decision needs the name of who made it", subject=target_id)
     if override is None:
         if target.value == FAILED:
-            raise InputError("the judge gave no verdict here: override with a value",
-                             subject=target_id)
+            raise InputError(
+                "the judge gave no verdict here: override with a value", subject=target_id
+            )
         new_value = target.value
     else:
         new_value = parse_value(target.kind, override)
@@ -143,18 +185,28 @@ def make_astrid_decision(run: QaRun, items: Sequence[QaItem], target_id: str, *,
     item = next(i for i in items if i.item_id == item_id)
     return Decision(
         decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
-        case_id=run.run_id, target_id=target.id, target_kind=target.kind,
+        case_id=run.run_id,
+        target_id=target.id,
+        target_kind=target.kind,
         action=DecisionAction.ACCEPT if new_value == target.value else DecisionAction.OVERRIDE,
-        original_value=target.value, new_value=new_value, reason=reason.strip(),
-        user=user.strip(), at=at or datetime.now(UTC),
-        shown={"model_sha256": run.model_sha256, "prompt_sha256": run.prompt_sha256,
-               "item_sha256": item.content_sha256(), "run_id": run.run_id,
-               "target_sha256": _sha(target.model_dump(mode="json"))},
+        original_value=target.value,
+        new_value=new_value,
+        reason=reason.strip(),
+        user=user.strip(),
+        at=at or datetime.now(UTC),
+        shown={
+            "model_sha256": run.model_sha256,
+            "prompt_sha256": run.prompt_sha256,
+            "item_sha256": item.content_sha256(),
+            "run_id": run.run_id,
+            "target_sha256": _sha(target.model_dump(mode="json")),
+        },
         blind=blind,
     )
 
 
 # -- decisions as human labels ------------------------------------------------------------
+
 
 @dataclass
 class ItemLabels:
@@ -207,7 +259,9 @@ def resolve_labels(items: Sequence[QaItem], decisions: Iterable[Decision]) -> di
         if item_id in direct_cf or n == 0 or set(got.sentences) != set(range(n)):
             continue
         values = [got.sentences[i] for i in range(n)]
-        counts = cf_counts([v != "conversational" for v in values],
-                           [None if v == "conversational" else v == "grounded" for v in values])
+        counts = cf_counts(
+            [v != "conversational" for v in values],
+            [None if v == "conversational" else v == "grounded" for v in values],
+        )
         got.cf, got.source["cf"] = conversational_faithfulness(counts), "decisions (sentences)"
     return labels

@@ -70,7 +70,8 @@ class Figure:
         return {
             "value": _rounded(self.value),
             "unit": self.unit,
-            "target": None if self.target is None
+            "target": None
+            if self.target is None
             else {"op": self.target.op, "value": _rounded(self.target.value)},
             "met": self.met,
             "status": self.status,

@@ -9,8 +9,8 @@ from concord.llm.llama_cpp_runtime import (
     default_threads,
     gpu_offload_supported,
 )
+from concord.llm.registry import ModelEntry
 from concord.llm.runtime import Runtime
-from concord.llm.store import ModelEntry
 
 
 def runtime_settings(entry: ModelEntry, runtime: Runtime) -> dict[str, Any]:

@@ -14,16 +14,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from concord.adjudication.config import ScoringConfig
 from concord.agents.profiles import AgentProfile, AgentRole, specialists
 from concord.agents.prompts import brief_prompt, build_record_block
 from concord.agents.schema import brief_schema
 from concord.bench.timing import TimedRuntime, decode_rate
 from concord.domain.record import Record
-from concord.evidence.lexicon import Lexicon
-from concord.evidence.screen import RecordScreen
-from concord.judge.config import ScoringConfig
 from concord.llm.runtime import Generation, GenerationRequest, Runtime
 from concord.pipeline import PanelSettings, run_panel
+from concord.screen.lexicon import Lexicon
+from concord.screen.record_screen import RecordScreen
 
 PANEL = ("anaesthetist", "cardiology", "respiratory", "renal", "haematology")
 Emit = Callable[[object], None]
@@ -146,8 +146,9 @@ def measure_decoding(
     length and run `repeats` times, alternately (so other load falls on both alike); the
     fastest of each counts. The record prefix should already be cached."""
     free = replace(constrained, schema=None)
-    tokens = min(runtime.generate(free).completion_tokens,
-                 runtime.generate(constrained).completion_tokens)
+    tokens = min(
+        runtime.generate(free).completion_tokens, runtime.generate(constrained).completion_tokens
+    )
     free = replace(free, max_tokens=max(1, tokens))
     constrained = replace(constrained, max_tokens=max(1, tokens))
     best_free, best_con = runtime.generate(free), runtime.generate(constrained)
@@ -194,9 +195,15 @@ def measure_pipeline(
     def work(emit: Emit) -> tuple[float, Any]:
         started = time.perf_counter()
         case = None
-        for event in run_panel(record, timed, profiles=inputs.profiles, screen=inputs.screen,
-                               lexicon=inputs.lexicon, config=inputs.config,
-                               settings=inputs.settings):
+        for event in run_panel(
+            record,
+            timed,
+            profiles=inputs.profiles,
+            screen=inputs.screen,
+            lexicon=inputs.lexicon,
+            config=inputs.config,
+            settings=inputs.settings,
+        ):
             emit(event)
             case = event.case or case
         return time.perf_counter() - started, case

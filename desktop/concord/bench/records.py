@@ -159,21 +159,30 @@ def _record(days: int, seed: int) -> Record:
     if bloods:
         bloods[marker] = re.sub(r"K\+ \d\.\d", "K+ 6.2", bloods[marker], count=1)
     documents = (
-        SourceDocument(source_id="referral", title="Surgical referral", kind="txt",
-                       text=REFERRAL),
-        SourceDocument(source_id="clinic", title="Pre-operative clinic", kind="txt",
-                       text=CLINIC),
-        SourceDocument(source_id="investigations", title="Investigations", kind="txt",
-                       text=INVESTIGATIONS),
-        SourceDocument(source_id="medications", title="Medication chart", kind="txt",
-                       text=MEDICATIONS),
-        SourceDocument(source_id="bloods", title="Blood results", kind="txt",
-                       text="Blood results\n" + "\n".join(bloods) + "\n"),
-        SourceDocument(source_id="notes", title="Ward and clinic notes", kind="txt",
-                       text="\n\n".join(notes) + "\n"),
+        SourceDocument(source_id="referral", title="Surgical referral", kind="txt", text=REFERRAL),
+        SourceDocument(source_id="clinic", title="Pre-operative clinic", kind="txt", text=CLINIC),
+        SourceDocument(
+            source_id="investigations", title="Investigations", kind="txt", text=INVESTIGATIONS
+        ),
+        SourceDocument(
+            source_id="medications", title="Medication chart", kind="txt", text=MEDICATIONS
+        ),
+        SourceDocument(
+            source_id="bloods",
+            title="Blood results",
+            kind="txt",
+            text="Blood results\n" + "\n".join(bloods) + "\n",
+        ),
+        SourceDocument(
+            source_id="notes",
+            title="Ward and clinic notes",
+            kind="txt",
+            text="\n\n".join(notes) + "\n",
+        ),
     )
-    return Record(name=f"Bench patient ({days} days, synthetic)", documents=documents,
-                  operation=OPERATION)
+    return Record(
+        name=f"Bench patient ({days} days, synthetic)", documents=documents, operation=OPERATION
+    )
 
 
 @dataclass(frozen=True)
@@ -223,11 +232,13 @@ def alignment_extracts(record: Record, count: int, seed: int = BENCH_SEED) -> li
         kind = n % 4
         if kind == 1:
             cut = rng.randrange(3, len(text) - 3)
-            text = text[:cut] + text[cut + 1:]
+            text = text[:cut] + text[cut + 1 :]
         elif kind == 2:
             text = re.sub(r"\d", lambda m: str((int(m.group()) + 3) % 10), text, count=1)
         elif kind == 3:
-            text = f"patient reports {rng.choice(('new', 'worsening'))} calf pain on day " \
-                   f"{rng.randint(1, 400)}"
+            text = (
+                f"patient reports {rng.choice(('new', 'worsening'))} calf pain on day "
+                f"{rng.randint(1, 400)}"
+            )
         out.append(text)
     return out

@@ -23,7 +23,8 @@ def to_json(result: BenchResult) -> dict[str, Any]:
         "model": {
             "name": result.model.name,
             "sha256": result.model.sha256,
-            "file_mb": None if result.model.file_bytes is None
+            "file_mb": None
+            if result.model.file_bytes is None
             else round(result.model.file_bytes / 1e6, 1),
             **result.model.settings,
         },
@@ -49,8 +50,16 @@ TABLE_HEADERS = ["figure", "value", "target", "status", "compared with"]
 
 
 def table_rows(result: BenchResult) -> list[list[str]]:
-    return [[f.name, format_value(f.value, f.unit), format_target(f.target, f.unit), f.status,
-             f.compared_with + (f" [{f.note}]" if f.note else "")] for f in result.figures]
+    return [
+        [
+            f.name,
+            format_value(f.value, f.unit),
+            format_target(f.target, f.unit),
+            f.status,
+            f.compared_with + (f" [{f.note}]" if f.note else ""),
+        ]
+        for f in result.figures
+    ]
 
 
 def summary_lines(result: BenchResult) -> list[str]:

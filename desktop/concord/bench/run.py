@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from concord.adjudication.config import ScoringConfig
 from concord.agents.profiles import AgentProfile
 from concord.agents.runner import DEFAULT_BRIEF_MAX_TOKENS
 from concord.bench import model_measures as mm
@@ -33,11 +34,10 @@ from concord.bench.records import (
 from concord.bench.targets import build_figures
 from concord.bench.timing import peak_rss_mb
 from concord.domain.record import Record
-from concord.evidence.lexicon import Lexicon
-from concord.evidence.screen import RecordScreen
-from concord.judge.config import ScoringConfig
 from concord.llm.runtime import GenerationRequest, Runtime
 from concord.pipeline import PanelSettings
+from concord.screen.lexicon import Lexicon
+from concord.screen.record_screen import RecordScreen
 
 Say = Callable[[str], None]
 WARM_UP = GenerationRequest(prefix="Warm-up.\n", prompt="Reply with OK.", max_tokens=4)
@@ -60,9 +60,16 @@ class BenchOptions:
     def for_run(cls, quick: bool) -> BenchOptions:
         if not quick:
             return cls()
-        return cls(quick=True, record_tokens=1024, reuse_tokens=4, decode_tokens=32,
-                   decode_repeats=1, alignment_extracts=40, screen_seconds=0.3,
-                   max_specialists=1)
+        return cls(
+            quick=True,
+            record_tokens=1024,
+            reuse_tokens=4,
+            decode_tokens=32,
+            decode_repeats=1,
+            alignment_extracts=40,
+            screen_seconds=0.3,
+            max_specialists=1,
+        )
 
 
 @dataclass(frozen=True)
@@ -119,13 +126,16 @@ def run_bench(
     started = time.perf_counter()
     counter = token_counter(runtime)
     record = bench_record(options.record_tokens, counter)
-    say(f"bench record: {record.tokens} tokens ({record.counted_by}), "
-        f"{len(record.record.lines)} lines")
+    say(
+        f"bench record: {record.tokens} tokens ({record.counted_by}), "
+        f"{len(record.record.lines)} lines"
+    )
     runtime.generate(WARM_UP)
 
     panel = [inputs.profiles[name] for name in mm.PANEL]
-    requests = [mm.agent_request(p, record.record, inputs.profiles, options.reuse_tokens)
-                for p in panel]
+    requests = [
+        mm.agent_request(p, record.record, inputs.profiles, options.reuse_tokens) for p in panel
+    ]
     say(f"prefix reuse: {len(requests)} agents naive, then with the record prefix reused")
     reuse = mm.measure_prefix_reuse(runtime, requests)
 
@@ -138,26 +148,36 @@ def run_bench(
 
     pipeline_record = bench_record(options.record_tokens, counter, seed=BENCH_SEED + 1)
     settings = PanelSettings(judges=options.judges, max_specialists=options.max_specialists)
-    say("pipeline: the full panel and adjudication on a second generated record"
-        + ("" if probe else f" (no Qt probe: {probe_missing})"))
+    say(
+        "pipeline: the full panel and adjudication on a second generated record"
+        + ("" if probe else f" (no Qt probe: {probe_missing})")
+    )
     pipeline = mm.measure_pipeline(
-        runtime, pipeline_record.record,
+        runtime,
+        pipeline_record.record,
         mm.PanelInputs(inputs.profiles, inputs.screen, inputs.lexicon, inputs.config, settings),
         probe,
     )
 
-    say(f"alignment: {options.alignment_extracts} extracts on a "
-        f"{options.alignment_chars // 1000} kB record; screen throughput")
+    say(
+        f"alignment: {options.alignment_extracts} extracts on a "
+        f"{options.alignment_chars // 1000} kB record; screen throughput"
+    )
     big = alignment_record(options.alignment_chars)
     alignment = tm.measure_alignment(big, alignment_extracts(big, options.alignment_extracts))
     screening = tm.measure_screen(
         inputs.screen, [record.record, *inputs.screen_records], options.screen_seconds
     )
     figures, context = build_figures(
-        record=record, reuse=reuse, decoding=decoding, pipeline=pipeline,
-        alignment=alignment, screening=screening, peak_mb=peak_rss_mb(),
-        model_bytes=model.file_bytes, probe_missing=probe_missing,
+        record=record,
+        reuse=reuse,
+        decoding=decoding,
+        pipeline=pipeline,
+        alignment=alignment,
+        screening=screening,
+        peak_mb=peak_rss_mb(),
+        model_bytes=model.file_bytes,
+        probe_missing=probe_missing,
     )
     context["pipeline_record_tokens"] = pipeline_record.tokens
-    return BenchResult(options, model, record, figures, context,
-                       time.perf_counter() - started)
+    return BenchResult(options, model, record, figures, context, time.perf_counter() - started)

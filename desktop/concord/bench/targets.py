@@ -54,11 +54,23 @@ def _reuse_figures(record: BenchRecord, reuse: ReuseResult) -> list[Figure]:
     elif reuse.reuse_reused < reuse.calls - 1:
         note = f"only {reuse.reuse_reused} of {reuse.calls - 1} later calls reused the prefix"
     return [
-        Figure("prefix_reuse_speedup", speedup, "x", compared, Target(">=", PREFIX_REUSE_MIN),
-               note=note, detail=detail),
-        Figure("prefix_reuse_outputs_identical", 1.0 if reuse.identical else 0.0, "share",
-               "greedy outputs of the same requests with and without prefix reuse, token for "
-               "token (1 = all identical)", Target(">=", 1.0)),
+        Figure(
+            "prefix_reuse_speedup",
+            speedup,
+            "x",
+            compared,
+            Target(">=", PREFIX_REUSE_MIN),
+            note=note,
+            detail=detail,
+        ),
+        Figure(
+            "prefix_reuse_outputs_identical",
+            1.0 if reuse.identical else 0.0,
+            "share",
+            "greedy outputs of the same requests with and without prefix reuse, token for "
+            "token (1 = all identical)",
+            Target(">=", 1.0),
+        ),
     ]
 
 
@@ -66,29 +78,46 @@ def _decode_figures(decoding: DecodeResult, pipeline: PipelineResult) -> list[Fi
     free, con = decoding.free_tps, decoding.constrained_tps
     slowdown = ratio(free, con) if free is not None and con else None
     raw = Figure(
-        "raw_generation_tps", free, "tok/s",
+        "raw_generation_tps",
+        free,
+        "tok/s",
         f"free (unconstrained) greedy decoding of the anaesthetist's request by the runtime "
         f"alone, prompt evaluation excluded, best of {decoding.repeats}; the reference for "
         "pipeline_effective_tps",
     )
     effective = ratio(pipeline.completion_tokens, pipeline.wall_seconds - pipeline.prompt_seconds)
-    rate_note = "" if pipeline.prompt_seconds > 0 else \
-        "the runtime does not report prompt time: prompt evaluation counted as generation"
+    rate_note = (
+        ""
+        if pipeline.prompt_seconds > 0
+        else "the runtime does not report prompt time: prompt evaluation counted as generation"
+    )
     return [
-        Figure("constrained_slowdown", slowdown, "x",
-               f"free decoding {_tps(free)} vs JSON-schema-constrained decoding {_tps(con)} "
-               f"of the same request, {decoding.tokens} output tokens each, best of "
-               f"{decoding.repeats}", Target("<=", CONSTRAINED_SLOWDOWN_MAX),
-               detail={"free_tps": _round(free), "constrained_tps": _round(con),
-                       "tokens": decoding.tokens}),
+        Figure(
+            "constrained_slowdown",
+            slowdown,
+            "x",
+            f"free decoding {_tps(free)} vs JSON-schema-constrained decoding {_tps(con)} "
+            f"of the same request, {decoding.tokens} output tokens each, best of "
+            f"{decoding.repeats}",
+            Target("<=", CONSTRAINED_SLOWDOWN_MAX),
+            detail={
+                "free_tps": _round(free),
+                "constrained_tps": _round(con),
+                "tokens": decoding.tokens,
+            },
+        ),
         raw,
-        Figure("pipeline_effective_tps", effective, "tok/s",
-               f"{pipeline.completion_tokens} output tokens written in the full panel run ÷ "
-               f"its wall time minus prompt evaluation ({pipeline.wall_seconds:.1f} s − "
-               f"{pipeline.prompt_seconds:.1f} s), vs {PIPELINE_RATE_MIN_SHARE} × "
-               f"raw_generation_tps (free decoding)",
-               None if free is None else Target(">=", PIPELINE_RATE_MIN_SHARE * free),
-               note=rate_note),
+        Figure(
+            "pipeline_effective_tps",
+            effective,
+            "tok/s",
+            f"{pipeline.completion_tokens} output tokens written in the full panel run ÷ "
+            f"its wall time minus prompt evaluation ({pipeline.wall_seconds:.1f} s − "
+            f"{pipeline.prompt_seconds:.1f} s), vs {PIPELINE_RATE_MIN_SHARE} × "
+            f"raw_generation_tps (free decoding)",
+            None if free is None else Target(">=", PIPELINE_RATE_MIN_SHARE * free),
+            note=rate_note,
+        ),
     ]
 
 
@@ -112,44 +141,73 @@ def _pipeline_figures(pipeline: PipelineResult, probe_missing: str) -> list[Figu
     }
     stall_note = "" if pipeline.stall_ms is not None else f"not measured: {probe_missing}"
     return [
-        Figure("pipeline_overhead", ratio(outside, pipeline.wall_seconds), "share",
-               f"time of one full run_panel (screen, {len(pipeline.agents)} agents, "
-               f"adjudication; {pipeline.wall_seconds:.1f} s) spent outside the model, i.e. "
-               f"not inside a generation as the runtime times it ({outside:.2f} s)",
-               Target("<=", PIPELINE_OVERHEAD_MAX),
-               detail=detail),
-        Figure("ui_max_stall_ms", pipeline.stall_ms, "ms",
-               "longest gap between ticks of a 5 ms Qt timer on the event-loop thread, "
-               "minus 5 ms, while that full panel ran in a worker thread",
-               Target("<", UI_STALL_MAX_MS), note=stall_note),
+        Figure(
+            "pipeline_overhead",
+            ratio(outside, pipeline.wall_seconds),
+            "share",
+            f"time of one full run_panel (screen, {len(pipeline.agents)} agents, "
+            f"adjudication; {pipeline.wall_seconds:.1f} s) spent outside the model, i.e. "
+            f"not inside a generation as the runtime times it ({outside:.2f} s)",
+            Target("<=", PIPELINE_OVERHEAD_MAX),
+            detail=detail,
+        ),
+        Figure(
+            "ui_max_stall_ms",
+            pipeline.stall_ms,
+            "ms",
+            "longest gap between ticks of a 5 ms Qt timer on the event-loop thread, "
+            "minus 5 ms, while that full panel ran in a worker thread",
+            Target("<", UI_STALL_MAX_MS),
+            note=stall_note,
+        ),
     ]
 
 
 def _text_figures(alignment: AlignmentResult, screening: ScreenResult) -> list[Figure]:
     return [
-        Figure("alignment_throughput", alignment.per_second, "extracts/s",
-               f"{alignment.extracts} extracts (verbatim, typo, changed number, invented) "
-               f"aligned with align_extract, no source hint, against a "
-               f"{alignment.record_chars / 1000:.0f} kB record in {alignment.seconds:.2f} s "
-               "(search index built inside the timing)",
-               Target(">=", ALIGNMENT_MIN_PER_S),
-               detail={"statuses": alignment.statuses,
-                       "index_seconds": round(alignment.index_seconds, 3)}),
-        Figure("screen_throughput", screening.per_second, "records/s",
-               f"{screening.records} records (bench record and demo patients) screened by "
-               f"RecordScreen in {screening.seconds:.2f} s", Target(">=", SCREEN_MIN_PER_S)),
+        Figure(
+            "alignment_throughput",
+            alignment.per_second,
+            "extracts/s",
+            f"{alignment.extracts} extracts (verbatim, typo, changed number, invented) "
+            f"aligned with align_extract, no source hint, against a "
+            f"{alignment.record_chars / 1000:.0f} kB record in {alignment.seconds:.2f} s "
+            "(search index built inside the timing)",
+            Target(">=", ALIGNMENT_MIN_PER_S),
+            detail={
+                "statuses": alignment.statuses,
+                "index_seconds": round(alignment.index_seconds, 3),
+            },
+        ),
+        Figure(
+            "screen_throughput",
+            screening.per_second,
+            "records/s",
+            f"{screening.records} records (bench record and demo patients) screened by "
+            f"RecordScreen in {screening.seconds:.2f} s",
+            Target(">=", SCREEN_MIN_PER_S),
+        ),
     ]
 
 
 def _memory_figure(peak_mb: float | None, model_bytes: int | None) -> Figure:
     model_mb = None if model_bytes is None else model_bytes / 1e6
     target = None if model_mb is None else Target("<=", model_mb + RSS_ALLOWANCE_MB)
-    compared = ("peak resident memory of the whole bench process vs the model file "
-                + ("(size unknown)" if model_mb is None else f"of {model_mb:.0f} MB")
-                + f" plus {RSS_ALLOWANCE_MB:.0f} MB")
+    compared = (
+        "peak resident memory of the whole bench process vs the model file "
+        + ("(size unknown)" if model_mb is None else f"of {model_mb:.0f} MB")
+        + f" plus {RSS_ALLOWANCE_MB:.0f} MB"
+    )
     note = "" if peak_mb is not None else "not measured: the OS does not report peak memory"
-    return Figure("peak_rss_mb", peak_mb, "MB", compared, target, note=note,
-                  detail={"model_file_mb": None if model_mb is None else round(model_mb, 1)})
+    return Figure(
+        "peak_rss_mb",
+        peak_mb,
+        "MB",
+        compared,
+        target,
+        note=note,
+        detail={"model_file_mb": None if model_mb is None else round(model_mb, 1)},
+    )
 
 
 def build_figures(
@@ -184,7 +242,8 @@ def _context(reuse: ReuseResult, pipeline: PipelineResult) -> dict[str, Any]:
         "pipeline_seconds": round(pipeline.wall_seconds, 2),
         "pipeline_model_calls": pipeline.calls,
         "pipeline_output_tokens": pipeline.completion_tokens,
-        "pipeline_seconds_without_reuse_projected": None if projected is None
+        "pipeline_seconds_without_reuse_projected": None
+        if projected is None
         else round(projected, 1),
         "seconds_saved_per_reused_call": None if saved is None else round(saved, 2),
     }

@@ -11,7 +11,7 @@ from concord.domain.gate import GateStatus
 from concord.domain.record import Record
 from concord.evidence.align import align_extract
 from concord.evidence.record_index import record_index
-from concord.evidence.screen import RecordScreen
+from concord.screen.record_screen import RecordScreen
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from concord.domain import Case
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
@@ -31,13 +32,15 @@ def case_summary(case: Case, record_name: str) -> str:
     rows = []
     for card in case.scorecards:
         counts = Counter(d.kind.value for d in card.disagreements)
-        rows.append([
-            card.specialist,
-            f"{card.overall:5.1f}",
-            card.grade,
-            "capped ≤69" if card.capped else "-",
-            "YES" if card.human_review else "no",
-            ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "-",
-        ])
+        rows.append(
+            [
+                card.specialist,
+                f"{card.overall:5.1f}",
+                card.grade,
+                "capped ≤69" if card.capped else "-",
+                "YES" if card.human_review else "no",
+                ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "-",
+            ]
+        )
     body = table(["specialist", "overall", "grade", "cap", "review", "disagreements"], rows)
     return "\n".join(head) + "\n" + "\n".join("  " + line for line in body.splitlines())

@@ -57,6 +57,10 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
     else:
-        print("audit chain intact" if report.ok else
-              f"AUDIT CHAIN BROKEN at seq {report.first_bad_seq}", f"({report.rows} rows)")
+        print(
+            "audit chain intact"
+            if report.ok
+            else f"AUDIT CHAIN BROKEN at seq {report.first_bad_seq}",
+            f"({report.rows} rows)",
+        )
     return 0 if report.ok else 1

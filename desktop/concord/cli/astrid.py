@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from concord.astrid.judge import JudgeSettings, judge_items
+from concord.astrid.llm_judge import JudgeSettings, judge_items
 from concord.astrid.load import load_items
 from concord.astrid.report import render_report, run_report
 from concord.astrid.store import AstridStore, set_content_sha256
@@ -17,12 +17,18 @@ from concord.store import write_transaction
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("astrid", help="judge QA items (CF / RA / CR) and measure agreement")
-    p.add_argument("source", metavar="FILE|SET_ID",
-                   help="QA items (.jsonl or .csv), or the id of an imported QA set")
+    p.add_argument(
+        "source",
+        metavar="FILE|SET_ID",
+        help="QA items (.jsonl or .csv), or the id of an imported QA set",
+    )
     p.add_argument("--model", help="registered judge model name or GGUF path (default model)")
     p.add_argument("--runs", type=int, default=1, help="repeated judge runs (mean ± sd)")
-    p.add_argument("--temperature", type=float,
-                   help="sampling temperature (default 0 for one run, 0.7 for repeats)")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        help="sampling temperature (default 0 for one run, 0.7 for repeats)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the first run (+1 per run)")
     p.add_argument("--user")
     add_json_flag(p)
@@ -45,8 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("astrid-decide", help="accept or override one ASTRID verdict")
     p.add_argument("run_id", metavar="RUN_ID")
-    p.add_argument("--target", required=True, metavar="ID",
-                   help="e.g. astrid/<item>/ra, astrid/<item>/cr, astrid/<item>/cf/sentence/2")
+    p.add_argument(
+        "--target",
+        required=True,
+        metavar="ID",
+        help="e.g. astrid/<item>/ra, astrid/<item>/cr, astrid/<item>/cf/sentence/2",
+    )
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--accept", action="store_true")
     group.add_argument("--override", metavar="VALUE")
@@ -96,8 +106,9 @@ def cmd_astrid(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     items = load_items(args.path)
     store = AstridStore(services().repo)
-    set_id, created = store.save_set(items, name=_set_name(args.path),
-                                     source=str(args.path.resolve()), user=current_user(args))
+    set_id, created = store.save_set(
+        items, name=_set_name(args.path), source=str(args.path.resolve()), user=current_user(args)
+    )
     if args.json:
         emit_json({"set_id": set_id, "created": created, "items": len(items)})
     else:
@@ -123,10 +134,22 @@ def cmd_runs(args: argparse.Namespace) -> int:
     out = []
     for row in store.list_sets():
         runs = [store.get_run(r) for r in store.run_ids(row["set_id"])]
-        out.append({"set_id": row["set_id"], "name": row["name"], "items": row["item_count"],
-                    "runs": [{"run_id": r.run_id, "model": r.model_name,
-                              "repeats": len(r.repeats), "started_at": r.started_at.isoformat()}
-                             for r in runs]})
+        out.append(
+            {
+                "set_id": row["set_id"],
+                "name": row["name"],
+                "items": row["item_count"],
+                "runs": [
+                    {
+                        "run_id": r.run_id,
+                        "model": r.model_name,
+                        "repeats": len(r.repeats),
+                        "started_at": r.started_at.isoformat(),
+                    }
+                    for r in runs
+                ],
+            }
+        )
     if args.json:
         emit_json({"sets": out})
         return 0
@@ -144,19 +167,33 @@ def cmd_decide(args: argparse.Namespace) -> int:
     items = store.items(run.set_id)
     if not args.target.startswith("astrid/"):
         raise InputError("ASTRID target ids start with astrid/", subject=args.target)
-    decision = make_astrid_decision(run, items, args.target, user=args.user, reason=args.reason,
-                                    override=args.override, blind=args.blind,
-                                    decision_id=args.decision_id)
+    decision = make_astrid_decision(
+        run,
+        items,
+        args.target,
+        user=args.user,
+        reason=args.reason,
+        override=args.override,
+        blind=args.blind,
+        decision_id=args.decision_id,
+    )
     svc.repo.get_user(decision.user)
     created = svc.repo.append_decision(decision)
     decided = {d.target_id for d in svc.repo.decisions(case_id=run.run_id)}
     remaining = [t.id for t in astrid_targets(run, items) if t.id not in decided]
     if args.json:
-        emit_json({"decision": decision.model_dump(mode="json"), "created": created,
-                   "undecided": len(remaining)})
+        emit_json(
+            {
+                "decision": decision.model_dump(mode="json"),
+                "created": created,
+                "undecided": len(remaining),
+            }
+        )
     else:
         verb = "recorded" if created else "already recorded (no change)"
-        print(f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
-              f"{decision.original_value!r} -> {decision.new_value!r}; "
-              f"{len(remaining)} verdict(s) of this run undecided")
+        print(
+            f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
+            f"{decision.original_value!r} -> {decision.new_value!r}; "
+            f"{len(remaining)} verdict(s) of this run undecided"
+        )
     return 0

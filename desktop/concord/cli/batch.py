@@ -28,13 +28,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_batch_options(p: argparse.ArgumentParser) -> None:
     """--servers and friends (shared with `concord run --batch`)."""
-    p.add_argument("--servers", metavar="URL,URL",
-                   help="llama.cpp servers (llama-server or llama_cpp.server), comma-separated; "
-                        "each must be in CONCORD_HOME/servers.json or CONCORD_LLAMA_SERVERS")
-    p.add_argument("--queue-size", type=int, default=DEFAULT_QUEUE_SIZE,
-                   help="records waiting for a server at most")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                   help="seconds one request may take before it is retried elsewhere")
+    p.add_argument(
+        "--servers",
+        metavar="URL,URL",
+        help="llama.cpp servers (llama-server or llama_cpp.server), comma-separated; "
+        "each must be in CONCORD_HOME/servers.json or CONCORD_LLAMA_SERVERS",
+    )
+    p.add_argument(
+        "--queue-size",
+        type=int,
+        default=DEFAULT_QUEUE_SIZE,
+        help="records waiting for a server at most",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds one request may take before it is retried elsewhere",
+    )
     p.add_argument("--max-tokens", type=int, help="cap every request (smoke runs)")
 
 
@@ -60,12 +71,23 @@ def server_list(text: str | None) -> list[str]:
 def cmd_batch(args: argparse.Namespace) -> int:
     urls = server_list(args.servers)
     svc = services()
-    settings = PanelSettings(judges=args.judges, max_specialists=args.max_specialists,
-                             operation=getattr(args, "operation", None))
+    settings = PanelSettings(
+        judges=args.judges,
+        max_specialists=args.max_specialists,
+        operation=getattr(args, "operation", None),
+    )
     report = None
-    for event in run_batch(args.directory, urls, svc=svc, user=current_user(args),
-                           settings=settings, queue_size=args.queue_size, model=args.model,
-                           timeout=args.timeout, max_tokens_cap=args.max_tokens):
+    for event in run_batch(
+        args.directory,
+        urls,
+        svc=svc,
+        user=current_user(args),
+        settings=settings,
+        queue_size=args.queue_size,
+        model=args.model,
+        timeout=args.timeout,
+        max_tokens_cap=args.max_tokens,
+    ):
         name = event.path.name if event.path else ""
         if event.kind == "saved":
             say(f"  saved {name}: {event.case_id} via {', '.join(event.servers)}")
@@ -76,16 +98,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
         report = event.report or report
     assert report is not None
     if args.json:
-        emit_json({
-            "saved": [{"path": str(p), "case_id": c} for p, c in report.saved],
-            "failed": [{"path": str(p), "error": e} for p, e in report.failed],
-            "requests_by_server": dict(report.requests_by_server),
-            "seconds": round(report.seconds, 1),
-        })
+        emit_json(
+            {
+                "saved": [{"path": str(p), "case_id": c} for p, c in report.saved],
+                "failed": [{"path": str(p), "error": e} for p, e in report.failed],
+                "requests_by_server": dict(report.requests_by_server),
+                "seconds": round(report.seconds, 1),
+            }
+        )
     else:
-        print(f"{len(report.saved)} case(s) saved, {len(report.failed)} failed in "
-              f"{report.seconds:.1f} s; requests per server: "
-              + ", ".join(f"{u} {n}" for u, n in sorted(report.requests_by_server.items())))
+        print(
+            f"{len(report.saved)} case(s) saved, {len(report.failed)} failed in "
+            f"{report.seconds:.1f} s; requests per server: "
+            + ", ".join(f"{u} {n}" for u, n in sorted(report.requests_by_server.items()))
+        )
     return 0 if report.ok else 1
 
 
@@ -95,17 +121,20 @@ def run_batch_if_asked(args: argparse.Namespace) -> int | None:
     if args.batch is None:
         if not args.target:
             raise InputError("give a PATH|RECORD_ID, or --batch DIR --servers URL,URL")
-        given = [flag for flag, used in (
-            ("--servers", args.servers is not None),
-            ("--queue-size", args.queue_size != DEFAULT_QUEUE_SIZE),
-            ("--timeout", args.timeout != DEFAULT_TIMEOUT),
-            ("--max-tokens", args.max_tokens is not None),
-        ) if used]
+        given = [
+            flag
+            for flag, used in (
+                ("--servers", args.servers is not None),
+                ("--queue-size", args.queue_size != DEFAULT_QUEUE_SIZE),
+                ("--timeout", args.timeout != DEFAULT_TIMEOUT),
+                ("--max-tokens", args.max_tokens is not None),
+            )
+            if used
+        ]
         if given:
             raise InputError(f"{', '.join(given)}: only for a folder of records; add --batch DIR")
         return None
     if args.target:
-        raise InputError("give either PATH|RECORD_ID or --batch DIR, not both",
-                         subject=args.target)
+        raise InputError("give either PATH|RECORD_ID or --batch DIR, not both", subject=args.target)
     args.directory = args.batch
     return cmd_batch(args)

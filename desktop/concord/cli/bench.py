@@ -20,18 +20,24 @@ from concord.bench.report import TABLE_HEADERS, summary_lines, table_rows, to_js
 from concord.bench.run import BenchInputs, BenchOptions, ModelInfo, run_bench
 from concord.cli._common import add_json_flag, emit_json, say, services
 from concord.cli._tables import table
+from concord.llm.registry import ModelEntry, install_default, load_runtime
 from concord.llm.runtime import Runtime
-from concord.llm.store import ModelEntry, install_default, load_runtime
 from concord.records import load_record
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="performance benchmark with the default model")
-    p.add_argument("--quick", action="store_true",
-                   help="smoke run: a 1k-token record, few output tokens, one specialist")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: a 1k-token record, few output tokens, one specialist",
+    )
     p.add_argument("--model", help="registered model (default: the bundled default model)")
-    p.add_argument("--no-ui-probe", action="store_true",
-                   help="do not measure ui_max_stall_ms (it is then reported as not measured)")
+    p.add_argument(
+        "--no-ui-probe",
+        action="store_true",
+        help="do not measure ui_max_stall_ms (it is then reported as not measured)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_bench)
 
@@ -64,8 +70,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         say(f"model: {entry.name} sha256 {entry.sha256[:16]}… (loading)")
         runtime = load_in_process(entry)
         probe, probe_missing = stall_probe(args.no_ui_probe)
-        demo = [load_record(p) for p in sorted(paths.resources_dir().joinpath("demo")
-                                               .glob("*.json"))]
+        demo = [
+            load_record(p) for p in sorted(paths.resources_dir().joinpath("demo").glob("*.json"))
+        ]
         result = run_bench(
             runtime,
             ModelInfo(entry.name, entry.sha256, entry.size, runtime_settings(entry, runtime)),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from concord.adjudication.targets import case_targets
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.cli._tables import case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.domain import CaseStatus, Record
-from concord.judge.targets import case_targets
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.review import make_decision, outstanding
@@ -18,11 +18,18 @@ from concord.store import export_labels_csv, export_labels_jsonl
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the agent panel and adjudication on a record, or on "
-                                   "a folder of records over llama.cpp servers (--batch)")
+    p = sub.add_parser(
+        "run",
+        help="run the agent panel and adjudication on a record, or on "
+        "a folder of records over llama.cpp servers (--batch)",
+    )
     p.add_argument("target", metavar="PATH|RECORD_ID", nargs="?")
-    p.add_argument("--batch", type=Path, metavar="DIR",
-                   help="every record file in DIR, spread over --servers (no PATH|RECORD_ID)")
+    p.add_argument(
+        "--batch",
+        type=Path,
+        metavar="DIR",
+        help="every record file in DIR, spread over --servers (no PATH|RECORD_ID)",
+    )
     add_batch_options(p)
     p.add_argument("--model", help="registered model name or GGUF path (default model if omitted)")
     p.add_argument("--judges", type=int, default=1, help="judge runs proposing matches (0 = none)")
@@ -69,12 +76,26 @@ def resolve_record(svc: Services, target: str, user: str) -> Record:
     return svc.repo.get_record(target)
 
 
-def run_and_store(svc: Services, record: Record, *, model: str | None, settings: PanelSettings,
-                  user: str, quiet: bool = False):
+def run_and_store(
+    svc: Services,
+    record: Record,
+    *,
+    model: str | None,
+    settings: PanelSettings,
+    user: str,
+    quiet: bool = False,
+):
     runtime = svc.runtime(model)
     case = None
-    for event in run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                           lexicon=svc.lexicon, config=svc.config, settings=settings):
+    for event in run_panel(
+        record,
+        runtime,
+        profiles=svc.profiles,
+        screen=svc.screen,
+        lexicon=svc.lexicon,
+        config=svc.config,
+        settings=settings,
+    ):
         if not quiet:
             timing = f" ({event.seconds:.1f}s)" if event.seconds else ""
             say(f"  [{event.stage}] {event.message}{timing}")
@@ -107,10 +128,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     svc = services()
     user = current_user(args)
     record = resolve_record(svc, args.target, user)
-    settings = PanelSettings(judges=args.judges, max_specialists=args.max_specialists,
-                             operation=args.operation)
-    case = run_and_store(svc, record, model=args.model, settings=settings, user=user,
-                         quiet=args.json)
+    settings = PanelSettings(
+        judges=args.judges, max_specialists=args.max_specialists, operation=args.operation
+    )
+    case = run_and_store(
+        svc, record, model=args.model, settings=settings, user=user, quiet=args.json
+    )
     if args.json:
         emit_json(case_json(svc, case.case_id))
     else:
@@ -123,8 +146,10 @@ def cmd_cases(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"cases": [c.model_dump(mode="json") for c in cases]})
         return 0
-    rows = [[c.case_id, c.record_id, c.status, c.worst_grade or "-",
-             "YES" if c.human_review else "no"] for c in cases]
+    rows = [
+        [c.case_id, c.record_id, c.status, c.worst_grade or "-", "YES" if c.human_review else "no"]
+        for c in cases
+    ]
     print(table(["case", "record", "status", "worst grade", "review"], rows))
     return 0
 
@@ -148,26 +173,49 @@ def cmd_decide(args: argparse.Namespace) -> int:
     svc = services()
     case = svc.repo.get_case(args.case_id)
     # A retry under the same --decision-id is the same decision: keep its first time.
-    earlier = next((d for d in svc.repo.decisions(case_id=case.case_id)
-                    if args.decision_id and d.decision_id == args.decision_id), None)
-    decision = make_decision(case, args.target, user=args.user, reason=args.reason,
-                             override=args.override, decision_id=args.decision_id,
-                             at=earlier.at if earlier else None)
+    earlier = next(
+        (
+            d
+            for d in svc.repo.decisions(case_id=case.case_id)
+            if args.decision_id and d.decision_id == args.decision_id
+        ),
+        None,
+    )
+    decision = make_decision(
+        case,
+        args.target,
+        user=args.user,
+        reason=args.reason,
+        override=args.override,
+        decision_id=args.decision_id,
+        at=earlier.at if earlier else None,
+    )
     svc.repo.get_user(decision.user)
     created = svc.repo.append_decision(decision)
     remaining = outstanding(case, svc.repo.decisions(case_id=case.case_id))
     status = svc.repo.case_status(case.case_id)
     if not remaining and status == CaseStatus.NEEDS_REVIEW:
-        svc.repo.set_case_status(case.case_id, CaseStatus.REVIEWED, decision.user,
-                                 reason="every required judgement decided")
+        svc.repo.set_case_status(
+            case.case_id,
+            CaseStatus.REVIEWED,
+            decision.user,
+            reason="every required judgement decided",
+        )
     if args.json:
-        emit_json({"decision": decision.model_dump(mode="json"), "created": created,
-                   "outstanding": [t.id for t in remaining]})
+        emit_json(
+            {
+                "decision": decision.model_dump(mode="json"),
+                "created": created,
+                "outstanding": [t.id for t in remaining],
+            }
+        )
     else:
         verb = "recorded" if created else "already recorded (no change)"
-        print(f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
-              f"{decision.original_value!r} -> {decision.new_value!r}; "
-              f"{len(remaining)} required judgement(s) outstanding")
+        print(
+            f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
+            f"{decision.original_value!r} -> {decision.new_value!r}; "
+            f"{len(remaining)} required judgement(s) outstanding"
+        )
     return 0
 
 

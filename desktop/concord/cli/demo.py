@@ -9,7 +9,7 @@ from concord import paths
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.cli._tables import case_summary
 from concord.cli.cases import run_and_store
-from concord.llm.store import install_default
+from concord.llm.registry import install_default
 from concord.pipeline import PanelSettings
 from concord.records import load_record
 
@@ -50,19 +50,35 @@ def cmd_demo(args: argparse.Namespace) -> int:
             print(f"  time: {seconds:.1f} s\n", flush=True)
     total = time.perf_counter() - started
     if args.json:
-        emit_json({
-            "cases": [
-                {"case_id": c.case_id, "record": r.name, "seconds": round(s, 1),
-                 "worst_grade": c.worst_grade, "human_review": c.human_review,
-                 "mutual_omissions": list(c.mutual_omissions),
-                 "scorecards": [{"specialist": sc.specialist, "overall": sc.overall,
-                                 "grade": sc.grade, "capped": sc.capped,
-                                 "human_review": sc.human_review} for sc in c.scorecards]}
-                for c, r, s in summaries
-            ],
-            "total_seconds": round(total, 1),
-        })
+        emit_json(
+            {
+                "cases": [
+                    {
+                        "case_id": c.case_id,
+                        "record": r.name,
+                        "seconds": round(s, 1),
+                        "worst_grade": c.worst_grade,
+                        "human_review": c.human_review,
+                        "mutual_omissions": list(c.mutual_omissions),
+                        "scorecards": [
+                            {
+                                "specialist": sc.specialist,
+                                "overall": sc.overall,
+                                "grade": sc.grade,
+                                "capped": sc.capped,
+                                "human_review": sc.human_review,
+                            }
+                            for sc in c.scorecards
+                        ],
+                    }
+                    for c, r, s in summaries
+                ],
+                "total_seconds": round(total, 1),
+            }
+        )
     else:
-        print(f"{len(summaries)} demo patient(s) in {total:.1f} s; cases stored in "
-              f"{paths.database_path()}")
+        print(
+            f"{len(summaries)} demo patient(s) in {total:.1f} s; cases stored in "
+            f"{paths.database_path()}"
+        )
     return 0

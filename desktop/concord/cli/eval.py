@@ -10,21 +10,21 @@ from typing import Any
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.cli._tables import table
 from concord.errors import InputError
-from concord.expert import agreement
-from concord.expert.bands import BANDS, OVERALL
-from concord.expert.configs import DEFAULT_K, DEFAULT_MAX_TOKENS, GenerationConfig
-from concord.expert.embedder import GgufEmbedder, choose_embedding_entry
-from concord.expert.eval_store import EvalStore
-from concord.expert.generate import generate_answers
-from concord.expert.grading import Grade, grade_decision, human_grades, record_grade
-from concord.expert.questions import load_question_set
-from concord.expert.screening import (
+from concord.eval import agreement
+from concord.eval.bands import BANDS, OVERALL
+from concord.eval.configs import DEFAULT_K, DEFAULT_MAX_TOKENS, GenerationConfig
+from concord.eval.embedder import GgufEmbedder, choose_embedding_entry
+from concord.eval.eval_store import EvalStore
+from concord.eval.generate import generate_answers
+from concord.eval.grading import Grade, grade_decision, human_grades, record_grade
+from concord.eval.questions import load_question_set
+from concord.eval.screening import (
     DEFAULT_RANK_KEY,
     RANK_KEYS,
     rank_configurations,
     screen_answers,
 )
-from concord.expert.workflow import rejection_report, train_reward
+from concord.eval.workflow import rejection_report, train_reward
 from concord.services import Services
 
 
@@ -65,8 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = ev.add_parser("similarity", help="score answers against golden labels; rank configs")
     p.add_argument("set_id", metavar="SET")
-    p.add_argument("--embed-model", help="embedding GGUF (default: a registered embedder, "
-                   "else the default model)")
+    p.add_argument(
+        "--embed-model",
+        help="embedding GGUF (default: a registered embedder, else the default model)",
+    )
     p.add_argument("--by", choices=RANK_KEYS, default=DEFAULT_RANK_KEY, help="ranking measure")
     p.add_argument("--user")
     add_json_flag(p)
@@ -79,8 +81,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     group.add_argument("--bad", action="store_true")
     p.add_argument("--reason", required=True)
     p.add_argument("--user", required=True)
-    p.add_argument("--shown-prediction", choices=["good", "bad"],
-                   help="the reward model's grade, if it was shown to you before grading")
+    p.add_argument(
+        "--shown-prediction",
+        choices=["good", "bad"],
+        help="the reward model's grade, if it was shown to you before grading",
+    )
     p.add_argument("--blind", action="store_true", help="the prediction was hidden")
     add_json_flag(p)
     p.set_defaults(func=cmd_grade)
@@ -89,8 +94,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("set_id", metavar="SET")
     p.add_argument("--embed-model")
     p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--no-embedding", action="store_true",
-                   help="similarity features only, without the pooled answer embedding")
+    p.add_argument(
+        "--no-embedding",
+        action="store_true",
+        help="similarity features only, without the pooled answer embedding",
+    )
     p.add_argument("--user")
     add_json_flag(p)
     p.set_defaults(func=cmd_train_reward)
@@ -124,14 +132,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     qset = load_question_set(args.file, args.name)
     svc = services()
     set_id, created = _store(svc).import_set(qset, str(args.file), current_user(args))
-    out = {"set_id": set_id, "created": created, "questions": len(qset.questions),
-           "golden_answers": sum(len(q.answers) for q in qset.questions)}
+    out = {
+        "set_id": set_id,
+        "created": created,
+        "questions": len(qset.questions),
+        "golden_answers": sum(len(q.answers) for q in qset.questions),
+    }
     if args.json:
         emit_json(out)
     else:
         note = "" if created else "  (already imported)"
-        print(f"{set_id}  {out['questions']} questions, "
-              f"{out['golden_answers']} golden answers{note}")
+        print(
+            f"{set_id}  {out['questions']} questions, {out['golden_answers']} golden answers{note}"
+        )
     return 0
 
 
@@ -140,8 +153,12 @@ def cmd_sets(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"sets": [s.model_dump() for s in sets]})
     else:
-        print(table(["set", "name", "imported", "source"],
-                    [[s.set_id, s.name, s.imported_at[:19], s.source] for s in sets]))
+        print(
+            table(
+                ["set", "name", "imported", "source"],
+                [[s.set_id, s.name, s.imported_at[:19], s.source] for s in sets],
+            )
+        )
     return 0
 
 
@@ -154,24 +171,32 @@ def cmd_generate(args: argparse.Namespace) -> int:
     store = _store(svc)
     store.get_set(args.set_id)
     entry = svc.model_entry(args.model)
-    config = GenerationConfig(entry.name, entry.sha256, args.temperature, args.context,
-                              args.max_tokens)
+    config = GenerationConfig(
+        entry.name, entry.sha256, args.temperature, args.context, args.max_tokens
+    )
     runtime = svc.runtime(args.model)
     made = skipped = 0
-    for event in generate_answers(store, runtime, args.set_id, config, args.k,
-                                  current_user(args)):
+    for event in generate_answers(store, runtime, args.set_id, config, args.k, current_user(args)):
         made += not event.skipped
         skipped += event.skipped
         if not args.json:
             state = "kept" if event.skipped else "new"
             say(f"  [{event.done}/{event.total}] {event.question_label} {event.answer_id} {state}")
-    out = {"set_id": args.set_id, "config_hash": config.config_hash, "label": config.label,
-           "k": args.k, "generated": made, "already_stored": skipped}
+    out = {
+        "set_id": args.set_id,
+        "config_hash": config.config_hash,
+        "label": config.label,
+        "k": args.k,
+        "generated": made,
+        "already_stored": skipped,
+    }
     if args.json:
         emit_json(out)
     else:
-        print(f"{config.label}  config {config.config_hash[:12]}: {made} new answers, "
-              f"{skipped} already stored")
+        print(
+            f"{config.label}  config {config.config_hash[:12]}: {made} new answers, "
+            f"{skipped} already stored"
+        )
     return 0
 
 
@@ -181,19 +206,32 @@ def cmd_answers(args: argparse.Namespace) -> int:
     config = store.get_config(args.config).config_hash if args.config else None
     questions = {q.question_id: q for q in store.questions(args.set_id)}
     graded = human_grades(svc.repo, args.set_id)
-    answers = [a for a in store.answers(args.set_id, config)
-               if not (args.ungraded and a.answer_id in graded)]
-    rows = [{"answer_id": a.answer_id, "question": questions[a.question_id].label,
-             "config_hash": a.config_hash, "temperature": a.temperature, "sample": a.sample,
-             "text": a.text, "graded": graded[a.answer_id].value if a.answer_id in graded else None}
-            for a in answers]
+    answers = [
+        a
+        for a in store.answers(args.set_id, config)
+        if not (args.ungraded and a.answer_id in graded)
+    ]
+    rows = [
+        {
+            "answer_id": a.answer_id,
+            "question": questions[a.question_id].label,
+            "config_hash": a.config_hash,
+            "temperature": a.temperature,
+            "sample": a.sample,
+            "text": a.text,
+            "graded": graded[a.answer_id].value if a.answer_id in graded else None,
+        }
+        for a in answers
+    ]
     if args.json:
         emit_json({"set_id": args.set_id, "answers": rows})
         return 0
     for row in rows:
         grade = f"  [{row['graded']}]" if row["graded"] else ""
-        print(f"{row['answer_id']}  {row['question']}  T={row['temperature']:g} "
-              f"#{row['sample']}{grade}")
+        print(
+            f"{row['answer_id']}  {row['question']}  T={row['temperature']:g} "
+            f"#{row['sample']}{grade}"
+        )
         print("    " + " ".join(str(row["text"]).split()))
     return 0
 
@@ -203,8 +241,9 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     store = _store(svc)
     store.get_set(args.set_id)
     entry = choose_embedding_entry(svc.models, args.embed_model)
-    pending = [a for a in store.answers(args.set_id)
-               if a.answer_id not in store.similarities(entry.sha256)]
+    pending = [
+        a for a in store.answers(args.set_id) if a.answer_id not in store.similarities(entry.sha256)
+    ]
     if pending:
         embedder = GgufEmbedder(entry)
         try:
@@ -214,15 +253,30 @@ def cmd_similarity(args: argparse.Namespace) -> int:
         finally:
             embedder.close()
     ranking = rank_configurations(store, args.set_id, entry.sha256, args.by)
-    out = {"set_id": args.set_id, "embed_model": entry.name, "embed_sha256": entry.sha256,
-           "ranked_by": args.by, "configurations": ranking}
+    out = {
+        "set_id": args.set_id,
+        "embed_model": entry.name,
+        "embed_sha256": entry.sha256,
+        "ranked_by": args.by,
+        "configurations": ranking,
+    }
     if args.json:
         emit_json(out)
         return 0
-    print(f"Configurations ranked by mean {args.by} against the golden labels "
-          f"(embeddings: {entry.name})")
-    rows = [[str(r["rank"]), str(r["label"]), str(r["config_hash"])[:12], str(r["answers"]),
-             *(f"{float(r[k]):.4f}" for k in RANK_KEYS)] for r in ranking]
+    print(
+        f"Configurations ranked by mean {args.by} against the golden labels "
+        f"(embeddings: {entry.name})"
+    )
+    rows = [
+        [
+            str(r["rank"]),
+            str(r["label"]),
+            str(r["config_hash"])[:12],
+            str(r["answers"]),
+            *(f"{float(r[k]):.4f}" for k in RANK_KEYS),
+        ]
+        for r in ranking
+    ]
     print(table(["rank", "configuration", "config", "n", *RANK_KEYS], rows))
     return 0
 
@@ -232,8 +286,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
     store = _store(svc)
     grade = Grade.GOOD if args.good else Grade.BAD
     decision = grade_decision(
-        store, args.answer_id, grade, user=args.user, reason=args.reason,
-        shown_prediction=args.shown_prediction, blind=args.blind,
+        store,
+        args.answer_id,
+        grade,
+        user=args.user,
+        reason=args.reason,
+        shown_prediction=args.shown_prediction,
+        blind=args.blind,
     )
     svc.repo.get_user(decision.user)  # a grade is a decision: only a registered user makes one
     record_grade(svc.repo, decision)
@@ -253,12 +312,17 @@ def _metrics_rows(metrics: dict[str, Any]) -> list[list[str]]:
             continue
         (gg, gb), (bg, bb) = m["confusion"]["rows_human_cols_model"]
         rates = m["true_label_rate"]
-        rows.append([
-            name, str(m["n"]), f"{m['accuracy']:.3f}", f"{m['f1']:.3f}",
-            f"good→good {gg}, good→bad {gb}, bad→good {bg}, bad→bad {bb}",
-            f"good {rates['good'] if rates['good'] is not None else '-'}, "
-            f"bad {rates['bad'] if rates['bad'] is not None else '-'}",
-        ])
+        rows.append(
+            [
+                name,
+                str(m["n"]),
+                f"{m['accuracy']:.3f}",
+                f"{m['f1']:.3f}",
+                f"good→good {gg}, good→bad {gb}, bad→good {bg}, bad→bad {bb}",
+                f"good {rates['good'] if rates['good'] is not None else '-'}, "
+                f"bad {rates['bad'] if rates['bad'] is not None else '-'}",
+            ]
+        )
     return rows
 
 
@@ -267,18 +331,30 @@ def cmd_train_reward(args: argparse.Namespace) -> int:
     store = _store(svc)
     store.get_set(args.set_id)
     entry, load = _embedder_loader(svc, args.embed_model)
-    result = train_reward(store, args.set_id, entry.sha256, load, current_user(args),
-                          seed=args.seed, with_embedding=not args.no_embedding)
+    result = train_reward(
+        store,
+        args.set_id,
+        entry.sha256,
+        load,
+        current_user(args),
+        seed=args.seed,
+        with_embedding=not args.no_embedding,
+    )
     if args.json:
         emit_json(result)
         return 0
-    print(f"Reward model {result['version']}: trained on {result['n_train']} graded answers "
-          f"({result['train_good']} good), held out {result['n_test']} "
-          f"({result['test_good']} good), seed {result['seed']}")
-    print("Held-out agreement with the human grade per temperature band "
-          "(confusion: human→model)")
-    print(table(["band", "n", "accuracy", "F1", "confusion", "true-label rate"],
-                _metrics_rows(result["held_out"])))
+    print(
+        f"Reward model {result['version']}: trained on {result['n_train']} graded answers "
+        f"({result['train_good']} good), held out {result['n_test']} "
+        f"({result['test_good']} good), seed {result['seed']}"
+    )
+    print("Held-out agreement with the human grade per temperature band (confusion: human→model)")
+    print(
+        table(
+            ["band", "n", "accuracy", "F1", "confusion", "true-label rate"],
+            _metrics_rows(result["held_out"]),
+        )
+    )
     return 0
 
 
@@ -287,8 +363,9 @@ def cmd_reject(args: argparse.Namespace) -> int:
     store = _store(svc)
     store.get_set(args.set_id)
     _, load = _embedder_loader(svc, args.embed_model)
-    result = rejection_report(store, args.set_id, load, current_user(args), k=args.k,
-                              version=args.version)
+    result = rejection_report(
+        store, args.set_id, load, current_user(args), k=args.k, version=args.version
+    )
     if args.json:
         emit_json(result)
         return 0
@@ -300,14 +377,18 @@ def cmd_reject(args: argparse.Namespace) -> int:
             return "-"
         return f"{value:+.1f}%" if pct else f"{value:.3f}"
 
-    print(f"Rejection sampling, K={result['k']}, reward model {result['reward_model']}; "
-          "human-graded accuracy over graded answers only")
+    print(
+        f"Rejection sampling, K={result['k']}, reward model {result['reward_model']}; "
+        "human-graded accuracy over graded answers only"
+    )
     rows = [
         ["Baseline", *(cell(columns[n]["baseline"]) for n in names)],
         ["With rejection sampling", *(cell(columns[n]["with_rejection_sampling"]) for n in names)],
         ["Improvement", *(cell(columns[n]["improvement_pct"], pct=True) for n in names)],
-        ["graded answers / picks", *(f"{columns[n]['graded_answers']}/"
-                                     f"{columns[n]['questions_x_configs']}" for n in names)],
+        [
+            "graded answers / picks",
+            *(f"{columns[n]['graded_answers']}/{columns[n]['questions_x_configs']}" for n in names),
+        ],
         ["picks used in training", *(str(columns[n]["chosen_in_training"]) for n in names)],
     ]
     print(table(["setting", *(f"{n} ({columns[n]['title']})" for n in names)], rows))
@@ -324,13 +405,38 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         emit_json({"judge_vs_human": judge, "annotators": annotators})
         return 0
     print("Judge vs human")
-    print(table(["metric", "model", "n", "accuracy", "kappa", "disagree"],
-                [[r["metric"], r["model"], str(r["n"]), f"{r['accuracy']:.3f}",
-                  "-" if r["kappa"] is None else f"{r['kappa']:.3f}",
-                  str(len(r["disagreements"]))] for r in judge]))
+    print(
+        table(
+            ["metric", "model", "n", "accuracy", "kappa", "disagree"],
+            [
+                [
+                    r["metric"],
+                    r["model"],
+                    str(r["n"]),
+                    f"{r['accuracy']:.3f}",
+                    "-" if r["kappa"] is None else f"{r['kappa']:.3f}",
+                    str(len(r["disagreements"])),
+                ]
+                for r in judge
+            ],
+        )
+    )
     print("\nBetween annotators")
-    print(table(["metric", "annotators", "kappa", "n", "agreement", "value", "disagree"],
-                [[r["metric"], ", ".join(r["annotators"]), r["kappa_kind"], str(r["n"]),
-                  f"{r['agreement']:.3f}", "-" if r["kappa"] is None else f"{r['kappa']:.3f}",
-                  str(len(r["disagreements"]))] for r in annotators]))
+    print(
+        table(
+            ["metric", "annotators", "kappa", "n", "agreement", "value", "disagree"],
+            [
+                [
+                    r["metric"],
+                    ", ".join(r["annotators"]),
+                    r["kappa_kind"],
+                    str(r["n"]),
+                    f"{r['agreement']:.3f}",
+                    "-" if r["kappa"] is None else f"{r['kappa']:.3f}",
+                    str(len(r["disagreements"])),
+                ]
+                for r in annotators
+            ],
+        )
+    )
     return 0

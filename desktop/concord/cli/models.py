@@ -8,7 +8,7 @@ from pathlib import Path
 
 from concord.cli._common import add_json_flag, emit_json, services
 from concord.cli._tables import table
-from concord.llm.store import ModelRole, install_default
+from concord.llm.registry import ModelRole, install_default
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,8 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = msub.add_parser("add", help="register a GGUF file (computes its SHA-256)")
     p.add_argument("path", type=Path, metavar="PATH")
-    p.add_argument("--role", action="append", required=True,
-                   choices=[r.value for r in ModelRole], help="repeat for several roles")
+    p.add_argument(
+        "--role",
+        action="append",
+        required=True,
+        choices=[r.value for r in ModelRole],
+        help="repeat for several roles",
+    )
     p.add_argument("--name")
     p.add_argument("--n-ctx", type=int)
     p.add_argument("--licence", default="unknown")
@@ -42,9 +47,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _row(entry) -> dict:
-    return {"name": entry.name, "file": entry.file, "sha256": entry.sha256, "size": entry.size,
-            "roles": [r.value for r in entry.roles], "n_ctx": entry.n_ctx,
-            "licence": entry.licence, "n_gpu_layers": entry.n_gpu_layers}
+    return {
+        "name": entry.name,
+        "file": entry.file,
+        "sha256": entry.sha256,
+        "size": entry.size,
+        "roles": [r.value for r in entry.roles],
+        "n_ctx": entry.n_ctx,
+        "licence": entry.licence,
+        "n_gpu_layers": entry.n_gpu_layers,
+    }
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -52,23 +64,43 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"models": [_row(e) for e in entries]})
     else:
-        print(table(["name", "roles", "n_ctx", "sha256", "file"],
-                    [[e.name, ",".join(r.value for r in e.roles), str(e.n_ctx),
-                      e.sha256[:16] + "…", e.file] for e in entries]))
+        print(
+            table(
+                ["name", "roles", "n_ctx", "sha256", "file"],
+                [
+                    [
+                        e.name,
+                        ",".join(r.value for r in e.roles),
+                        str(e.n_ctx),
+                        e.sha256[:16] + "…",
+                        e.file,
+                    ]
+                    for e in entries
+                ],
+            )
+        )
     return 0
 
 
 def cmd_add(args: argparse.Namespace) -> int:
     entry = services().models.add(
-        args.path, args.role, name=args.name, n_ctx=args.n_ctx, licence=args.licence,
-        n_gpu_layers=args.n_gpu_layers, make_default=args.default,
+        args.path,
+        args.role,
+        name=args.name,
+        n_ctx=args.n_ctx,
+        licence=args.licence,
+        n_gpu_layers=args.n_gpu_layers,
+        make_default=args.default,
     )
     from concord.llm.llama_cpp_runtime import gpu_offload_supported
 
     if entry.n_gpu_layers and gpu_offload_supported() is False:
-        print(f"concord: warning: {entry.name}: n_gpu_layers={entry.n_gpu_layers}, but this "
-              "llama-cpp-python was built without GPU support; every layer will run on the "
-              "CPU", file=sys.stderr)
+        print(
+            f"concord: warning: {entry.name}: n_gpu_layers={entry.n_gpu_layers}, but this "
+            "llama-cpp-python was built without GPU support; every layer will run on the "
+            "CPU",
+            file=sys.stderr,
+        )
     if args.json:
         emit_json(_row(entry))
     else:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from concord.cli._common import add_json_flag, current_user, emit_json, services
 from concord.evidence.align import read_evidence_jsonl, verify_lines
-from concord.evidence.screen import RecordScreen, screen_to_json
 from concord.records import load_record
+from concord.screen.record_screen import RecordScreen, screen_to_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:

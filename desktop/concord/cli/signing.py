@@ -29,9 +29,12 @@ def cmd_export_pdf(args: argparse.Namespace) -> int:
     svc = services()
     secret = password(f"Password for {args.user}: ")
     signed = sign_case(svc.repo, args.case_id, user=args.user, password=secret, out=args.out)
-    data = {"path": str(signed.path), "meaning": signed.meaning,
-            "signed_at": signed.signed_at.isoformat(),
-            "audit_head": {"seq": signed.audit_head_seq, "hash": signed.audit_head_hash}}
+    data = {
+        "path": str(signed.path),
+        "meaning": signed.meaning,
+        "signed_at": signed.signed_at.isoformat(),
+        "audit_head": {"seq": signed.audit_head_seq, "hash": signed.audit_head_hash},
+    }
     if args.json:
         emit_json(data)
     else:
@@ -46,6 +49,8 @@ def cmd_verify_pdf(args: argparse.Namespace) -> int:
         emit_json(data)
     else:
         state = "VALID" if result.valid else "NOT VALID"
-        print(f"{state}: intact={result.intact} trusted={result.trusted} signer={result.signer} "
-              f"signed_at={result.signed_at}" + (f" ({result.reason})" if result.reason else ""))
+        print(
+            f"{state}: intact={result.intact} trusted={result.trusted} signer={result.signer} "
+            f"signed_at={result.signed_at}" + (f" ({result.reason})" if result.reason else "")
+        )
     return 0 if result.valid else 1

@@ -40,7 +40,8 @@ class Case(Frozen):
     model_name: str
     operation: str = ""
     operation_source: str = Field(
-        default="", description="'record', 'surgeon agent', or why no operation was named")
+        default="", description="'record', 'surgeon agent', or why no operation was named"
+    )
     briefs: tuple[Brief, ...] = ()
     gates: tuple[GateHit, ...] = ()
     scorecards: tuple[Scorecard, ...] = ()

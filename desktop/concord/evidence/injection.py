@@ -29,7 +29,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for name, regex in (
         (
             "override_instructions",
-            r"\b(?:ignore|disregard|forget|override|bypass)\b" + _GAP
+            r"\b(?:ignore|disregard|forget|override|bypass)\b"
+            + _GAP
             + r"\b(?:instructions?|prompts?|rules|guidelines|directions|system\s+message)\b",
         ),
         (
@@ -99,9 +100,16 @@ class InjectedSpan:
     match: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": "record", "pattern": self.pattern, "source_id": self.source_id,
-                "start": self.start, "end": self.end, "line_id": self.line_id,
-                "text": self.text, "match": self.match}
+        return {
+            "kind": "record",
+            "pattern": self.pattern,
+            "source_id": self.source_id,
+            "start": self.start,
+            "end": self.end,
+            "line_id": self.line_id,
+            "text": self.text,
+            "match": self.match,
+        }
 
 
 def _fold(text: str) -> str:
@@ -117,9 +125,15 @@ def find_injections(record: Record) -> tuple[InjectedSpan, ...]:
             if match is None:
                 continue
             found.append(
-                InjectedSpan(pattern=name, source_id=line.source_id, start=line.start,
-                             end=line.end, line_id=line.line_id, text=line.text,
-                             match=match.group(0).strip())
+                InjectedSpan(
+                    pattern=name,
+                    source_id=line.source_id,
+                    start=line.start,
+                    end=line.end,
+                    line_id=line.line_id,
+                    text=line.text,
+                    match=match.group(0).strip(),
+                )
             )
     return tuple(found)
 
@@ -136,8 +150,9 @@ def _quoted(span: InjectedSpan, **where: Any) -> dict[str, Any]:
     return data
 
 
-def _overlaps(span: InjectedSpan, source_id: str | None, start: int | None,
-              end: int | None) -> bool:
+def _overlaps(
+    span: InjectedSpan, source_id: str | None, start: int | None, end: int | None
+) -> bool:
     if source_id != span.source_id or start is None or end is None:
         return False
     return start < span.end and span.start < end or start == end == span.start
@@ -152,23 +167,37 @@ def quoted_injections(
     for brief in briefs:
         for ev in brief.evidence:
             a = ev.alignment
-            hits = [s for s in spans
-                    if ev.line_id == s.line_id or _overlaps(s, a.source_id, a.start, a.end)]
+            hits = [
+                s
+                for s in spans
+                if ev.line_id == s.line_id or _overlaps(s, a.source_id, a.start, a.end)
+            ]
             for span in {(s.line_id): s for s in hits}.values():
-                out.append(_quoted(span, agent=brief.agent, where="evidence",
-                                   id=ev.evidence_id))
+                out.append(_quoted(span, agent=brief.agent, where="evidence", id=ev.evidence_id))
         for item in brief.items:
             folded = _fold(item.text)
-            hits = [s for s in spans
-                    if len(s.match) >= MIN_QUOTE_CHARS and _fold(s.match) in folded]
+            hits = [
+                s for s in spans if len(s.match) >= MIN_QUOTE_CHARS and _fold(s.match) in folded
+            ]
             for span in {(s.line_id): s for s in hits}.values():
                 out.append(_quoted(span, agent=brief.agent, where="item", id=item.item_id))
             for name in instruction_patterns_in(item.text):
                 if name in ("fake_line_id", "chat_role_marker") or hits:
                     continue  # item texts may start with a line id; quoted ones already listed
-                out.append({"kind": "quoted_by_agent", "agent": brief.agent, "where": "item",
-                            "id": item.item_id, "pattern": name, "source_id": None,
-                            "start": None, "end": None, "line_id": None, "text": item.text})
+                out.append(
+                    {
+                        "kind": "quoted_by_agent",
+                        "agent": brief.agent,
+                        "where": "item",
+                        "id": item.item_id,
+                        "pattern": name,
+                        "source_id": None,
+                        "start": None,
+                        "end": None,
+                        "line_id": None,
+                        "text": item.text,
+                    }
+                )
     return out
 
 

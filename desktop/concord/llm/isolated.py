@@ -32,8 +32,8 @@ from typing import IO, Any
 
 from concord import errors
 from concord.errors import ModelError
+from concord.llm.registry import ModelEntry, verify_file
 from concord.llm.runtime import Generation, GenerationRequest
-from concord.llm.store import ModelEntry, verify_file
 
 DEFAULT_REQUEST_TIMEOUT = 900.0  # seconds; a 512-token brief on a slow CPU fits easily
 DEFAULT_LOAD_TIMEOUT = 300.0
@@ -101,16 +101,32 @@ class IsolatedRuntime:
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "concord.llm.isolated"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
         )
         self._lines = queue.Queue()
-        threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines),
-                         name=f"isolated-{self._proc.pid}", daemon=True).start()
-        self._call({
-            "op": "load", "path": str(path), "sha256": self.entry.sha256,
-            "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "model_name": self.entry.name,
-            "factory": self.factory, "opts": self.opts,
-        }, self.load_timeout, what="loading the model")
+        threading.Thread(
+            target=self._pump,
+            args=(self._proc.stdout, self._lines),
+            name=f"isolated-{self._proc.pid}",
+            daemon=True,
+        ).start()
+        self._call(
+            {
+                "op": "load",
+                "path": str(path),
+                "sha256": self.entry.sha256,
+                "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "model_name": self.entry.name,
+                "factory": self.factory,
+                "opts": self.opts,
+            },
+            self.load_timeout,
+            what="loading the model",
+        )
 
     @staticmethod
     def _pump(stream: IO[bytes] | None, lines: queue.Queue[object]) -> None:
@@ -179,7 +195,8 @@ class IsolatedRuntime:
                 self._kill()
                 raise ModelError(
                     f"model process gave no answer within {timeout:g} s while {what}; "
-                    "it was stopped", subject=self.model_name,
+                    "it was stopped",
+                    subject=self.model_name,
                 ) from None
             if line is _EOF:
                 raise self._died(what)
@@ -201,8 +218,9 @@ class IsolatedRuntime:
                     self._kill()
                 self.restarts += 1
                 self._start()
-            reply = self._call({"op": "generate", "request": asdict(request)}, self.timeout,
-                               what="generating")
+            reply = self._call(
+                {"op": "generate", "request": asdict(request)}, self.timeout, what="generating"
+            )
             return Generation(**reply["generation"])
 
     def close(self) -> None:
@@ -240,18 +258,20 @@ def _load(message: dict[str, Any]) -> Any:
     path = Path(message["path"])
     stat = path.stat()
     if (stat.st_size, stat.st_mtime_ns) != (message["size"], message["mtime_ns"]):
-        raise ModelError("file changed after its hash was verified; refusing to load",
-                         subject=path)
+        raise ModelError("file changed after its hash was verified; refusing to load", subject=path)
     module, _, name = str(message["factory"]).partition(":")
     factory = getattr(import_module(module), name)
-    return factory(path, message["sha256"], model_name=message["model_name"],
-                   **message["opts"])
+    return factory(path, message["sha256"], model_name=message["model_name"], **message["opts"])
 
 
 def _error_reply(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, errors.ConcordError):
-        return {"ok": False, "kind": type(exc).__name__, "problem": exc.problem,
-                "subject": exc.subject}
+        return {
+            "ok": False,
+            "kind": type(exc).__name__,
+            "problem": exc.problem,
+            "subject": exc.subject,
+        }
     return {"ok": False, "kind": "ModelError", "problem": f"{type(exc).__name__}: {exc}"}
 
 

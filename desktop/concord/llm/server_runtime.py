@@ -58,9 +58,9 @@ from typing import Any
 from concord.errors import ModelError
 from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.gguf_meta import read_gguf_metadata
+from concord.llm.registry import ModelEntry, verify_file
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest
 from concord.llm.sampling import SAMPLING_TOP_K
-from concord.llm.store import ModelEntry, verify_file
 from concord.netguard import parse_server
 
 DEFAULT_TIMEOUT = 600.0  # seconds for one completion on a busy CPU server
@@ -72,8 +72,12 @@ MAX_ERROR_TEXT = 200
 TOKENIZED_PREFIXES = 4  # record prefixes whose server-side tokens are kept, per server
 WORD_JOINER = "\u2060"
 _TAG_START = re.compile(r"([<\[])(?=[^\s\d<\[])")
-_TEMPLATE_KEYS = ("tokenizer.chat_template", "tokenizer.ggml.tokens",
-                  "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id")
+_TEMPLATE_KEYS = (
+    "tokenizer.chat_template",
+    "tokenizer.ggml.tokens",
+    "tokenizer.ggml.bos_token_id",
+    "tokenizer.ggml.eos_token_id",
+)
 
 
 class ServerKind:
@@ -147,8 +151,10 @@ def registered_template(entry: ModelEntry) -> TemplateSplit | None:
         return str(tokens[index]) if isinstance(index, int) and 0 <= index < len(tokens) else ""
 
     return split_chat_template(
-        meta.get("tokenizer.chat_template"), bos_token=token_text("tokenizer.ggml.bos_token_id"),
-        eos_token=token_text("tokenizer.ggml.eos_token_id"), subject=entry.name,
+        meta.get("tokenizer.chat_template"),
+        bos_token=token_text("tokenizer.ggml.bos_token_id"),
+        eos_token=token_text("tokenizer.ggml.eos_token_id"),
+        subject=entry.name,
     )
 
 
@@ -199,17 +205,17 @@ class LlamaServerRuntime:
 
     def _post(self, url: str, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(
-            url + path, data=json.dumps(payload).encode("utf-8"), method="POST",
+            url + path,
+            data=json.dumps(payload).encode("utf-8"),
+            method="POST",
             headers={"Content-Type": "application/json"},
         )
         return self._open(url, request, self.timeout)
 
     def _get(self, url: str, path: str) -> dict[str, Any]:
-        return self._open(url, urllib.request.Request(url + path),
-                          min(self.timeout, PROBE_TIMEOUT))
+        return self._open(url, urllib.request.Request(url + path), min(self.timeout, PROBE_TIMEOUT))
 
-    def _open(self, url: str, request: urllib.request.Request, timeout: float
-              ) -> dict[str, Any]:
+    def _open(self, url: str, request: urllib.request.Request, timeout: float) -> dict[str, Any]:
         try:
             with self._opener.open(request, timeout=timeout) as response:
                 body = response.read()
@@ -217,8 +223,11 @@ class LlamaServerRuntime:
             text = exc.read().decode("utf-8", "replace")[:MAX_ERROR_TEXT]
             if exc.code in RETRYABLE_STATUS:
                 raise ServerUnavailable(f"HTTP {exc.code}: {text}", subject=url) from exc
-            raise RequestRefused(f"server refused the request (HTTP {exc.code}): {text}",
-                                 subject=url, status=exc.code) from exc
+            raise RequestRefused(
+                f"server refused the request (HTTP {exc.code}): {text}",
+                subject=url,
+                status=exc.code,
+            ) from exc
         except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
             # OSError covers refused and reset connections, timeouts, and the network
             # guard refusing an address the administrator did not configure.
@@ -258,13 +267,21 @@ class LlamaServerRuntime:
         if "chat_template" in props or "default_generation_settings" in props:
             settings = props.get("default_generation_settings")
             n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
-            template = self.template if self.template is not None else split_chat_template(
-                props.get("chat_template") or None,
-                bos_token=str(props.get("bos_token") or ""),
-                eos_token=str(props.get("eos_token") or ""), subject=url,
+            template = (
+                self.template
+                if self.template is not None
+                else split_chat_template(
+                    props.get("chat_template") or None,
+                    bos_token=str(props.get("bos_token") or ""),
+                    eos_token=str(props.get("eos_token") or ""),
+                    subject=url,
+                )
             )
-            server = _Server(ServerKind.LLAMA_SERVER, template,
-                             n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None)
+            server = _Server(
+                ServerKind.LLAMA_SERVER,
+                template,
+                n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None,
+            )
         else:
             server = _Server(ServerKind.LLAMA_CPP_PYTHON, self.template, None)
         self._servers[url] = server
@@ -278,9 +295,13 @@ class LlamaServerRuntime:
     def _sampling(self, request: GenerationRequest) -> dict[str, Any]:
         """The in-process runtime's sampling, in both servers' parameter names."""
         return {
-            "temperature": request.temperature, "seed": request.seed,
+            "temperature": request.temperature,
+            "seed": request.seed,
             "top_k": 1 if request.temperature <= 0.0 else SAMPLING_TOP_K,
-            "top_p": 1.0, "min_p": 0.0, "repeat_penalty": 1.0, "stream": False,
+            "top_p": 1.0,
+            "min_p": 0.0,
+            "repeat_penalty": 1.0,
+            "stream": False,
         }
 
     def _max_tokens(self, request: GenerationRequest) -> int:
@@ -290,8 +311,9 @@ class LlamaServerRuntime:
         """`text` tokenized by the server as data: no special tokens, no BOS."""
         if not text:
             return []
-        data = self._post(url, "/tokenize",
-                          {"content": text, "add_special": False, "parse_special": False})
+        data = self._post(
+            url, "/tokenize", {"content": text, "add_special": False, "parse_special": False}
+        )
         try:
             return [int(t) for t in data["tokens"]]
         except (KeyError, TypeError, ValueError) as exc:
@@ -321,13 +343,13 @@ class LlamaServerRuntime:
 
                 grammar = json_schema_to_gbnf(json.dumps(schema))
             except Exception as exc:  # ImportError, or the converter's bare Exceptions
-                raise ModelError(f"cannot turn the JSON schema into a grammar: {exc}",
-                                 subject=self.model_name) from exc
+                raise ModelError(
+                    f"cannot turn the JSON schema into a grammar: {exc}", subject=self.model_name
+                ) from exc
             self._grammars[key] = strict_json_chars(grammar)
         return self._grammars[key]
 
-    def _on_llama_server(self, url: str, server: _Server, request: GenerationRequest
-                         ) -> Generation:
+    def _on_llama_server(self, url: str, server: _Server, request: GenerationRequest) -> Generation:
         assert server.template is not None
         started = time.perf_counter()
         data_tokens = self._prefix(url, request.prefix) + self._tokens(url, request.prompt)
@@ -336,14 +358,19 @@ class LlamaServerRuntime:
             raise ModelError(
                 f"the record is too long for the server's context: {len(data_tokens)} prompt "
                 f"tokens + {n_predict} output tokens > n_ctx {server.n_ctx}; start the server "
-                "with a larger context (-c) or shorten the record", subject=url,
+                "with a larger context (-c) or shorten the record",
+                subject=url,
             )
         # A string first: the server adds BOS before it, as the in-process runtime does.
         prompt: list[Any] = [server.template.head, *data_tokens]
         if server.template.tail:
             prompt.append(server.template.tail)
-        payload = {"prompt": prompt, "n_predict": n_predict, "cache_prompt": True,
-                   **self._sampling(request)}
+        payload = {
+            "prompt": prompt,
+            "n_predict": n_predict,
+            "cache_prompt": True,
+            **self._sampling(request),
+        }
         if request.schema is not None:
             payload["json_schema"] = request.schema
         answer = self._post(url, "/completion", payload)
@@ -363,8 +390,9 @@ class LlamaServerRuntime:
             prompt_seconds=float(prompt_ms) / 1000.0 if prompt_ms else 0.0,
         )
 
-    def _on_llama_cpp_python(self, url: str, server: _Server, request: GenerationRequest
-                             ) -> Generation:
+    def _on_llama_cpp_python(
+        self, url: str, server: _Server, request: GenerationRequest
+    ) -> Generation:
         started = time.perf_counter()
         text = break_special_tokens(request.prefix) + break_special_tokens(request.prompt)
         payload = {"max_tokens": self._max_tokens(request), **self._sampling(request)}
@@ -391,8 +419,11 @@ class LlamaServerRuntime:
             completion_tokens=int(usage.get("completion_tokens", 0)),
             seconds=time.perf_counter() - started,
             prefix_reused=False,  # the server's prompt cache is not reported
-            finish_reason=(FinishReason.LENGTH if choice.get("finish_reason") == "length"
-                           else FinishReason.STOP),
+            finish_reason=(
+                FinishReason.LENGTH
+                if choice.get("finish_reason") == "length"
+                else FinishReason.STOP
+            ),
         )
 
     def _generate_on(self, url: str, request: GenerationRequest) -> Generation:
@@ -417,15 +448,21 @@ class LlamaServerRuntime:
                 errors.append(exc.one_line())
                 continue
             with self._lock:
-                self.log.append(ServedRequest(
-                    server=url, label=self.label, prompt_tokens=generation.prompt_tokens,
-                    completion_tokens=generation.completion_tokens,
-                    seconds=round(generation.seconds, 3), failed_over_from=tuple(failed),
-                    prefix_reused=generation.prefix_reused,
-                ))
+                self.log.append(
+                    ServedRequest(
+                        server=url,
+                        label=self.label,
+                        prompt_tokens=generation.prompt_tokens,
+                        completion_tokens=generation.completion_tokens,
+                        seconds=round(generation.seconds, 3),
+                        failed_over_from=tuple(failed),
+                        prefix_reused=generation.prefix_reused,
+                    )
+                )
             return generation
-        raise ModelError("no llama.cpp server could answer: " + "; ".join(errors),
-                         subject=self.model_name)
+        raise ModelError(
+            "no llama.cpp server could answer: " + "; ".join(errors), subject=self.model_name
+        )
 
     def close(self) -> None:
         """Nothing to release: each request is its own HTTP connection."""

@@ -99,8 +99,14 @@ class ReviewContext:
             return f"{title_case(head)}: {subscore_title(name)}"
         if kind_ == "match":
             return f"{title_case(head)}: item match {name}"
-        found = next((d for d in card.disagreements
-                      if kind_ == "disagreement" and d.disagreement_id == name), None)
+        found = next(
+            (
+                d
+                for d in card.disagreements
+                if kind_ == "disagreement" and d.disagreement_id == name
+            ),
+            None,
+        )
         if found is not None:
             kind = found.kind.value.replace("_", " ")
             return f"{title_case(head)}: disagreement {tail} ({kind})"
@@ -640,8 +646,10 @@ def _disagreements(ctx: ReviewContext, card: Scorecard) -> list[Flowable]:
                 para(d.description, st.cell),
                 markup(refs, st.cell),
                 markup("<br/>".join(_quote(ctx.record, s) for s in d.spans) or "—", st.cell),
-                markup(ctx.decision_mark(
-                    f"{card.specialist}/disagreement/{d.disagreement_id}") or "—", st.cell),
+                markup(
+                    ctx.decision_mark(f"{card.specialist}/disagreement/{d.disagreement_id}") or "—",
+                    st.cell,
+                ),
             ]
         )
     out.append(table(rows, [22, 80, 62, 116, 70, 100, 54]))

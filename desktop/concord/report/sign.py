@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from concord.errors import InputError, SigningError
+from concord.pki.keys import load_signer
 from concord.report._files import write_atomic
-from concord.report.keys import load_signer
 from concord.report.pdf import SIGNATURE_FIELD
 from concord.report.record_json import ATTACHMENT_NAME
 from concord.report.verify import VerifyResult, verify_pdf, verify_pdf_bytes

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from concord.errors import ConcordError
-from concord.report.keys import existing_root_ca
+from concord.pki.keys import existing_root_ca
 from concord.report.record_json import ATTACHMENT_NAME
 
 PDF_HEADER = b"%PDF-"

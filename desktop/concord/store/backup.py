@@ -178,8 +178,9 @@ def _check_schema(conn: sqlite3.Connection, shown: Path) -> int:
                 subject=shown,
             )
         if migration.sha256 != sha:
-            raise StoreError(f"schema migration {applied} differs from this Concord's",
-                             subject=shown)
+            raise StoreError(
+                f"schema migration {applied} differs from this Concord's", subject=shown
+            )
         version = applied
     if version == 0:
         raise StoreError("not a Concord database (no schema version)", subject=shown)
@@ -268,8 +269,9 @@ def restore_database(
         _write_into_live(snapshot, live)
         restored = _record_restore(live, candidate, checked, user)
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"restore failed ({exc}); the live database is unchanged",
-                         subject=live) from exc
+        raise StoreError(
+            f"restore failed ({exc}); the live database is unchanged", subject=live
+        ) from exc
     except OSError as exc:
         raise StoreError(f"restore failed ({exc.strerror or exc})", subject=live) from exc
     finally:
@@ -305,9 +307,10 @@ def _guard_live(live: Path, snapshot: Path, force: bool) -> Path | None:
 
 def _write_into_live(snapshot: Path, live: Path) -> None:
     """Backup API from the checked snapshot into the live database: one step, one lock."""
-    with _closing(_connect(snapshot, read_only=True)) as source, _closing(
-        _connect(live, read_only=False)
-    ) as dest:
+    with (
+        _closing(_connect(snapshot, read_only=True)) as source,
+        _closing(_connect(live, read_only=False)) as dest,
+    ):
         source.backup(dest)
 
 

@@ -55,8 +55,10 @@ def write_failure(db: Database, exc: sqlite3.Error) -> StoreError:
     """One clear line for a write that SQLite refused (locked, disk full, I/O error...)."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        problem = (f"the database is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s)"
-                   "; nothing was written, try again")
+        problem = (
+            f"the database is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s)"
+            "; nothing was written, try again"
+        )
     elif "full" in text:
         problem = "the disk is full; nothing was written"
     elif "I/O" in text:

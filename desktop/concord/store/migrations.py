@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from concord.astrid import schema as astrid_schema
 from concord.errors import StoreError
-from concord.expert import schema as eval_schema
+from concord.store import schema_astrid as astrid_schema
+from concord.store import schema_eval as eval_schema
 from concord.store import schema_v1
 from concord.store.audit import append_audit
 from concord.store.codec import system_user, utc_iso, utc_now

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from concord.expert.agreement import Disagreement
+from concord.eval.agreement import LabelDisagreement
 from concord.ui import theme
 from concord.ui.eval_loaders import AgreementTables, agreement_tables
 from concord.ui.messages import error_text
@@ -62,9 +62,9 @@ def _fmt(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-
-def _table(headers: list[str], name: str, tips: dict[int, str] | None = None,
-           stretch: int = 0) -> QTableWidget:
+def _table(
+    headers: list[str], name: str, tips: dict[int, str] | None = None, stretch: int = 0
+) -> QTableWidget:
     table = QTableWidget(0, len(headers), objectName=name)
     table.setHorizontalHeaderLabels(headers)
     for column, tip in (tips or {}).items():
@@ -82,7 +82,7 @@ def _table(headers: list[str], name: str, tips: dict[int, str] | None = None,
     return table
 
 
-def where_text(d: Disagreement) -> str:
+def where_text(d: LabelDisagreement) -> str:
     if d.target_id.startswith("astrid/"):
         return f"QA run {d.case_id}"
     if d.target_id.startswith("eval/"):
@@ -91,12 +91,25 @@ def where_text(d: Disagreement) -> str:
 
 
 class AgreementView(QWidget):
-    JUDGE_HEADERS = ["What was judged", "Judge model", "Items", "Accuracy", "Cohen's κ",
-                     "Disagreements"]
-    ANNOTATOR_HEADERS = ["What was judged", "Annotators", "κ used", "Items both decided",
-                         "Agreement", "κ", "Disagreements"]
+    JUDGE_HEADERS = [
+        "What was judged",
+        "Judge model",
+        "Items",
+        "Accuracy",
+        "Cohen's κ",
+        "Disagreements",
+    ]
+    ANNOTATOR_HEADERS = [
+        "What was judged",
+        "Annotators",
+        "κ used",
+        "Items both decided",
+        "Agreement",
+        "κ",
+        "Disagreements",
+    ]
     ITEM_HEADERS = ["Where", "Judgement", "Values (who: value)", "Reason"]
-    open_item = Signal(object)  # Disagreement
+    open_item = Signal(object)  # LabelDisagreement
 
     def __init__(self, db: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,15 +118,21 @@ class AgreementView(QWidget):
         self.blind = False
         self.judge_rows: list[dict[str, Any]] = []
         self.annotator_rows: list[dict[str, Any]] = []
-        self.shown_items: list[Disagreement] = []
-        self.judge = _table(self.JUDGE_HEADERS, "agreementJudge",
-                            {3: "Share of items where the human kept the judge's value",
-                             4: "Chance-corrected agreement (1 perfect, 0 chance)"})
+        self.shown_items: list[LabelDisagreement] = []
+        self.judge = _table(
+            self.JUDGE_HEADERS,
+            "agreementJudge",
+            {
+                3: "Share of items where the human kept the judge's value",
+                4: "Chance-corrected agreement (1 perfect, 0 chance)",
+            },
+        )
         self.annotators = _table(self.ANNOTATOR_HEADERS, "agreementAnnotators")
         self.items = _table(self.ITEM_HEADERS, "agreementItems", stretch=3)
         self.judge.cellClicked.connect(lambda row, _col: self.show_items(self.judge_rows, row))
         self.annotators.cellClicked.connect(
-            lambda row, _col: self.show_items(self.annotator_rows, row))
+            lambda row, _col: self.show_items(self.annotator_rows, row)
+        )
         self.items.activated.connect(lambda index: self.open_row(index.row()))
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
@@ -122,19 +141,26 @@ class AgreementView(QWidget):
         self.summary = plain_label()
         self.summary.setObjectName("agreementSummary")
         head = QHBoxLayout()
-        head.addWidget(plain_label("Judge vs human — per metric and judge model", bold=True,
-                                   style="font-size:11pt"), 1)
+        head.addWidget(
+            plain_label(
+                "Judge vs human — per metric and judge model", bold=True, style="font-size:11pt"
+            ),
+            1,
+        )
         head.addWidget(self.refresh_button)
         note = plain_label(EXPLANATION)
         note.setStyleSheet("color:#333; font-size:9pt")
-        self.items_title = plain_label("Click a row above to list the items where they disagree.",
-                                  bold=True)
+        self.items_title = plain_label(
+            "Click a row above to list the items where they disagree.", bold=True
+        )
         items_head = QHBoxLayout()
         items_head.addWidget(self.items_title, 1)
         items_head.addWidget(self.open_button)
-        self.cover = plain_label("Agreement is hidden in blind mode: it shows the judge's values "
-                            "on items you may not have answered yet. Press B to leave blind "
-                            "mode.")
+        self.cover = plain_label(
+            "Agreement is hidden in blind mode: it shows the judge's values "
+            "on items you may not have answered yet. Press B to leave blind "
+            "mode."
+        )
         self.cover.setObjectName("agreementBlindCover")
         self.cover.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.cover.setStyleSheet(f"color:{theme.GREY}; font-size:12pt; padding:40px")
@@ -160,9 +186,11 @@ class AgreementView(QWidget):
         self.body.setVisible(not on)
 
     def refresh(self) -> None:
-        self.db.call(agreement_tables, self._loaded,
-                     lambda exc: self.summary.setText(
-                         f"Could not compute agreement: {error_text(exc)}"))
+        self.db.call(
+            agreement_tables,
+            self._loaded,
+            lambda exc: self.summary.setText(f"Could not compute agreement: {error_text(exc)}"),
+        )
 
     def _loaded(self, tables: AgreementTables) -> None:
         self.judge_rows = tables.judge
@@ -170,23 +198,60 @@ class AgreementView(QWidget):
         judged = sum(r["n"] for r in tables.judge)
         self.summary.setText(
             f"{tables.decisions} decision(s) in the database; {judged} compared with the "
-            "judge's value." if tables.decisions else
-            "No decisions yet: accept or override judgements (Patients, QA review) or "
-            "grade answers (Answer grading), and the agreement appears here.")
-        self._fill(self.judge, [
-            [metric_name(r["metric"]), r["model"], r["n"], r["accuracy"], r["kappa"],
-             len(r["disagreements"])] for r in self.judge_rows])
+            "judge's value."
+            if tables.decisions
+            else "No decisions yet: accept or override judgements (Patients, QA review) or "
+            "grade answers (Answer grading), and the agreement appears here."
+        )
+        self._fill(
+            self.judge,
+            [
+                [
+                    metric_name(r["metric"]),
+                    r["model"],
+                    r["n"],
+                    r["accuracy"],
+                    r["kappa"],
+                    len(r["disagreements"]),
+                ]
+                for r in self.judge_rows
+            ],
+        )
         if not self.judge_rows:
-            self._fill(self.judge, [["—", "no human decision on a judge's shown value yet "
-                                     "(blind grades without a prediction do not count)",
-                                     "", "", "", ""]])
-        self._fill(self.annotators, [
-            [metric_name(r["metric"]), ", ".join(r["annotators"]),
-             "Cohen" if r["kappa_kind"] == "cohen" else "Fleiss", r["n"], r["agreement"],
-             r["kappa"], len(r["disagreements"])] for r in self.annotator_rows])
+            self._fill(
+                self.judge,
+                [
+                    [
+                        "—",
+                        "no human decision on a judge's shown value yet "
+                        "(blind grades without a prediction do not count)",
+                        "",
+                        "",
+                        "",
+                        "",
+                    ]
+                ],
+            )
+        self._fill(
+            self.annotators,
+            [
+                [
+                    metric_name(r["metric"]),
+                    ", ".join(r["annotators"]),
+                    "Cohen" if r["kappa_kind"] == "cohen" else "Fleiss",
+                    r["n"],
+                    r["agreement"],
+                    r["kappa"],
+                    len(r["disagreements"]),
+                ]
+                for r in self.annotator_rows
+            ],
+        )
         if not self.annotator_rows:
-            self._fill(self.annotators, [["—", "needs two or more reviewers deciding the "
-                                          "same items", "", "", "", "", ""]])
+            self._fill(
+                self.annotators,
+                [["—", "needs two or more reviewers deciding the same items", "", "", "", "", ""]],
+            )
             self.annotator_rows = []
         self._fit(self.judge)
         self._fit(self.annotators)
@@ -197,14 +262,24 @@ class AgreementView(QWidget):
     def show_items(self, rows: list[dict[str, Any]], index: int) -> None:
         if not 0 <= index < len(rows):
             return
-        found: list[Disagreement] = rows[index]["disagreements"]
+        found: list[LabelDisagreement] = rows[index]["disagreements"]
         self.shown_items = list(found)
         self.items_title.setText(
             f"{len(found)} disagreeing item(s) — {metric_name(rows[index]['metric'])}. "
-            "Double-click or Enter opens one.")
-        self._fill(self.items, [
-            [where_text(d), d.target_id, ", ".join(f"{k}: {v}" for k, v in d.values.items()),
-             d.reason] for d in found])
+            "Double-click or Enter opens one."
+        )
+        self._fill(
+            self.items,
+            [
+                [
+                    where_text(d),
+                    d.target_id,
+                    ", ".join(f"{k}: {v}" for k, v in d.values.items()),
+                    d.reason,
+                ]
+                for d in found
+            ],
+        )
 
     def open_row(self, row: int) -> None:
         if 0 <= row < len(self.shown_items):
@@ -214,8 +289,11 @@ class AgreementView(QWidget):
     def _fit(table: QTableWidget, most: int = MAX_ROWS_SHOWN) -> None:
         """As tall as its rows (up to `most`), so no table is mostly blank."""
         rows = min(max(1, table.rowCount()), most)
-        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth() + sum(
-            table.rowHeight(r) for r in range(min(rows, table.rowCount())))
+        height = (
+            table.horizontalHeader().sizeHint().height()
+            + 2 * table.frameWidth()
+            + sum(table.rowHeight(r) for r in range(min(rows, table.rowCount())))
+        )
         if table.rowCount() == 0:
             height += table.verticalHeader().defaultSectionSize()
         table.setFixedHeight(height + 2)
@@ -227,7 +305,8 @@ class AgreementView(QWidget):
             for c, value in enumerate(row):
                 item = QTableWidgetItem(_fmt(value))
                 if isinstance(value, int | float) and not isinstance(value, bool):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
                 table.setItem(r, c, item)
         table.resizeRowsToContents()

@@ -37,16 +37,16 @@ class DemoController:
 
     def start(self) -> None:
         user = self.window.user
-        self.window.db.call(lambda repo: loaders.prepare_demo(repo, user), self._prepared,
-                            self._failed)
+        self.window.db.call(
+            lambda repo: loaders.prepare_demo(repo, user), self._prepared, self._failed
+        )
         if self.screenshot is not None:
             QTimer.singleShot(int(SCREENSHOT_TIMEOUT_S * 1000), self._timeout)
 
     def _prepared(self, state: loaders.DemoState) -> None:
         w = self.window
         if state.imported:
-            w.statusBar().showMessage("Demo data imported: " + ", ".join(state.imported),
-                                      15_000)
+            w.statusBar().showMessage("Demo data imported: " + ", ".join(state.imported), 15_000)
         if state.note:
             print(f"concord gui: {state.note}", file=sys.stderr)
         if state.record_id is None:
@@ -67,7 +67,9 @@ class DemoController:
     def _no_model(self, why: str) -> None:
         self.window.case_view.show_message(
             f"No model available ({why}). Showing the record and the record-screen results "
-            "only; register a model with `concord models add` to run the panel.", "warning")
+            "only; register a model with `concord models add` to run the panel.",
+            "warning",
+        )
         self._finish()
 
     def _run_ended(self, how: str) -> None:
@@ -82,8 +84,11 @@ class DemoController:
 
     def _timeout(self) -> None:
         if not self.done:
-            print(f"concord gui: the demo was not ready after {SCREENSHOT_TIMEOUT_S:.0f} s; "
-                  "taking the screenshot as it is", file=sys.stderr)
+            print(
+                f"concord gui: the demo was not ready after {SCREENSHOT_TIMEOUT_S:.0f} s; "
+                "taking the screenshot as it is",
+                file=sys.stderr,
+            )
             self._finish()
 
     def _finish(self) -> None:
@@ -126,15 +131,14 @@ def show_first_evidence(review: ReviewView) -> None:
                 if spans.intersection(item.cites):
                     review.select_bullet(brief.agent, item.item_id)
                     return
-    fired = [(g, s) for g in review.gates if g.status == GateStatus.TRIGGERED
-             for s in g.evidence]
+    fired = [(g, s) for g in review.gates if g.status == GateStatus.TRIGGERED for s in g.evidence]
     if fired and not review.blind:
         gate, span = fired[0]
         review.show_span(span.source_id, span.start, span.end)
         review.cited_by_label.setText(
             f"Showing the record-screen red flag “{gate.title or gate.gate_id}”"
-            + (": no brief cites evidence verified in the record." if case is not None
-               else "."))
+            + (": no brief cites evidence verified in the record." if case is not None else ".")
+        )
 
 
 def _excepthook(window: MainWindow):  # noqa: ANN202
@@ -142,6 +146,7 @@ def _excepthook(window: MainWindow):  # noqa: ANN202
         traceback.print_exception(kind, value, tb)
         with contextlib.suppress(Exception):  # the hook itself must never crash the app
             window.message(f"Internal error: {error_text(value)}")
+
     return hook
 
 
@@ -151,13 +156,16 @@ def _check_qt_binding() -> None:
     import PySide6
 
     if PySide6.__version__.startswith("6.12.0") and sys.version_info < (3, 12):
-        print("concord gui: warning: PySide6 6.12.0 has a reference-counting bug on Python "
-              "3.11 that crashes long sessions; install PySide6-Essentials 6.11.3",
-              file=sys.stderr)
+        print(
+            "concord gui: warning: PySide6 6.12.0 has a reference-counting bug on Python "
+            "3.11 that crashes long sessions; install PySide6-Essentials 6.11.3",
+            file=sys.stderr,
+        )
 
 
 def run_app(demo: bool = False, screenshot: Path | None = None) -> int:
     from concord.netguard import install_network_guard  # before Qt: no internet sockets
+
     install_network_guard()
     _check_qt_binding()
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -54,8 +54,11 @@ class WrappingDelegate(QStyledItemDelegate):
         super().__init__(tree)
         self.tree = tree
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex  # noqa: N802
-                 ) -> QSize:
+    def sizeHint(
+        self,
+        option: QStyleOptionViewItem,
+        index: QModelIndex,  # noqa: N802
+    ) -> QSize:
         opt = QStyleOptionViewItem(option)
         width = self.tree.header().sectionSize(index.column())
         if index.column() == 0:
@@ -132,22 +135,25 @@ class BriefTree(QTreeWidget):
             # open when something in it failed, so a FAILED extract is never hidden
             head.setExpanded(any(not m.verified for m in marks.values()))
 
-    def _bullet_node(self, item: BriefItem, marks: dict[str, EvidenceMark],
-                     unsupported: bool) -> QTreeWidgetItem:
+    def _bullet_node(
+        self, item: BriefItem, marks: dict[str, EvidenceMark], unsupported: bool
+    ) -> QTreeWidgetItem:
         cited = [marks[c] for c in item.cites if c in marks]
         text = f"{item.rank}. {item.text}"
         if unsupported:
             evidence = "⚠ UNSUPPORTED"
         elif cited:
-            evidence = ", ".join(f"{m.evidence_id} {m.status.value}"
-                                 + (" ¬neg" if m.negated else "") for m in cited)
+            evidence = ", ".join(
+                f"{m.evidence_id} {m.status.value}" + (" ¬neg" if m.negated else "") for m in cited
+            )
         else:
             evidence = "—"
         node = QTreeWidgetItem([text, evidence])
         node.setData(0, ITEM_ROLE, item.item_id)
         node.setToolTip(0, plain_tooltip(item.text))
         detail = "\n".join(f"{evidence_label(m)}: “{m.extract}”" for m in cited) or (
-            "UNSUPPORTED: this bullet cites no evidence verified in the record")
+            "UNSUPPORTED: this bullet cites no evidence verified in the record"
+        )
         node.setToolTip(1, plain_tooltip(detail))
         if unsupported:
             node.setForeground(1, QBrush(QColor(theme.RED)))
@@ -155,14 +161,23 @@ class BriefTree(QTreeWidget):
         elif any(m.status == AlignmentStatus.FUZZY for m in cited):
             node.setForeground(1, QBrush(QColor(theme.FUZZY_UNDERLINE)))
         if item.gate_ids:  # in the wide column, so it is not cut off
-            node.setText(0, text + "  [addresses: " + ", ".join(
-                g.replace("_", " ") for g in item.gate_ids) + "]")
+            node.setText(
+                0,
+                text
+                + "  [addresses: "
+                + ", ".join(g.replace("_", " ") for g in item.gate_ids)
+                + "]",
+            )
         return node
 
     def _evidence_node(self, mark: EvidenceMark) -> QTreeWidgetItem:
         where = "not in record" if not mark.has_span else mark.source_id or ""
-        node = QTreeWidgetItem([f"{mark.evidence_id} · {mark.tag}: “{mark.extract}”",
-                                f"{evidence_label(mark)[len(mark.evidence_id) + 1:]} {where}"])
+        node = QTreeWidgetItem(
+            [
+                f"{mark.evidence_id} · {mark.tag}: “{mark.extract}”",
+                f"{evidence_label(mark)[len(mark.evidence_id) + 1 :]} {where}",
+            ]
+        )
         node.setData(0, EVIDENCE_ROLE, mark)
         node.setToolTip(0, plain_tooltip(mark.extract))
         if not mark.verified:

@@ -27,7 +27,6 @@ from concord.ui.theme import plain_label
 TAB_DASHBOARD, TAB_REVIEW, TAB_SCORECARD, TAB_DECISIONS = range(4)
 
 
-
 class CaseView(QWidget):
     back_requested = Signal()
     sign_requested = Signal()
@@ -110,12 +109,16 @@ class CaseView(QWidget):
         self.title.setText(bundle.record.name)
         if case is not None:
             op = f"{case.operation} (from the {case.operation_source})" if case.operation else "—"
-            self.meta.setText(f"Case {case.case_id} · record {bundle.record.record_id} · "
-                              f"model {case.model_name} · operation: {op} · "
-                              f"run {case.created_at:%Y-%m-%d %H:%M} UTC")
+            self.meta.setText(
+                f"Case {case.case_id} · record {bundle.record.record_id} · "
+                f"model {case.model_name} · operation: {op} · "
+                f"run {case.created_at:%Y-%m-%d %H:%M} UTC"
+            )
         else:
-            self.meta.setText(f"Record {bundle.record.record_id} · "
-                              f"{len(bundle.record.documents)} document(s) · not run yet")
+            self.meta.setText(
+                f"Record {bundle.record.record_id} · "
+                f"{len(bundle.record.documents)} document(s) · not run yet"
+            )
         self.set_status(bundle.status)
         self._grade_badges()
         self.dashboard.set_content(case, bundle.gates)
@@ -132,8 +135,10 @@ class CaseView(QWidget):
             self.bundle.status = status
         colour = theme.STATUS_COLOURS.get(status.value, "#333")
         self.status_badge.setText(f"Status: {status.value}")
-        self.status_badge.setStyleSheet(f"color:white; background:{colour}; padding:4px 8px; "
-                                        "border-radius:4px; font-weight:bold")
+        self.status_badge.setStyleSheet(
+            f"color:white; background:{colour}; padding:4px 8px; "
+            "border-radius:4px; font-weight:bold"
+        )
         self.sign_button.setEnabled(status == CaseStatus.REVIEWED)
 
     def _grade_badges(self) -> None:
@@ -147,18 +152,22 @@ class CaseView(QWidget):
         capped = any(s.capped for s in case.scorecards if s.grade == case.worst_grade)
         bg, fg = theme.grade_colours(case.worst_grade, capped)
         self.grade_badge.setText(f"Worst grade: {theme.grade_label(case.worst_grade, capped)}")
-        self.grade_badge.setStyleSheet(f"background:{bg}; color:{fg}; padding:4px 8px; "
-                                       "border-radius:4px; font-weight:bold")
+        self.grade_badge.setStyleSheet(
+            f"background:{bg}; color:{fg}; padding:4px 8px; border-radius:4px; font-weight:bold"
+        )
         self.review_badge.show()
         if case.human_review:
             self.review_badge.setText("⚠ HUMAN REVIEW NEEDED")
-            self.review_badge.setStyleSheet(f"background:{theme.RED}; color:white; "
-                                            "padding:4px 8px; border-radius:4px; "
-                                            "font-weight:bold")
+            self.review_badge.setStyleSheet(
+                f"background:{theme.RED}; color:white; "
+                "padding:4px 8px; border-radius:4px; "
+                "font-weight:bold"
+            )
         else:
             self.review_badge.setText("No review flag")
-            self.review_badge.setStyleSheet("background:#e6e6e6; padding:4px 8px; "
-                                            "border-radius:4px")
+            self.review_badge.setStyleSheet(
+                "background:#e6e6e6; padding:4px 8px; border-radius:4px"
+            )
 
     def show_message(self, text: str, level: str = "error") -> None:
         """The in-window message line for errors and notes (never a crash, never hidden)."""
@@ -188,7 +197,8 @@ class CaseView(QWidget):
             self.tabs.setCurrentIndex(TAB_REVIEW)
             s = spans[0]
             self.review.record_view.show_current(
-                [(x["source_id"], x["start"], x["end"]) for x in spans])
+                [(x["source_id"], x["start"], x["end"]) for x in spans]
+            )
             self.review.record_view.select_span(s["source_id"], s["start"], s["end"])
         elif target.kind == "match":
             who, _, pair = target.id.split("/", 2)
@@ -202,8 +212,11 @@ class CaseView(QWidget):
         shortcut, opening a case, a link)."""
         if index >= 0 and not self.tabs.isTabEnabled(index):
             self.tabs.setCurrentIndex(TAB_DECISIONS)
-            self.show_message("That view shows the judge's verdicts and is hidden in blind "
-                              "mode (B leaves blind mode).", "info")
+            self.show_message(
+                "That view shows the judge's verdicts and is hidden in blind "
+                "mode (B leaves blind mode).",
+                "info",
+            )
 
     def _blind_changed(self, on: bool) -> None:
         """Blind mode hides every place that shows a verdict: the dashboard, the scorecard

@@ -67,20 +67,31 @@ def _review_text(card: Scorecard) -> str:
 
 SCORECARD_COLUMNS: list[Column[Scorecard]] = [
     Column("Specialist", lambda c: theme.agent_title(c.specialist), bold=lambda c: True),
-    Column("Overall score (0–100)", _overall_text, align_right=True,
-           tooltip="100 × Σ weight × sub-score; capped at 69 when a major gate is missed"),
-    Column("Grade", lambda c: theme.grade_label(c.grade, c.capped),
-           background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
-           foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
-           bold=lambda c: True,
-           tooltip="High ≥ 90 (green), Medium 70–89 (amber), Low 40–69 / Very Low < 40 or "
-                   "capped (red)"),
-    Column("Human review", _review_text,
-           foreground=lambda c: theme.RED if c.human_review else None,
-           bold=lambda c: c.human_review),
+    Column(
+        "Overall score (0–100)",
+        _overall_text,
+        align_right=True,
+        tooltip="100 × Σ weight × sub-score; capped at 69 when a major gate is missed",
+    ),
+    Column(
+        "Grade",
+        lambda c: theme.grade_label(c.grade, c.capped),
+        background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
+        foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
+        bold=lambda c: True,
+        tooltip="High ≥ 90 (green), Medium 70–89 (amber), Low 40–69 / Very Low < 40 or "
+        "capped (red)",
+    ),
+    Column(
+        "Human review",
+        _review_text,
+        foreground=lambda c: theme.RED if c.human_review else None,
+        bold=lambda c: c.human_review,
+    ),
     Column("Disagreements (click to open)", lambda c: ""),
-    Column("Judge runs / spread", lambda c: f"{c.judge_runs} run(s), spread "
-           f"{c.judge_spread:.0f} pts"),
+    Column(
+        "Judge runs / spread", lambda c: f"{c.judge_runs} run(s), spread {c.judge_spread:.0f} pts"
+    ),
 ]
 BADGE_COLUMN = 4
 REVIEW_COLUMN_WIDTH = 230
@@ -155,7 +166,9 @@ class Dashboard(QWidget):
         self.flags_title.setText(
             f"Record screen — {n} red flag{'s' if n != 1 else ''}"
             + (f", {len(mutual)} MISSED BY EVERY AGENT" if mutual else "")
-            if n else "Record screen — no red flags fired")
+            if n
+            else "Record screen — no red flags fired"
+        )
         if not fired and not gates:
             self.flags.addItem(QListWidgetItem("No gate fired on this record."))
         rows = sum(self.flags.sizeHintForRow(r) for r in range(self.flags.count()))
@@ -182,13 +195,17 @@ class Dashboard(QWidget):
                 kind = d.kind.value.replace("_", " ").lower()
                 button = QPushButton(f"{d.disagreement_id} {kind} · {d.severity.value}")
                 button.setObjectName(f"badge:{card.specialist}/{d.disagreement_id}")
-                button.setStyleSheet(f"background:{bg}; color:{fg}; border-radius:6px; "
-                                     "padding:2px 6px; font-weight:bold")
+                button.setStyleSheet(
+                    f"background:{bg}; color:{fg}; border-radius:6px; "
+                    "padding:2px 6px; font-weight:bold"
+                )
                 button.setToolTip(_escape(d.description))
                 button.setCursor(Qt.CursorShape.PointingHandCursor)
                 button.clicked.connect(
-                    lambda _=False, s=card.specialist, i=d.disagreement_id:
-                    self.disagreement_clicked.emit(s, i))
+                    lambda _=False, s=card.specialist, i=d.disagreement_id: (
+                        self.disagreement_clicked.emit(s, i)
+                    )
+                )
                 row.append(button)
                 self.badges.append(button)
             buttons.append(row)
@@ -216,8 +233,9 @@ class Dashboard(QWidget):
             self.table.setIndexWidget(self.model.index(row, BADGE_COLUMN), holder)
         self.table.resizeRowsToContents()
         for row, holder in enumerate(holders):
-            self.table.setRowHeight(row, max(self.table.rowHeight(row),
-                                             holder.sizeHint().height() + 2))
+            self.table.setRowHeight(
+                row, max(self.table.rowHeight(row), holder.sizeHint().height() + 2)
+            )
 
     def _badge_column_resized(self, index: int, _old: int, new: int) -> None:
         if index == BADGE_COLUMN and abs(new - 8 - self._badge_width) > 20:

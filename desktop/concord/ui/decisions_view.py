@@ -46,8 +46,14 @@ def _value(value: object) -> str:
 class OverrideDialog(QDialog):
     """Asks for the human value and a reason; validates through the core before closing."""
 
-    def __init__(self, queue: ReviewQueue, target: Target, reason: str, blind: bool,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        queue: ReviewQueue,
+        target: Target,
+        reason: str,
+        blind: bool,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("overrideDialog")
         self.queue = queue
@@ -60,8 +66,11 @@ class OverrideDialog(QDialog):
         form.addRow(plain_label(label, bold=True))
         if not blind:
             form.addRow("Judge's value:", plain_label(verdict_text(target)))
-        choices = {"gate": GATE_VALUES, "disagreement": DISAGREEMENT_VALUES,
-                   "match": MATCH_VALUES}.get(target.kind)
+        choices = {
+            "gate": GATE_VALUES,
+            "disagreement": DISAGREEMENT_VALUES,
+            "match": MATCH_VALUES,
+        }.get(target.kind)
         self.value_combo: QComboBox | None = None
         self.value_edit: QLineEdit | None = None
         if choices:
@@ -82,8 +91,9 @@ class OverrideDialog(QDialog):
         self.error = plain_label()
         self.error.setStyleSheet(f"color:{theme.RED}")
         form.addRow(self.error)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.accepted.connect(self.try_accept)
         buttons.rejected.connect(self.reject)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -168,16 +178,23 @@ class DecisionBar(QWidget):
             self.label.setText("")
             self.verdict.setText("")
             return
-        self.position.setText(f"Judgement {q.index + 1} of {q.total}"
-                              + (" · required" if row.required else ""))
+        self.position.setText(
+            f"Judgement {q.index + 1} of {q.total}" + (" · required" if row.required else "")
+        )
         visible = q.verdict_visible(row)
         self.label.setText(row.target.label if visible else neutral_label(row.target))
         if visible:
             shown = q.shown_decision(row)
-            who = "you" if shown is not None and shown.user == q.user else \
-                (shown.user if shown is not None else "")
-            state = f" — {who}: {action_text(shown)} → {_value(shown.new_value)}" \
-                if shown is not None else ""
+            who = (
+                "you"
+                if shown is not None and shown.user == q.user
+                else (shown.user if shown is not None else "")
+            )
+            state = (
+                f" — {who}: {action_text(shown)} → {_value(shown.new_value)}"
+                if shown is not None
+                else ""
+            )
             self.verdict.setText(f"Judge: {verdict_text(row.target)}{state}")
             self.verdict.setStyleSheet("font-weight:bold")
         else:
@@ -191,10 +208,17 @@ HISTORY_COLUMNS: list[Column[Decision]] = [
     Column("When (UTC)", lambda d: d.at.strftime("%Y-%m-%d %H:%M")),
     Column("Who", lambda d: d.user),
     Column("Judgement", lambda d: d.target_id),
-    Column("Action", action_text, bold=lambda d: d.action.value == "override",
-           foreground=lambda d: theme.RED if d.action.value == "override" else None),
-    Column("Judge → human", lambda d: f"{_value(d.original_value)} → {_value(d.new_value)}",
-           tooltip="The judge's value and the value the human recorded"),
+    Column(
+        "Action",
+        action_text,
+        bold=lambda d: d.action.value == "override",
+        foreground=lambda d: theme.RED if d.action.value == "override" else None,
+    ),
+    Column(
+        "Judge → human",
+        lambda d: f"{_value(d.original_value)} → {_value(d.new_value)}",
+        tooltip="The judge's value and the value the human recorded",
+    ),
     Column("Reason", lambda d: d.reason),
 ]
 
@@ -220,13 +244,19 @@ class DecisionsPanel(QWidget):
         queue.blind_changed.connect(self._blind_changed)
         self.summary = plain_label(bold=True)
         columns: list[Column[QueueRow]] = [
-            Column("Status", lambda r: _status(queue.shown_decision(r)),
-                   bold=lambda r: queue.answered(r),
-                   foreground=lambda r: (theme.GREEN if queue.answered(r) else None)),
+            Column(
+                "Status",
+                lambda r: _status(queue.shown_decision(r)),
+                bold=lambda r: queue.answered(r),
+                foreground=lambda r: theme.GREEN if queue.answered(r) else None,
+            ),
             Column("Judgement", self._row_label),
             Column("Judge's value", self._row_value),
-            Column("Required to sign", lambda r: "required" if r.required else "",
-                   foreground=lambda r: theme.RED if r.required and not r.decided else None),
+            Column(
+                "Required to sign",
+                lambda r: "required" if r.required else "",
+                foreground=lambda r: theme.RED if r.required and not r.decided else None,
+            ),
         ]
         self.model: ListTableModel[QueueRow] = ListTableModel(columns)
         self.list = QTableView()
@@ -269,11 +299,14 @@ class DecisionsPanel(QWidget):
         rl.addWidget(plain_label("Current judgement", bold=True))
         rl.addWidget(self.detail, 1)
         rl.addWidget(self.show_button)
-        self.history_title = plain_label("Decision history (appended, never edited; newest last)",
-                                    bold=True)
+        self.history_title = plain_label(
+            "Decision history (appended, never edited; newest last)", bold=True
+        )
         rl.addWidget(self.history_title)
-        self.history_empty = plain_label("No decision on this case yet: A accepts the current "
-                                    "judgement, O overrides it (with a reason).")
+        self.history_empty = plain_label(
+            "No decision on this case yet: A accepts the current "
+            "judgement, O overrides it (with a reason)."
+        )
         self.history_empty.setStyleSheet(f"color:{theme.GREY}")
         rl.addWidget(self.history_empty)
         rl.addWidget(self.history, 1)
@@ -307,12 +340,16 @@ class DecisionsPanel(QWidget):
         hidden = len(q.decisions) - len(visible)
         self.history_title.setText(
             "Decision history (appended, never edited; newest last)"
-            + (f" — blind mode: only yours; {hidden} by other reviewers hidden" if hidden
-               else ""))
+            + (f" — blind mode: only yours; {hidden} by other reviewers hidden" if hidden else "")
+        )
         self.summary.setText(
-            (f"You answered {q.done} / {q.total} (blind mode)" if q.blind else
-             f"Decided {q.done} / {q.total}")
-            + f"; required before signing: {q.required_outstanding} outstanding")
+            (
+                f"You answered {q.done} / {q.total} (blind mode)"
+                if q.blind
+                else f"Decided {q.done} / {q.total}"
+            )
+            + f"; required before signing: {q.required_outstanding} outstanding"
+        )
         if q.rows:
             self.list.selectRow(q.index)
             self.list.scrollTo(self.model.index(q.index, 0))
@@ -326,8 +363,10 @@ class DecisionsPanel(QWidget):
         target = row.target
         visible = q.verdict_visible(row)
         lines = [target.label if visible else neutral_label(target), ""]
-        lines.append("Judge's value: " + (verdict_text(target) if visible
-                                          else "hidden until you answer (blind mode)"))
+        lines.append(
+            "Judge's value: "
+            + (verdict_text(target) if visible else "hidden until you answer (blind mode)")
+        )
         if target.kind == "disagreement":
             who, _, did = target.id.split("/", 2)
             for card in q.case.scorecards:
@@ -341,15 +380,16 @@ class DecisionsPanel(QWidget):
         if spans:
             lines.append("")
             lines.append("Evidence in the record:")
-            lines += [f"  [{s['source_id']} {s['start']}–{s['end']}] “{s['text']}”"
-                      for s in spans]
+            lines += [f"  [{s['source_id']} {s['start']}–{s['end']}] “{s['text']}”" for s in spans]
         history = [d for d in q.visible_decisions() if d.target_id == target.id]
         if history:
             lines.append("")
             lines.append("Decisions on this judgement:")
             for d in history:
-                lines.append(f"  {d.at:%Y-%m-%d %H:%M} {d.user}: {action_text(d)} → "
-                             f"{_value(d.new_value)} — {d.reason}")
+                lines.append(
+                    f"  {d.at:%Y-%m-%d %H:%M} {d.user}: {action_text(d)} → "
+                    f"{_value(d.new_value)} — {d.reason}"
+                )
         lines.append("")
         lines.append(f"Target id: {target.id}")
         return "\n".join(lines)

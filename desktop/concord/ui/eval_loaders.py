@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from concord.domain import Decision
-from concord.expert.agreement import between_annotators, judge_vs_human
-from concord.expert.eval_store import EvalStore
-from concord.expert.grading_queue import GradingQueue, QueueItem
-from concord.expert.questions import load_question_set
-from concord.expert.rows import EvalSet, Question
+from concord.eval.agreement import between_annotators, judge_vs_human
+from concord.eval.eval_store import EvalStore
+from concord.eval.grading_queue import GradingQueue, QueueItem
+from concord.eval.questions import load_question_set
+from concord.eval.rows import EvalSet, Question
 from concord.store import Repository
 
 
@@ -37,11 +37,17 @@ def eval_sets(repo: Repository) -> list[EvalSet]:
     return EvalStore(repo).sets()
 
 
-def _state(queue: GradingQueue, store: EvalStore, decision: Decision | None = None
-           ) -> GradingState:
+def _state(queue: GradingQueue, store: EvalStore, decision: Decision | None = None) -> GradingState:
     configs = {c.config_hash: c.label for c in store.configs(queue.set_id)}
-    return GradingState(queue.set_id, queue.user, list(queue.items), queue.position,
-                        store.questions(queue.set_id), configs, decision)
+    return GradingState(
+        queue.set_id,
+        queue.user,
+        list(queue.items),
+        queue.position,
+        store.questions(queue.set_id),
+        configs,
+        decision,
+    )
 
 
 def grading_state(repo: Repository, set_id: str, user: str) -> GradingState:
@@ -49,8 +55,16 @@ def grading_state(repo: Repository, set_id: str, user: str) -> GradingState:
     return _state(GradingQueue(store, set_id, user), store)
 
 
-def grade_answer(repo: Repository, set_id: str, user: str, answer_id: str, grade: str,
-                 reason: str, *, blind: bool) -> GradingState:
+def grade_answer(
+    repo: Repository,
+    set_id: str,
+    user: str,
+    answer_id: str,
+    grade: str,
+    reason: str,
+    *,
+    blind: bool,
+) -> GradingState:
     """Record one grade (a decision) and return the queue, moved to the next answer this
     grader has not graded."""
     store = EvalStore(repo)
@@ -87,8 +101,8 @@ def model_names(repo: Repository) -> dict[str, str]:
     """SHA-256 -> a model's name: the model store's entries and the ASTRID judge runs."""
     from concord.astrid.store import AstridStore
     from concord.errors import ConcordError
+    from concord.llm.registry import ModelStore
     from concord.llm.scripted import SCRIPTED_SHA256
-    from concord.llm.store import ModelStore
 
     names = {SCRIPTED_SHA256: "scripted (test runtime)"}
     with contextlib.suppress(ConcordError, OSError):  # no model store: the hash is shown

@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from concord.expert.configs import DEFAULT_K
-from concord.expert.grading import Grade
-from concord.expert.grading_queue import QueueItem
-from concord.expert.rows import EvalSet
+from concord.eval.configs import DEFAULT_K
+from concord.eval.grading import Grade
+from concord.eval.grading_queue import QueueItem
+from concord.eval.rows import EvalSet
 from concord.ui import theme
 from concord.ui.eval_loaders import (
     EvalImport,
@@ -56,9 +56,10 @@ from concord.ui.workers import JobContext, JobProgress, JobRunner
 
 GRADE_COLOURS = {"good": (theme.GREEN, "#ffffff"), "bad": (theme.RED, "#ffffff")}
 DEFAULT_TEMPERATURE = 0.2
-KEY_HINT = ("Keys: G good · X bad · N / P next / previous answer · L golden answers · "
-            "R type a reason (Enter returns) · B blind mode")
-
+KEY_HINT = (
+    "Keys: G good · X bad · N / P next / previous answer · L golden answers · "
+    "R type a reason (Enter returns) · B blind mode"
+)
 
 
 def _text_box(name: str) -> QPlainTextEdit:
@@ -73,8 +74,9 @@ class GradingView(QWidget):
     blind_requested = Signal(bool)
     import_requested = Signal()
 
-    def __init__(self, db: Any, user: str, jobs: JobRunner | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, db: Any, user: str, jobs: JobRunner | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("gradingPage")
         self.db = db
@@ -124,8 +126,10 @@ class GradingView(QWidget):
         self.meta.setStyleSheet("font-weight:bold; font-size:12pt")
         self.question = plain_label()
         self.question.setObjectName("gradingQuestion")
-        self.question.setStyleSheet("font-size:11pt; padding:4px; background:#f4f6f8; "
-                                    "border:1px solid #c8cdd3; border-radius:3px")
+        self.question.setStyleSheet(
+            "font-size:11pt; padding:4px; background:#f4f6f8; "
+            "border:1px solid #c8cdd3; border-radius:3px"
+        )
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.answer = _text_box("gradingAnswer")
         font = self.answer.font()
@@ -141,27 +145,30 @@ class GradingView(QWidget):
         self.my_grade = plain_label("", bold=True, wrap=False)
         self.my_grade.setObjectName("gradingMine")
         self.reason = QLineEdit(objectName="gradingReason")
-        self.reason.setPlaceholderText("Reason (optional; kept for the next answers until "
-                                       "cleared)")
+        self.reason.setPlaceholderText("Reason (optional; kept for the next answers until cleared)")
         self.reason.returnPressed.connect(self.setFocus)
         self.status = plain_label()
         self.status.setObjectName("gradingStatus")
 
         self.buttons: dict[str, QPushButton] = {}
         buttons = QHBoxLayout()
-        for key, text, slot in [("good", "Good (G)", lambda: self.grade(Grade.GOOD)),
-                                ("bad", "Bad (X)", lambda: self.grade(Grade.BAD)),
-                                ("prev", "◀ Previous (P)", self.previous),
-                                ("next", "Next (N) ▶", self.next),
-                                ("golden", "Golden answers (L)", self.toggle_golden)]:
+        for key, text, slot in [
+            ("good", "Good (G)", lambda: self.grade(Grade.GOOD)),
+            ("bad", "Bad (X)", lambda: self.grade(Grade.BAD)),
+            ("prev", "◀ Previous (P)", self.previous),
+            ("next", "Next (N) ▶", self.next),
+            ("golden", "Golden answers (L)", self.toggle_golden),
+        ]:
             button = QPushButton(text)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(slot)
             if key in GRADE_COLOURS:
                 bg, fg = GRADE_COLOURS[key]
-                button.setStyleSheet(f"QPushButton {{ background:{bg}; color:{fg}; "
-                                     "font-weight:bold; padding:4px 14px }"
-                                     "QPushButton:disabled { background:#ccc; color:#666 }")
+                button.setStyleSheet(
+                    f"QPushButton {{ background:{bg}; color:{fg}; "
+                    "font-weight:bold; padding:4px 14px }"
+                    "QPushButton:disabled { background:#ccc; color:#666 }"
+                )
             self.buttons[key] = button
             buttons.addWidget(button)
         buttons.addWidget(self.my_grade)
@@ -219,6 +226,7 @@ class GradingView(QWidget):
         def on_error(exc: BaseException) -> None:
             self.busy = False
             self.show_banner(f"{title}: {error_text(exc)}", "error")
+
         return on_error
 
     def _sets_loaded(self, sets: list[EvalSet]) -> None:
@@ -228,8 +236,10 @@ class GradingView(QWidget):
             self.sets.addItem(f"{s.name}  ({s.set_id}, imported {s.imported_at[:10]})")
         if not sets:
             self.state = None
-            self.show_banner("No question set yet. Import one with File → Import question "
-                             "set… (resources/demo/eval_questions.jsonl is a demo set).")
+            self.show_banner(
+                "No question set yet. Import one with File → Import question "
+                "set… (resources/demo/eval_questions.jsonl is a demo set)."
+            )
             self._update_generate_button()
             self.show_current()
             return
@@ -247,8 +257,11 @@ class GradingView(QWidget):
         if not 0 <= index < len(self.sets_data):
             return
         set_id, user = self.sets_data[index].set_id, self.user
-        self.db.call(lambda repo: grading_state(repo, set_id, user), self._state_loaded,
-                     self._failed("Could not read the answers"))
+        self.db.call(
+            lambda repo: grading_state(repo, set_id, user),
+            self._state_loaded,
+            self._failed("Could not read the answers"),
+        )
 
     def _state_loaded(self, state: GradingState) -> None:
         self.state = state
@@ -266,7 +279,9 @@ class GradingView(QWidget):
                 f"No generated answers in this set yet: the {len(state.questions)} questions "
                 "and their golden answers are imported. Choose a model, temperature and K "
                 "above and press “Generate answers” (Ctrl+G), or run "
-                f"`concord eval generate {state.set_id} --temperature 0.2 --k 3`.", "warning")
+                f"`concord eval generate {state.set_id} --temperature 0.2 --k 3`.",
+                "warning",
+            )
         elif not self.generating:
             self.show_banner("")
         self._update_generate_button()
@@ -277,8 +292,10 @@ class GradingView(QWidget):
 
     def _generation_panel(self) -> JobPanel:
         panel = JobPanel("Generate answers (Ctrl+G)", "generate")
-        panel.start_button.setToolTip("K answers per question of the set shown, from the "
-                                      "chosen model (answers already stored are kept)")
+        panel.start_button.setToolTip(
+            "K answers per question of the set shown, from the "
+            "chosen model (answers already stored are kept)"
+        )
         self.temperature = QDoubleSpinBox(objectName="generateTemperature")
         self.temperature.setRange(0.0, 2.0)
         self.temperature.setSingleStep(0.1)
@@ -299,11 +316,13 @@ class GradingView(QWidget):
         panel.start_requested.connect(self.generate_answers)
         panel.cancel_requested.connect(self.cancel_generation)
         self._generate_job = JobFollower(  # follows the generation for the set shown
-            self.jobs, panel, lambda: self.state is not None,
-            failed_text="Answer generation failed (answers made before the failure are "
-                        "kept)",
+            self.jobs,
+            panel,
+            lambda: self.state is not None,
+            failed_text="Answer generation failed (answers made before the failure are kept)",
             cancelled_text="Answer generation cancelled; the answers made so far are kept.",
-            parent=self)
+            parent=self,
+        )
         self._generate_job.done.connect(self._generation_finished)
         self._generate_job.stopped.connect(self._generation_stopped)
         return panel
@@ -323,14 +342,23 @@ class GradingView(QWidget):
 
         def job(ctx: JobContext) -> GenerationResult:  # runs in the job runner's thread
             runtime = ctx.runtime(chosen or None, set_id)
-            return generate_set_answers(ctx.services.repo, runtime, set_id, user,
-                                        temperature=temperature, k=k, use_context=use_context,
-                                        report=lambda done, total, message: ctx.progress(
-                                            JobProgress(done, total, message)))
+            return generate_set_answers(
+                ctx.services.repo,
+                runtime,
+                set_id,
+                user,
+                temperature=temperature,
+                k=k,
+                use_context=use_context,
+                report=lambda done, total, message: ctx.progress(JobProgress(done, total, message)),
+            )
 
         self.show_banner("")
-        self._generate_job.start(set_id, job, f"Generating {k} answer(s) per question at "
-                                 f"T={temperature:g}: loading the model…")
+        self._generate_job.start(
+            set_id,
+            job,
+            f"Generating {k} answer(s) per question at T={temperature:g}: loading the model…",
+        )
 
     def cancel_generation(self) -> None:
         self._generate_job.cancel()
@@ -342,8 +370,11 @@ class GradingView(QWidget):
     def _generation_finished(self, set_id: str, result: object) -> None:
         if not isinstance(result, GenerationResult):
             return
-        self.generate.stopped(f"{result.label}: {result.generated} new answer(s), "
-                              f"{result.already_stored} already stored.", ok=True)
+        self.generate.stopped(
+            f"{result.label}: {result.generated} new answer(s), "
+            f"{result.already_stored} already stored.",
+            ok=True,
+        )
         self.open_answer(set_id)
 
     def _generation_stopped(self, set_id: str, text: str, level: str) -> None:
@@ -383,8 +414,9 @@ class GradingView(QWidget):
         total, done = self.total, self.done
         self.bar.setRange(0, max(1, total))
         self.bar.setValue(done)
-        self.progress.setText(f"Your progress ({self.user}): {done} / {total} answers graded"
-                              if self.state else "")
+        self.progress.setText(
+            f"Your progress ({self.user}): {done} / {total} answers graded" if self.state else ""
+        )
         for key in ("good", "bad", "prev", "next"):
             self.buttons[key].setEnabled(item is not None and not self.busy)
         if item is None:
@@ -396,11 +428,12 @@ class GradingView(QWidget):
             self._golden_for(None)
             return
         assert self.state is not None
-        config = self.state.configs.get(item.answer.config_hash,
-                                        f"T={item.answer.temperature:g}")
-        self.meta.setText(f"Answer {self.position + 1} of {total} · question "
-                          f"“{item.question.label}” · configuration {config} · sample "
-                          f"{item.answer.sample + 1} · {item.answer.answer_id}")
+        config = self.state.configs.get(item.answer.config_hash, f"T={item.answer.temperature:g}")
+        self.meta.setText(
+            f"Answer {self.position + 1} of {total} · question "
+            f"“{item.question.label}” · configuration {config} · sample "
+            f"{item.answer.sample + 1} · {item.answer.answer_id}"
+        )
         self.question.setText(item.question.text)
         self.answer.setPlainText(item.answer.text)
         self._golden_for(item)
@@ -408,13 +441,13 @@ class GradingView(QWidget):
             self.prediction.setText("Reward model: no prediction for this answer")
             self.prediction.setStyleSheet("")
         elif self.prediction_hidden(item):
-            self.prediction.setText("Reward model: prediction hidden until you grade "
-                                    "(blind mode)")
+            self.prediction.setText("Reward model: prediction hidden until you grade (blind mode)")
             self.prediction.setStyleSheet(f"color:{theme.GREY}")
         else:
             p = item.prediction
-            self.prediction.setText(f"Reward model {p.version} predicts: {p.grade} "
-                                    f"(score {p.score:.2f} of 1)")
+            self.prediction.setText(
+                f"Reward model {p.version} predicts: {p.grade} (score {p.score:.2f} of 1)"
+            )
             self.prediction.setStyleSheet("font-weight:bold")
         if item.my_grade is None:
             self.my_grade.setText("  Your grade: not graded yet")
@@ -422,20 +455,21 @@ class GradingView(QWidget):
         else:
             bg, fg = GRADE_COLOURS.get(item.my_grade, ("#ddd", "#000"))
             self.my_grade.setText(f"  Your grade: {item.my_grade.upper()}  ")
-            self.my_grade.setStyleSheet(f"background:{bg}; color:{fg}; font-weight:bold; "
-                                        "padding:3px 8px; border-radius:4px")
+            self.my_grade.setStyleSheet(
+                f"background:{bg}; color:{fg}; font-weight:bold; padding:3px 8px; border-radius:4px"
+            )
 
     def _golden_for(self, item: QueueItem | None) -> None:
         golden = item.question.golden if item is not None else ()
         self.golden_title.setText(f"Golden answers from the experts ({len(golden)})")
-        self.golden.setPlainText("\n\n".join(f"{g.expert or 'expert'}: {g.text}"
-                                             for g in golden))
+        self.golden.setPlainText("\n\n".join(f"{g.expert or 'expert'}: {g.text}" for g in golden))
         self._show_golden_state()
 
     def _show_golden_state(self) -> None:
         shown = not self.golden.isHidden()
-        self.golden_note.setText("" if shown else
-                                 "Hidden, so you grade on your own first — press L to show.")
+        self.golden_note.setText(
+            "" if shown else "Hidden, so you grade on your own first — press L to show."
+        )
 
     # actions ---------------------------------------------------------------------------
 
@@ -449,9 +483,13 @@ class GradingView(QWidget):
         blind = self.prediction_hidden(item)
         self.busy = True
         self.show_current()
-        self.db.call(lambda repo: grade_answer(repo, set_id, user, answer_id, grade.value,
-                                               reason, blind=blind),
-                     self._graded, self._failed("The grade was not stored"))
+        self.db.call(
+            lambda repo: grade_answer(
+                repo, set_id, user, answer_id, grade.value, reason, blind=blind
+            ),
+            self._graded,
+            self._failed("The grade was not stored"),
+        )
 
     def _graded(self, state: GradingState) -> None:
         self.busy = False

@@ -45,8 +45,7 @@ class JobPanel(QWidget):
         self.model_combo.setMinimumWidth(220)
         self.model_combo.setToolTip("Model from the local store (models/manifest.json)")
         self.start_button = QPushButton(button_text, objectName=f"{name}Start")
-        self.start_button.clicked.connect(
-            lambda: self.start_requested.emit(self.model_name()))
+        self.start_button.clicked.connect(lambda: self.start_requested.emit(self.model_name()))
         self.cancel_button = QPushButton("Cancel (Esc)", objectName=f"{name}Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
@@ -88,8 +87,7 @@ class JobPanel(QWidget):
         self._update()
 
     def _update(self) -> None:
-        self.start_button.setEnabled(self._can_start and self._has_models
-                                     and not self._running)
+        self.start_button.setEnabled(self._can_start and self._has_models and not self._running)
         self.cancel_button.setEnabled(self._running)
 
     @property
@@ -131,9 +129,16 @@ class JobFollower(QObject):
     done = Signal(str, object)  # key, the job's result
     stopped = Signal(str, str, str)  # key, message, banner level ("error" / "warning")
 
-    def __init__(self, jobs: JobRunner | None, panel: JobPanel,
-                 has_target: Callable[[], bool], *, failed_text: str,
-                 cancelled_text: str, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        jobs: JobRunner | None,
+        panel: JobPanel,
+        has_target: Callable[[], bool],
+        *,
+        failed_text: str,
+        cancelled_text: str,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.jobs = jobs
         self.panel = panel
@@ -163,8 +168,9 @@ class JobFollower(QObject):
         if self.jobs is None or self.key is not None:
             return False
         if self.jobs.worker_busy:
-            self.panel.status.setText("Another model job is still running or stopping; "
-                                      "wait for it to end.")
+            self.panel.status.setText(
+                "Another model job is still running or stopping; wait for it to end."
+            )
             return False
         return True
 
@@ -195,9 +201,11 @@ class JobFollower(QObject):
         if self.key is None:
             return
         busy = self.jobs is not None and self.jobs.worker_busy
-        self._stop(self._cancelled_text + (
-            " The model call under way finishes in the background." if busy else ""),
-            "warning")
+        self._stop(
+            self._cancelled_text
+            + (" The model call under way finishes in the background." if busy else ""),
+            "warning",
+        )
 
     def _stop(self, text: str, level: str) -> None:
         key, self.key = self.key, None

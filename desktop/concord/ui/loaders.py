@@ -40,7 +40,7 @@ def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
     """Record-screen gates for a record without a case; never raises."""
     try:
         if not _SCREEN:
-            from concord.evidence.screen import RecordScreen
+            from concord.screen.record_screen import RecordScreen
 
             _SCREEN.append(RecordScreen.load())
         return tuple(_SCREEN[0].screen(record)), ""  # type: ignore[attr-defined]
@@ -57,15 +57,18 @@ def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
             return case_bundle(repo, summary.latest_case_id)
     record = repo.get_record(record_id)
     gates, note = screen_record(record)
-    return CaseBundle(record=record, case=None, status=CaseStatus.NOT_RUN, gates=gates,
-                      note=note)
+    return CaseBundle(record=record, case=None, status=CaseStatus.NOT_RUN, gates=gates, note=note)
 
 
 def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
     case = repo.get_case(case_id)
-    return CaseBundle(record=repo.get_record(case.record_id), case=case,
-                      status=repo.case_status(case_id), decisions=repo.decisions(case_id=case_id),
-                      gates=case.gates)
+    return CaseBundle(
+        record=repo.get_record(case.record_id),
+        case=case,
+        status=repo.case_status(case_id),
+        decisions=repo.decisions(case_id=case_id),
+        gates=case.gates,
+    )
 
 
 @dataclass
@@ -80,8 +83,11 @@ def list_records(repo: Repository) -> Worklist:
     for row in rows:
         if row.latest_case_id and row.triggered_gates:
             case = repo.get_case(row.latest_case_id)
-            flags[row.record_id] = [g.title or g.gate_id.replace("_", " ") for g in case.gates
-                                    if g.status == GateStatus.TRIGGERED]
+            flags[row.record_id] = [
+                g.title or g.gate_id.replace("_", " ")
+                for g in case.gates
+                if g.status == GateStatus.TRIGGERED
+            ]
     return Worklist(rows, flags)
 
 
@@ -118,8 +124,9 @@ def append_decision(repo: Repository, case: Case, decision: Decision, user: str)
     left = outstanding(case, decisions)
     became = False
     if not left and status == CaseStatus.NEEDS_REVIEW:
-        repo.set_case_status(case.case_id, CaseStatus.REVIEWED, user,
-                             reason="every required judgement decided")
+        repo.set_case_status(
+            case.case_id, CaseStatus.REVIEWED, user, reason="every required judgement decided"
+        )
         status, became = CaseStatus.REVIEWED, True
     return DecisionResult(decisions, status, len(left), became)
 
@@ -164,8 +171,10 @@ def import_demo_extras(repo: Repository, user: str) -> tuple[list[str], list[str
         if created:
             added.append(path.name)
     folder = paths.resources_dir() / "demo"
-    for name, importer in ((DEMO_QA_SET, import_qa_file),
-                           (DEMO_QUESTION_SET, import_question_file)):
+    for name, importer in (
+        (DEMO_QA_SET, import_qa_file),
+        (DEMO_QUESTION_SET, import_question_file),
+    ):
         path = folder / name
         if not path.exists():
             errors.append(f"{path}: demo file missing")

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 from concord import paths
 from concord.domain import CaseStatus, Decision
 from concord.errors import ConcordError
-from concord.expert.agreement import Disagreement
-from concord.expert.grading import Grade, answer_of_target
+from concord.eval.agreement import LabelDisagreement
+from concord.eval.grading import Grade, answer_of_target
 from concord.pipeline import PanelSettings, RunEvent
 from concord.ui import loaders
 from concord.ui.agreement_view import AgreementView
@@ -73,7 +73,7 @@ def current_user() -> str:
 def model_choices(role: str = "agent") -> tuple[list[str], str | None, str]:
     """Registered models with this role, the default, and a note when none can run."""
     try:
-        from concord.llm.store import ModelStore
+        from concord.llm.registry import ModelStore
 
         store = ModelStore.open()
         names = [e.name for e in store.entries() if e.has_role(role)]
@@ -82,8 +82,7 @@ def model_choices(role: str = "agent") -> tuple[list[str], str | None, str]:
         except ConcordError as exc:
             return names, None, exc.one_line()
         missing = [] if default.resolved_path().exists() else [default.name]
-        note = (f"The default model file is missing: {default.resolved_path()}"
-                if missing else "")
+        note = f"The default model file is missing: {default.resolved_path()}" if missing else ""
         return names, default.name, note
     except ConcordError as exc:
         return [], None, exc.one_line()
@@ -93,8 +92,12 @@ class MainWindow(QMainWindow):
     case_opened = Signal(str)  # case id, or record id when not run
     run_ended = Signal(str)  # "finished", "cancelled" or "failed"
 
-    def __init__(self, runtime_factory: RuntimeFactory = default_runtime_factory,
-                 user: str | None = None, settings: PanelSettings | None = None) -> None:
+    def __init__(
+        self,
+        runtime_factory: RuntimeFactory = default_runtime_factory,
+        user: str | None = None,
+        settings: PanelSettings | None = None,
+    ) -> None:
         super().__init__()
         self.setWindowTitle("Concord — pre-operative risk review")
         self.setAcceptDrops(True)
@@ -114,8 +117,12 @@ class MainWindow(QMainWindow):
         self.pages = QTabWidget()
         self.pages.setObjectName("mainPages")
         self.pages.setDocumentMode(True)
-        for page, title, tip in zip((self.stack, self.qa_view, self.grading_view,
-                                     self.agreement_view), PAGE_TITLES, PAGE_TIPS, strict=True):
+        for page, title, tip in zip(
+            (self.stack, self.qa_view, self.grading_view, self.agreement_view),
+            PAGE_TITLES,
+            PAGE_TIPS,
+            strict=True,
+        ):
             index = self.pages.addTab(page, title)
             self.pages.setTabToolTip(index, tip)
         self.pages.setStyleSheet("QTabBar::tab { padding: 6px 16px; font-weight: bold; }")
@@ -129,15 +136,17 @@ class MainWindow(QMainWindow):
         self.blind_label = QLabel("BLIND MODE — verdicts hidden until you answer (B)")
         self.blind_label.setObjectName("blindIndicator")
         self.blind_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.blind_label.setStyleSheet("background:#3b3b3b; color:white; font-weight:bold; "
-                                       "padding:2px 8px; border-radius:3px")
+        self.blind_label.setStyleSheet(
+            "background:#3b3b3b; color:white; font-weight:bold; padding:2px 8px; border-radius:3px"
+        )
         self.blind_label.hide()
         self.statusBar().addPermanentWidget(self.blind_label)
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addPermanentWidget(self.status_label)
-        self.status_label.setText(f"F1: keyboard shortcuts · user: {self.user} · database: "
-                                  f"{paths.database_path()}")
+        self.status_label.setText(
+            f"F1: keyboard shortcuts · user: {self.user} · database: {paths.database_path()}"
+        )
 
         self._connect()
         self._menus()
@@ -150,8 +159,9 @@ class MainWindow(QMainWindow):
         self.worklist.table.setFocus()  # ↑/↓ and Enter work from the start
         self.refresh_worklist()
         user = self.user
-        self.db.call(lambda repo: loaders.user_role(repo, user), self._role_loaded,
-                     lambda _exc: None)
+        self.db.call(
+            lambda repo: loaders.user_role(repo, user), self._role_loaded, lambda _exc: None
+        )
 
     # wiring --------------------------------------------------------------------------
 
@@ -200,8 +210,7 @@ class MainWindow(QMainWindow):
         f = bar.addMenu("&File")
         self._action(f, "Import records…", ["Ctrl+O"], self.import_dialog)
         self._action(f, "Import QA items (ASTRID)…", ["Ctrl+Shift+O"], self.import_qa_dialog)
-        self._action(f, "Import question set (EVAL)…", ["Ctrl+Alt+O"],
-                     self.import_questions_dialog)
+        self._action(f, "Import question set (EVAL)…", ["Ctrl+Alt+O"], self.import_questions_dialog)
         f.addSeparator()
         self._action(f, "Quit", ["Ctrl+Q"], self.close)
         g = bar.addMenu("&Go")
@@ -210,51 +219,84 @@ class MainWindow(QMainWindow):
         self._action(g, "Worklist (patients)", ["Ctrl+L"], self.show_worklist)
         g.addSeparator()
         self.tab_actions = [
-            self._action(g, name, [f"Ctrl+{n}"], lambda _=False, t=tab: self.show_tab(t),
-                         tip=f"Case: {name}")
-            for n, (name, tab) in enumerate((("Case dashboard", TAB_DASHBOARD),
-                                             ("Side-by-side review", TAB_REVIEW),
-                                             ("Scorecard", TAB_SCORECARD),
-                                             ("Decisions & queue", TAB_DECISIONS)), start=1)]
+            self._action(
+                g, name, [f"Ctrl+{n}"], lambda _=False, t=tab: self.show_tab(t), tip=f"Case: {name}"
+            )
+            for n, (name, tab) in enumerate(
+                (
+                    ("Case dashboard", TAB_DASHBOARD),
+                    ("Side-by-side review", TAB_REVIEW),
+                    ("Scorecard", TAB_SCORECARD),
+                    ("Decisions & queue", TAB_DECISIONS),
+                ),
+                start=1,
+            )
+        ]
         c = bar.addMenu("&Case")
         self.run_action = self._action(c, "Run agent panel", ["Ctrl+R"], self.run_shortcut)
-        self.cancel_action = self._action(c, "Cancel run", ["Esc"], self.cancel_run,
-                                          tip="Cancel the run (or the judge run / answer "
-                                              "generation of the page shown)")
+        self.cancel_action = self._action(
+            c,
+            "Cancel run",
+            ["Esc"],
+            self.cancel_run,
+            tip="Cancel the run (or the judge run / answer generation of the page shown)",
+        )
         self.sign_action = self._action(c, "Sign…", ["Ctrl+Shift+S"], self.sign_case)
         c.addSeparator()
-        self.judge_action = self._action(c, "Judge this QA set (ASTRID)", ["Ctrl+J"],
-                                         lambda: self.qa_view.judge_set())
-        self.generate_action = self._action(c, "Generate answers (EVAL)", ["Ctrl+G"],
-                                            lambda: self.grading_view.generate_answers())
+        self.judge_action = self._action(
+            c, "Judge this QA set (ASTRID)", ["Ctrl+J"], lambda: self.qa_view.judge_set()
+        )
+        self.generate_action = self._action(
+            c, "Generate answers (EVAL)", ["Ctrl+G"], lambda: self.grading_view.generate_answers()
+        )
         r = bar.addMenu("&Review")
         self.accept_action = self._action(r, "Accept the judge's value", ["A"], self.key_accept)
-        self.override_action = self._action(r, "Override / give my answer…", ["O"],
-                                            self.key_override)
-        self.next_action = self._action(r, "Next judgement / item / answer", ["N"],
-                                        self.key_next)
-        self.previous_action = self._action(r, "Previous judgement / item / answer", ["P"],
-                                            self.key_previous)
-        self.down_action = self._action(r, "Next verdict (QA) / next judgement", ["J"],
-                                        self.key_down)
-        self.up_action = self._action(r, "Previous verdict (QA) / previous judgement", ["K"],
-                                      self.key_up)
+        self.override_action = self._action(
+            r, "Override / give my answer…", ["O"], self.key_override
+        )
+        self.next_action = self._action(r, "Next judgement / item / answer", ["N"], self.key_next)
+        self.previous_action = self._action(
+            r, "Previous judgement / item / answer", ["P"], self.key_previous
+        )
+        self.down_action = self._action(
+            r, "Next verdict (QA) / next judgement", ["J"], self.key_down
+        )
+        self.up_action = self._action(
+            r, "Previous verdict (QA) / previous judgement", ["K"], self.key_up
+        )
         self.value_actions = [
-            self._action(r, f"QA: answer with value {n}", [str(n)],
-                         lambda _=False, k=n: self.qa_view.choose_value(k))
-            for n in (1, 2, 3)]
-        self.good_action = self._action(r, "Grade answer good", ["G"],
-                                        lambda: self.grading_view.grade(Grade.GOOD))
-        self.bad_action = self._action(r, "Grade answer bad", ["X"],
-                                       lambda: self.grading_view.grade(Grade.BAD))
-        self.golden_action = self._action(r, "Show / hide golden answers", ["L"],
-                                          self.grading_view.toggle_golden)
-        self.reason_action = self._action(r, "Type a reason", ["R"], self.key_reason,
-                                          tip="Type a reason (Enter returns to the queue)")
+            self._action(
+                r,
+                f"QA: answer with value {n}",
+                [str(n)],
+                lambda _=False, k=n: self.qa_view.choose_value(k),
+            )
+            for n in (1, 2, 3)
+        ]
+        self.good_action = self._action(
+            r, "Grade answer good", ["G"], lambda: self.grading_view.grade(Grade.GOOD)
+        )
+        self.bad_action = self._action(
+            r, "Grade answer bad", ["X"], lambda: self.grading_view.grade(Grade.BAD)
+        )
+        self.golden_action = self._action(
+            r, "Show / hide golden answers", ["L"], self.grading_view.toggle_golden
+        )
+        self.reason_action = self._action(
+            r,
+            "Type a reason",
+            ["R"],
+            self.key_reason,
+            tip="Type a reason (Enter returns to the queue)",
+        )
         r.addSeparator()
-        self.blind_action = self._action(r, "Blind mode", ["B"], self.toggle_blind,
-                                         tip="Blind mode: hide the judge's verdicts until "
-                                             "you have answered")
+        self.blind_action = self._action(
+            r,
+            "Blind mode",
+            ["B"],
+            self.toggle_blind,
+            tip="Blind mode: hide the judge's verdicts until you have answered",
+        )
         self.blind_action.setCheckable(True)
         h = bar.addMenu("&Help")
         self._action(h, "Keyboard shortcuts…", ["F1"], self.show_shortcuts)
@@ -288,8 +330,7 @@ class MainWindow(QMainWindow):
         qa, grading = page == PAGE_QA, page == PAGE_GRADING
         for action in (self.accept_action, self.override_action):
             action.setEnabled(case or qa)
-        for action in (self.next_action, self.previous_action, self.down_action,
-                       self.up_action):
+        for action in (self.next_action, self.previous_action, self.down_action, self.up_action):
             action.setEnabled(case or qa or grading)
         for action in self.value_actions:
             action.setEnabled(qa)
@@ -316,9 +357,11 @@ class MainWindow(QMainWindow):
             self._update_actions()
 
     def in_case(self) -> bool:
-        return (self.pages.currentIndex() == PAGE_PATIENTS
-                and self.stack.currentWidget() is self.case_view
-                and self.case_view.case is not None)
+        return (
+            self.pages.currentIndex() == PAGE_PATIENTS
+            and self.stack.currentWidget() is self.case_view
+            and self.case_view.case is not None
+        )
 
     def show_shortcuts(self) -> None:
         self.shortcuts_dialog = ShortcutsDialog(self.menuBar(), self)
@@ -394,19 +437,23 @@ class MainWindow(QMainWindow):
     def toggle_blind(self) -> None:
         self.set_blind(not self.blind)
         self.statusBar().showMessage(
-            "Blind mode ON: verdicts hidden until you answer" if self.blind
-            else "Blind mode off", 5_000)
+            "Blind mode ON: verdicts hidden until you answer" if self.blind else "Blind mode off",
+            5_000,
+        )
 
     def _role_loaded(self, role: str | None) -> None:
         if role == "annotator" and not self.blind:
             self.set_blind(True)
-            self.statusBar().showMessage(f"{self.user} is an annotator: blind mode is on "
-                                         "(B turns it off)", 10_000)
+            self.statusBar().showMessage(
+                f"{self.user} is an annotator: blind mode is on (B turns it off)", 10_000
+            )
 
     def message(self, text: str, level: str = "error") -> None:
         """Show a message where the user is looking (case banner, or a dialog)."""
-        if (self.pages.currentIndex() == PAGE_PATIENTS
-                and self.stack.currentWidget() is self.case_view):
+        if (
+            self.pages.currentIndex() == PAGE_PATIENTS
+            and self.stack.currentWidget() is self.case_view
+        ):
             self.case_view.show_message(text, level)
         elif level == "error":
             show_error(self, "Concord", text)
@@ -416,17 +463,20 @@ class MainWindow(QMainWindow):
         def on_error(exc: BaseException) -> None:
             self.loading = False
             self.message(f"{title}: {error_text(exc)}")
+
         return on_error
 
     # worklist and import -------------------------------------------------------------
 
     def refresh_worklist(self) -> None:
-        self.db.call(loaders.list_records, self.worklist.set_rows,
-                     self._db_error("Could not read the worklist"))
+        self.db.call(
+            loaders.list_records,
+            self.worklist.set_rows,
+            self._db_error("Could not read the worklist"),
+        )
 
     def import_dialog(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Import patient records", "",
-                                                RECORD_FILTER)
+        files, _ = QFileDialog.getOpenFileNames(self, "Import patient records", "", RECORD_FILTER)
         if files:
             self.import_files([Path(f) for f in files])
 
@@ -439,13 +489,16 @@ class MainWindow(QMainWindow):
                 self.worklist.select(result.imported[-1][1])
                 new = sum(1 for _, _, created in result.imported if created)
                 self.statusBar().showMessage(
-                    f"Imported {len(result.imported)} record(s) ({new} new)", 10_000)
+                    f"Imported {len(result.imported)} record(s) ({new} new)", 10_000
+                )
             if result.errors:
-                show_error(self, "Some files could not be imported",
-                           "\n".join(result.errors))
+                show_error(self, "Some files could not be imported", "\n".join(result.errors))
 
-        self.db.call(lambda repo: loaders.import_paths(repo, files, user), done,
-                     self._db_error("Import failed"))
+        self.db.call(
+            lambda repo: loaders.import_paths(repo, files, user),
+            done,
+            self._db_error("Import failed"),
+        )
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls():
@@ -468,12 +521,16 @@ class MainWindow(QMainWindow):
         user = self.user
         self._loaded_pages.add(PAGE_QA)  # loaded once the import is done
         self.pages.setCurrentIndex(PAGE_QA)
-        self.db.call(lambda repo: import_qa_file(repo, path, user), self.qa_view.imported,
-                     lambda exc: show_error(self, "QA items not imported", exc))
+        self.db.call(
+            lambda repo: import_qa_file(repo, path, user),
+            self.qa_view.imported,
+            lambda exc: show_error(self, "QA items not imported", exc),
+        )
 
     def import_questions_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Import question set (EVAL)", "",
-                                              QUESTION_FILTER)
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Import question set (EVAL)", "", QUESTION_FILTER
+        )
         if name:
             self.import_questions(Path(name))
 
@@ -481,11 +538,13 @@ class MainWindow(QMainWindow):
         user = self.user
         self._loaded_pages.add(PAGE_GRADING)  # loaded once the import is done
         self.pages.setCurrentIndex(PAGE_GRADING)
-        self.db.call(lambda repo: import_question_file(repo, path, user),
-                     self.grading_view.imported,
-                     lambda exc: show_error(self, "Question set not imported", exc))
+        self.db.call(
+            lambda repo: import_question_file(repo, path, user),
+            self.grading_view.imported,
+            lambda exc: show_error(self, "Question set not imported", exc),
+        )
 
-    def open_disagreement(self, item: Disagreement) -> None:
+    def open_disagreement(self, item: LabelDisagreement) -> None:
         """From the agreement page to the item, where it can be reviewed again."""
         if item.target_id.startswith("astrid/"):
             self._loaded_pages.add(PAGE_QA)  # open_run loads it
@@ -501,19 +560,26 @@ class MainWindow(QMainWindow):
             def then() -> None:
                 if self.case_view.queue.go_to_target(target):
                     self.case_view.tabs.setCurrentIndex(TAB_DECISIONS)
+
             self.open_case(item.case_id, then=then)
 
     # opening -------------------------------------------------------------------------
 
     def open_record(self, record_id: str, then=None) -> None:  # noqa: ANN001
         self.loading = True
-        self.db.call(lambda repo: loaders.record_bundle(repo, record_id),
-                     lambda b: self._show_bundle(b, then), self._db_error("Could not open"))
+        self.db.call(
+            lambda repo: loaders.record_bundle(repo, record_id),
+            lambda b: self._show_bundle(b, then),
+            self._db_error("Could not open"),
+        )
 
     def open_case(self, case_id: str, then=None) -> None:  # noqa: ANN001
         self.loading = True
-        self.db.call(lambda repo: loaders.case_bundle(repo, case_id),
-                     lambda b: self._show_bundle(b, then), self._db_error("Could not open"))
+        self.db.call(
+            lambda repo: loaders.case_bundle(repo, case_id),
+            lambda b: self._show_bundle(b, then),
+            self._db_error("Could not open"),
+        )
 
     def _show_bundle(self, bundle: loaders.CaseBundle, then=None) -> None:  # noqa: ANN001
         self.loading = False
@@ -531,8 +597,9 @@ class MainWindow(QMainWindow):
     # running -------------------------------------------------------------------------
 
     def open_and_run(self, record_id: str) -> None:
-        self.open_record(record_id, then=lambda: self.run_current(
-            self.case_view.run_panel.model_name()))
+        self.open_record(
+            record_id, then=lambda: self.run_current(self.case_view.run_panel.model_name())
+        )
 
     def run_shortcut(self) -> None:
         if self.pages.currentIndex() != PAGE_PATIENTS:
@@ -549,15 +616,13 @@ class MainWindow(QMainWindow):
         if record_id is None:
             return
         if self.runner.worker_busy:
-            self.message("A run is still in progress or stopping; wait for it to end.",
-                         "warning")
+            self.message("A run is still in progress or stopping; wait for it to end.", "warning")
             return
         self.case_view.run_panel.started(self.settings.max_specialists)
         self.case_view.show_message("")
         self.case_view.set_status(CaseStatus.RUNNING)
         self.worklist.model.set_running(record_id)
-        self.runner.start(record_id, model=model or None, settings=self.settings,
-                          user=self.user)
+        self.runner.start(record_id, model=model or None, settings=self.settings, user=self.user)
 
     def cancel_run(self) -> None:
         page = self.pages.currentIndex()
@@ -590,9 +655,12 @@ class MainWindow(QMainWindow):
         self.run_ended.emit("failed")
 
     def _run_cancelled(self) -> None:
-        note = ("Run cancelled." if not self.runner.worker_busy else
-                "Run cancelled; the model call under way finishes in the background and its "
-                "result is discarded.")
+        note = (
+            "Run cancelled."
+            if not self.runner.worker_busy
+            else "Run cancelled; the model call under way finishes in the background and its "
+            "result is discarded."
+        )
         self.case_view.run_panel.stopped(note, ok=False)
         self._restore_status()
         self.case_view.show_message(note, "warning")
@@ -603,8 +671,10 @@ class MainWindow(QMainWindow):
         bundle = self.case_view.bundle
         if bundle is not None:
             self.case_view.set_status(
-                bundle.status if bundle.status != CaseStatus.RUNNING
-                else (CaseStatus.NEEDS_REVIEW if bundle.case else CaseStatus.NOT_RUN))
+                bundle.status
+                if bundle.status != CaseStatus.RUNNING
+                else (CaseStatus.NEEDS_REVIEW if bundle.case else CaseStatus.NOT_RUN)
+            )
             if bundle.case is None:
                 self.case_view.set_status(CaseStatus.NOT_RUN)
 
@@ -621,8 +691,8 @@ class MainWindow(QMainWindow):
         queue = self.case_view.queue
         if queue.blind and not queue.verdict_visible():
             self.case_view.show_message(
-                "Blind mode: give your own answer with O before the verdict is shown.",
-                "warning")
+                "Blind mode: give your own answer with O before the verdict is shown.", "warning"
+            )
             return
         try:
             queue.accept(self.case_view.bar.reason.text())
@@ -633,8 +703,13 @@ class MainWindow(QMainWindow):
         if not self.in_case() or self.case_view.queue.current is None:
             return
         queue = self.case_view.queue
-        dialog = OverrideDialog(queue, queue.current, self.case_view.bar.reason.text(),
-                                queue.blind and not queue.verdict_visible(), self)
+        dialog = OverrideDialog(
+            queue,
+            queue.current,
+            self.case_view.bar.reason.text(),
+            queue.blind and not queue.verdict_visible(),
+            self,
+        )
         self.override_dialog = dialog
         dialog.finished.connect(self._dialog_closed)
         dialog.open()
@@ -657,13 +732,18 @@ class MainWindow(QMainWindow):
             self.case_view.set_status(result.status)
             if result.became_reviewed:
                 self.case_view.show_message(
-                    "Every required judgement is decided: the case is reviewed and can be "
-                    "signed.", "info")
+                    "Every required judgement is decided: the case is reviewed and can be signed.",
+                    "info",
+                )
             self.statusBar().showMessage(
-                f"Decision stored ({decision.action.value} {decision.target_id})", 5_000)
+                f"Decision stored ({decision.action.value} {decision.target_id})", 5_000
+            )
 
-        self.db.call(lambda repo: loaders.append_decision(repo, case, decision, user), done,
-                     self._db_error("The decision was not stored"))
+        self.db.call(
+            lambda repo: loaders.append_decision(repo, case, decision, user),
+            done,
+            self._db_error("The decision was not stored"),
+        )
 
     # signing (issue 4) ---------------------------------------------------------------
 
@@ -672,16 +752,19 @@ class MainWindow(QMainWindow):
         if case is None or self.case_view.bundle is None:
             return
         if self.case_view.bundle.status != CaseStatus.REVIEWED:
-            self.case_view.show_message("Only a reviewed case can be signed: decide every "
-                                        "required judgement first.", "warning")
+            self.case_view.show_message(
+                "Only a reviewed case can be signed: decide every required judgement first.",
+                "warning",
+            )
             return
-        password, ok = QInputDialog.getText(self, "Sign review record",
-                                            f"Password for {self.user}:",
-                                            QLineEdit.EchoMode.Password)
+        password, ok = QInputDialog.getText(
+            self, "Sign review record", f"Password for {self.user}:", QLineEdit.EchoMode.Password
+        )
         if not ok:
             return
-        out, _ = QFileDialog.getSaveFileName(self, "Save signed PDF",
-                                             f"{case.case_id}.pdf", "PDF (*.pdf)")
+        out, _ = QFileDialog.getSaveFileName(
+            self, "Save signed PDF", f"{case.case_id}.pdf", "PDF (*.pdf)"
+        )
         if not out:
             return
         user, case_id = self.user, case.case_id
@@ -695,13 +778,14 @@ class MainWindow(QMainWindow):
             self.case_view.set_status(CaseStatus.SIGNED)
             self.case_view.show_message(
                 f"Signed by {user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
-                f"({result.meaning}); PDF written to {result.path}", "info")
+                f"({result.meaning}); PDF written to {result.path}",
+                "info",
+            )
             self.refresh_worklist()
 
         def failed(exc: BaseException) -> None:
             if isinstance(exc, ImportError):
-                text = "Signing is not available in this installation (concord.signoff " \
-                       "is missing)."
+                text = "Signing is not available in this installation (concord.signoff is missing)."
             else:
                 text = f"The case was not signed: {error_text(exc)}"
             self.case_view.show_message(text)

@@ -58,18 +58,27 @@ def evidence_marks(brief: Brief) -> list[EvidenceMark]:
     marks = []
     for ev in brief.evidence:
         a = ev.alignment
-        marks.append(EvidenceMark(
-            agent=brief.agent, evidence_id=ev.evidence_id, status=a.status, flags=a.flags,
-            tag=ev.line.tag, extract=ev.line.extract_text, source_id=a.source_id,
-            start=a.start, end=a.end,
-        ))
+        marks.append(
+            EvidenceMark(
+                agent=brief.agent,
+                evidence_id=ev.evidence_id,
+                status=a.status,
+                flags=a.flags,
+                tag=ev.line.tag,
+                extract=ev.line.extract_text,
+                source_id=a.source_id,
+                start=a.start,
+                end=a.end,
+            )
+        )
     return marks
 
 
 def gate_marks(gates: tuple[GateHit, ...]) -> list[GateMark]:
     return [
         GateMark(g.gate_id, g.title or g.gate_id, g.status, s.source_id, s.start, s.end)
-        for g in gates for s in g.evidence
+        for g in gates
+        for s in g.evidence
     ]
 
 

@@ -46,7 +46,9 @@ def show_banner(banner: QLabel, text: str, level: str = "info", *, bold: bool = 
         return
     bg, fg = _BANNER_COLOURS.get(level, _BANNER_COLOURS["info"])
     weight = "; font-weight:bold" if bold else ""
-    banner.setStyleSheet(f"background:{bg}; color:{fg}; padding:6px; "
-                         f"border:1px solid {fg}; border-radius:4px{weight}")
+    banner.setStyleSheet(
+        f"background:{bg}; color:{fg}; padding:6px; "
+        f"border:1px solid {fg}; border-radius:4px{weight}"
+    )
     banner.setText(text)
     banner.show()

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from concord.astrid.judge import JudgeSettings, judge_items
+from concord.astrid.llm_judge import JudgeSettings, judge_items
 from concord.astrid.store import AstridStore
 from concord.errors import Cancelled, InputError
-from concord.expert.configs import DEFAULT_MAX_TOKENS, GenerationConfig
-from concord.expert.eval_store import EvalStore
-from concord.expert.generate import generate_answers
+from concord.eval.configs import DEFAULT_MAX_TOKENS, GenerationConfig
+from concord.eval.eval_store import EvalStore
+from concord.eval.generate import generate_answers
 from concord.llm.runtime import Runtime
 from concord.store import Repository
 
@@ -29,10 +29,16 @@ class GenerationResult:
     already_stored: int
 
 
-def judge_qa_set(repo: Repository, runtime: Runtime, set_id: str, user: str, *,
-                 settings: JudgeSettings | None = None,
-                 should_stop: Callable[[], bool] = lambda: False,
-                 report: Report = lambda done, total, message: None) -> str:
+def judge_qa_set(
+    repo: Repository,
+    runtime: Runtime,
+    set_id: str,
+    user: str,
+    *,
+    settings: JudgeSettings | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    report: Report = lambda done, total, message: None,
+) -> str:
     """Judge every item of a stored QA set and store the run; the run id. Nothing is stored
     when the run is cancelled or fails."""
     store = AstridStore(repo)
@@ -47,11 +53,18 @@ def judge_qa_set(repo: Repository, runtime: Runtime, set_id: str, user: str, *,
     return run.run_id
 
 
-def generate_set_answers(repo: Repository, runtime: Runtime, set_id: str, user: str, *,
-                         temperature: float, k: int, use_context: bool = False,
-                         max_tokens: int = DEFAULT_MAX_TOKENS,
-                         report: Report = lambda done, total, message: None
-                         ) -> GenerationResult:
+def generate_set_answers(
+    repo: Repository,
+    runtime: Runtime,
+    set_id: str,
+    user: str,
+    *,
+    temperature: float,
+    k: int,
+    use_context: bool = False,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    report: Report = lambda done, total, message: None,
+) -> GenerationResult:
     """K answers per question from one configuration (the runtime's model). Each answer is
     stored as it is made, so a cancelled or failed run keeps what it made and a new run
     resumes (answers already stored are skipped)."""
@@ -61,13 +74,13 @@ def generate_set_answers(repo: Repository, runtime: Runtime, set_id: str, user: 
         raise InputError(f"the temperature must be >= 0, got {temperature}")
     store = EvalStore(repo)
     store.get_set(set_id)
-    config = GenerationConfig(runtime.model_name, runtime.model_sha256, temperature,
-                              use_context, max_tokens)
+    config = GenerationConfig(
+        runtime.model_name, runtime.model_sha256, temperature, use_context, max_tokens
+    )
     made = skipped = 0
     for event in generate_answers(store, runtime, set_id, config, k, user):
         made += not event.skipped
         skipped += event.skipped
         state = "kept" if event.skipped else "new"
-        report(event.done, event.total, f"{event.question_label}: answer {event.answer_id} "
-                                        f"{state}")
+        report(event.done, event.total, f"{event.question_label}: answer {event.answer_id} {state}")
     return GenerationResult(set_id, config.label, made, skipped)

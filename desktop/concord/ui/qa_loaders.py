@@ -69,8 +69,9 @@ class QaSession:
 
     @property
     def judged_items(self) -> list[QaItem]:
-        return [i for i in self.items if any(r.target is not None
-                                             for r in self.item_rows(i.item_id))]
+        return [
+            i for i in self.items if any(r.target is not None for r in self.item_rows(i.item_id))
+        ]
 
     @property
     def items_done(self) -> int:
@@ -103,9 +104,14 @@ def qa_choices(repo: Repository) -> list[QaChoice]:
         for run_id in reversed(run_ids):
             run = store.get_run(run_id)
             repeats = f", {len(run.repeats)} runs" if len(run.repeats) > 1 else ""
-            out.append(QaChoice(set_id, run_id,
-                                f"{name} · {n} items · judged by {run.model_name}{repeats} "
-                                f"on {run.started_at:%Y-%m-%d %H:%M} UTC"))
+            out.append(
+                QaChoice(
+                    set_id,
+                    run_id,
+                    f"{name} · {n} items · judged by {run.model_name}{repeats} "
+                    f"on {run.started_at:%Y-%m-%d %H:%M} UTC",
+                )
+            )
         if not run_ids:
             out.append(QaChoice(set_id, None, f"{name} · {n} items · NOT JUDGED YET"))
     return out
@@ -118,8 +124,9 @@ def _judge_reasons(run: QaRun) -> dict[tuple[str, str, int | None], str]:
     return reasons
 
 
-def _row_reason(reasons: dict[tuple[str, str, int | None], str], item_id: str, metric: str,
-                sentence: int | None) -> str:
+def _row_reason(
+    reasons: dict[tuple[str, str, int | None], str], item_id: str, metric: str, sentence: int | None
+) -> str:
     if sentence is not None:
         grounded = reasons.get((item_id, str(Metric.CF_GROUNDED), sentence), "")
         return grounded or reasons.get((item_id, str(Metric.CF_INFO), sentence), "")
@@ -165,9 +172,15 @@ def load_session(repo: Repository, set_id: str, run_id: str | None, user: str) -
             parsed = parse_target_id(target.id)
             assert parsed is not None
             item_id, metric, sentence = parsed
-            rows.append(QaRow(item_id, sentence, target,
-                              _row_reason(reasons, item_id, metric, sentence),
-                              mine.get(target.id)))
+            rows.append(
+                QaRow(
+                    item_id,
+                    sentence,
+                    target,
+                    _row_reason(reasons, item_id, metric, sentence),
+                    mine.get(target.id),
+                )
+            )
     session = QaSession(set_id, name, run, items, rows, sentences, spans, user, others)
     session.start_item = resume_item(session)
     return session
@@ -182,14 +195,16 @@ def resume_item(session: QaSession) -> int:
     return 0
 
 
-def append_qa_decision(repo: Repository, decision: Decision, user: str
-                       ) -> tuple[dict[str, Decision], int]:
+def append_qa_decision(
+    repo: Repository, decision: Decision, user: str
+) -> tuple[dict[str, Decision], int]:
     repo.append_decision(decision)
     return my_decisions(repo, decision.case_id, user)
 
 
 def import_qa_file(repo: Repository, path: Path, user: str) -> QaImport:
     items = load_items(path)  # a bad file raises here: nothing is written
-    set_id, created = AstridStore(repo).save_set(items, name=path.name,
-                                                 source=str(path.resolve()), user=user)
+    set_id, created = AstridStore(repo).save_set(
+        items, name=path.name, source=str(path.resolve()), user=user
+    )
     return QaImport(set_id, created, len(items))

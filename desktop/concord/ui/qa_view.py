@@ -59,23 +59,32 @@ from concord.ui.qa_loaders import (
 from concord.ui.theme import plain_label
 from concord.ui.workers import JobContext, JobProgress, JobRunner
 
-VERDICT_TINTS = {"grounded": "#cdeecd", "ungrounded": "#f7c6c6", "conversational": "#e4e4e4",
-                 "failed": "#ffe0a0"}
+VERDICT_TINTS = {
+    "grounded": "#cdeecd",
+    "ungrounded": "#f7c6c6",
+    "conversational": "#e4e4e4",
+    "failed": "#ffe0a0",
+}
 SELECTED_TINT = "#ffd36b"
 CF_CHOICES = ("1.0", "0.5", "0.0")
 ACCEPT_REASON = "accepted as shown"
 BLIND_REASON = "blind answer"
-KEY_HINT = ("Keys: ↑/↓ verdict · 1 / 2 / 3 answer with that value · A accept the judge · "
-            "O record the value in the box · R type a reason (Enter returns) · "
-            "N / P next / previous item · B blind mode")
-CONTEXT_LEGEND = ("Highlights show where code finds each answer sentence in the context: "
-                  "green = judged grounded · red = judged NOT grounded · grey = "
-                  "conversational · amber = the judge gave no verdict · orange = the "
-                  "selected sentence")
-ITEM_TITLES = {"astrid_cf": "CF — conversational faithfulness (computed from the sentences)",
-               "astrid_cr": "CR — is the retrieved context relevant to the question?",
-               "astrid_ra": "RA — does the answer refuse (decline to answer)?"}
-
+KEY_HINT = (
+    "Keys: ↑/↓ verdict · 1 / 2 / 3 answer with that value · A accept the judge · "
+    "O record the value in the box · R type a reason (Enter returns) · "
+    "N / P next / previous item · B blind mode"
+)
+CONTEXT_LEGEND = (
+    "Highlights show where code finds each answer sentence in the context: "
+    "green = judged grounded · red = judged NOT grounded · grey = "
+    "conversational · amber = the judge gave no verdict · orange = the "
+    "selected sentence"
+)
+ITEM_TITLES = {
+    "astrid_cf": "CF — conversational faithfulness (computed from the sentences)",
+    "astrid_cr": "CR — is the retrieved context relevant to the question?",
+    "astrid_ra": "RA — does the answer refuse (decline to answer)?",
+}
 
 
 def _utf16(text: str) -> int:
@@ -90,8 +99,14 @@ def file_labels_text(item: QaItem) -> str:
     labels = item.labels.present()
     if not labels:
         return "Labels in the file: none"
-    words = {"cf": "CF", "cr": "context relevant", "ra": "answer refuses",
-             "harmful": "harmful", "helpful": "helpful", "inappropriate": "inappropriate"}
+    words = {
+        "cf": "CF",
+        "cr": "context relevant",
+        "ra": "answer refuses",
+        "harmful": "harmful",
+        "helpful": "helpful",
+        "inappropriate": "inappropriate",
+    }
     parts = []
     for key, value in labels.items():
         shown = ("yes" if value else "no") if isinstance(value, bool) else _value_text(value)
@@ -107,8 +122,9 @@ class QaReviewView(QWidget):
     blind_requested = Signal(bool)  # the page's blind box was clicked
     import_requested = Signal()
 
-    def __init__(self, db: Any, user: str, jobs: JobRunner | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, db: Any, user: str, jobs: JobRunner | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("qaReviewPage")
         self.db = db
@@ -126,7 +142,9 @@ class QaReviewView(QWidget):
 
     def _build(self) -> None:
         self.run_box = QComboBox(objectName="qaRunBox")
-        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.run_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.run_box.activated.connect(self._choice_activated)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setToolTip("Read the QA sets and judge runs again")
@@ -145,16 +163,20 @@ class QaReviewView(QWidget):
         top.addWidget(self.blind_box)
         self.judge = JobPanel("Judge this QA set (Ctrl+J)", "qaJudge")
         self.judge.start_button.setToolTip(
-            "Run the ASTRID judge (CF / RA / CR) over the set shown, with the chosen model")
+            "Run the ASTRID judge (CF / RA / CR) over the set shown, with the chosen model"
+        )
         self.judge.start_requested.connect(self.judge_set)
         self.judge.cancel_requested.connect(self.cancel_judging)
         self._judge_job = JobFollower(  # follows the judge run of the set shown
-            self.jobs, self.judge, lambda: self.session is not None,
+            self.jobs,
+            self.judge,
+            lambda: self.session is not None,
             failed_text="The judge run failed; nothing was stored",
-            cancelled_text="Judge run cancelled; nothing was stored.", parent=self)
+            cancelled_text="Judge run cancelled; nothing was stored.",
+            parent=self,
+        )
         self._judge_job.done.connect(self._judge_finished)
-        self._judge_job.stopped.connect(lambda _set_id, text, level:
-                                        self.show_banner(text, level))
+        self._judge_job.stopped.connect(lambda _set_id, text, level: self.show_banner(text, level))
 
         self.progress_label = plain_label("", bold=True, wrap=False)
         self.progress_label.setObjectName("qaProgressLabel")
@@ -169,8 +191,9 @@ class QaReviewView(QWidget):
         prog.addWidget(self.progress)
 
         self.queue = QListWidget(objectName="qaQueue")
-        self.queue.setToolTip("Items of the set: ✓ = you decided every verdict, • = to do; "
-                              "in / out = scope")
+        self.queue.setToolTip(
+            "Items of the set: ✓ = you decided every verdict, • = to do; in / out = scope"
+        )
         self.queue.currentRowChanged.connect(self._item_chosen)
         queue_box = QWidget()
         ql = QVBoxLayout(queue_box)
@@ -199,8 +222,9 @@ class QaReviewView(QWidget):
         self.value_box = QComboBox(objectName="qaValue")
         self.value_box.setMinimumWidth(150)
         self.reason = QLineEdit(objectName="qaReason")
-        self.reason.setPlaceholderText("Reason (kept for the next verdicts; required to "
-                                       "override a visible verdict)")
+        self.reason.setPlaceholderText(
+            "Reason (kept for the next verdicts; required to override a visible verdict)"
+        )
         self.reason.returnPressed.connect(self.targets.setFocus)
         self.accept_button = QPushButton("Accept judge (A)", objectName="qaAccept")
         self.accept_button.clicked.connect(self.accept_current)
@@ -227,8 +251,9 @@ class QaReviewView(QWidget):
         targets_box = QWidget()
         tl = QVBoxLayout(targets_box)
         tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(plain_label("Answer, sentence by sentence, and the item's verdicts",
-                                 bold=True))
+        tl.addWidget(
+            plain_label("Answer, sentence by sentence, and the item's verdicts", bold=True)
+        )
         tl.addWidget(self.targets, 1)
         middle = QSplitter(Qt.Orientation.Horizontal)
         middle.addWidget(context_box)
@@ -275,8 +300,9 @@ class QaReviewView(QWidget):
             self._want = (self.session.set_id, run.run_id if run else None)
         self.db.call(qa_choices, self._choices_loaded, self._load_failed)
 
-    def open_run(self, set_id: str | None, run_id: str | None,
-                 target_id: str | None = None) -> None:
+    def open_run(
+        self, set_id: str | None, run_id: str | None, target_id: str | None = None
+    ) -> None:
         """Show a set (its newest run) or one run, optionally at one verdict."""
         self._want = (set_id, run_id)
         self._select_after = target_id
@@ -287,14 +313,19 @@ class QaReviewView(QWidget):
         self.run_box.clear()
         for n, choice in enumerate(choices):
             self.run_box.addItem(choice.title)
-            self.run_box.setItemData(n, f"QA set {choice.set_id}" + (
-                f", judge run {choice.run_id}" if choice.run_id else ""),
-                Qt.ItemDataRole.ToolTipRole)
+            self.run_box.setItemData(
+                n,
+                f"QA set {choice.set_id}"
+                + (f", judge run {choice.run_id}" if choice.run_id else ""),
+                Qt.ItemDataRole.ToolTipRole,
+            )
         if not choices:
             self.session = None
-            self._show_nothing("No QA set yet. Import one with File → Import QA items… "
-                               "(resources/demo/qa_cataract_followup.jsonl is a demo set), "
-                               "then judge it with “Judge this QA set” (Ctrl+J).")
+            self._show_nothing(
+                "No QA set yet. Import one with File → Import QA items… "
+                "(resources/demo/qa_cataract_followup.jsonl is a demo set), "
+                "then judge it with “Judge this QA set” (Ctrl+J)."
+            )
             self._update_judge_button()
             return
         index = 0
@@ -315,8 +346,11 @@ class QaReviewView(QWidget):
         if not 0 <= index < len(self.choices):
             return
         choice, user = self.choices[index], self.user
-        self.db.call(lambda repo: load_session(repo, choice.set_id, choice.run_id, user),
-                     self._session_loaded, self._load_failed)
+        self.db.call(
+            lambda repo: load_session(repo, choice.set_id, choice.run_id, user),
+            self._session_loaded,
+            self._load_failed,
+        )
 
     def _load_failed(self, exc: BaseException) -> None:
         self.show_banner(f"Could not read the QA data: {error_text(exc)}", "error")
@@ -327,7 +361,9 @@ class QaReviewView(QWidget):
             self.show_banner(
                 "This set has not been judged yet: its items are shown, but there are no "
                 "verdicts to decide. Choose a judge model above and press “Judge this QA "
-                f"set” (Ctrl+J), or run `concord astrid {session.set_id}`.", "warning")
+                f"set” (Ctrl+J), or run `concord astrid {session.set_id}`.",
+                "warning",
+            )
         elif not self.judging:
             self.show_banner("")
         self._update_judge_button()
@@ -354,14 +390,17 @@ class QaReviewView(QWidget):
 
         def job(ctx: JobContext) -> str:  # runs in the job runner's thread
             runtime = ctx.runtime(chosen or None, set_id)
-            return judge_qa_set(ctx.services.repo, runtime, set_id, user,
-                                should_stop=ctx.should_stop,
-                                report=lambda done, total, message: ctx.progress(
-                                    JobProgress(done, total, message)))
+            return judge_qa_set(
+                ctx.services.repo,
+                runtime,
+                set_id,
+                user,
+                should_stop=ctx.should_stop,
+                report=lambda done, total, message: ctx.progress(JobProgress(done, total, message)),
+            )
 
         self.show_banner("")
-        self._judge_job.start(set_id, job,
-                              f"Judging {self.session.set_name}: loading the model…")
+        self._judge_job.start(set_id, job, f"Judging {self.session.set_name}: loading the model…")
 
     def cancel_judging(self) -> None:
         self._judge_job.cancel()
@@ -371,8 +410,7 @@ class QaReviewView(QWidget):
         return self._judge_job.following
 
     def _judge_finished(self, set_id: str, run_id: object) -> None:
-        self.judge.stopped(f"Judge run {run_id} stored: its verdicts are shown below.",
-                           ok=True)
+        self.judge.stopped(f"Judge run {run_id} stored: its verdicts are shown below.", ok=True)
         self.open_run(set_id, str(run_id))
 
     # -- showing -------------------------------------------------------------------------
@@ -412,8 +450,10 @@ class QaReviewView(QWidget):
             done = session.item_done(item.item_id)
             scope = f"  · {item.scope}" if item.scope else ""
             entry = QListWidgetItem(("✓ " if done else "• ") + item.item_id + scope)
-            entry.setToolTip(f"{item.item_id}: {'all verdicts decided' if done else 'to do'}"
-                             + (f", {item.scope} of scope" if item.scope else ""))
+            entry.setToolTip(
+                f"{item.item_id}: {'all verdicts decided' if done else 'to do'}"
+                + (f", {item.scope} of scope" if item.scope else "")
+            )
             if done:
                 entry.setForeground(QColor(theme.GREEN))
             self.queue.addItem(entry)
@@ -431,11 +471,15 @@ class QaReviewView(QWidget):
         if session.run is None:
             self.progress_label.setText(f"{len(session.items)} items, not judged yet")
             return
-        others = (f" · {session.others} decision(s) by other reviewers not counted"
-                  if session.others else "")
+        others = (
+            f" · {session.others} decision(s) by other reviewers not counted"
+            if session.others
+            else ""
+        )
         self.progress_label.setText(
             f"Your progress ({self.user}): {session.items_done} / {judged} items done · "
-            f"{session.verdicts_done} / {session.verdicts_total} verdicts decided{others}")
+            f"{session.verdicts_done} / {session.verdicts_total} verdicts decided{others}"
+        )
 
     def current_item(self) -> QaItem | None:
         if self.session is None or not self.session.items:
@@ -444,8 +488,7 @@ class QaReviewView(QWidget):
 
     def item_rows(self) -> list[QaRow]:
         item = self.current_item()
-        return [] if item is None or self.session is None else \
-            self.session.item_rows(item.item_id)
+        return [] if item is None or self.session is None else self.session.item_rows(item.item_id)
 
     def current_row(self) -> QaRow | None:
         rows = self.item_rows()
@@ -476,11 +519,15 @@ class QaReviewView(QWidget):
         assert target is not None
         extra = ""
         if target.kind == "astrid_ra" and item is not None:
-            extra = (f"\nscope: {item.scope or 'not given'} — refusing is right only for an "
-                     "out-of-scope question")
+            extra = (
+                f"\nscope: {item.scope or 'not given'} — refusing is right only for an "
+                "out-of-scope question"
+            )
         if target.kind == "astrid_cf" and not self.hidden(row):
-            extra = "\n" + target.label.split(": ", 1)[-1] + " = grounded / information-" \
-                                                               "containing sentences"
+            extra = (
+                "\n" + target.label.split(": ", 1)[-1] + " = grounded / information-"
+                "containing sentences"
+            )
         return f"{ITEM_TITLES[target.kind]}   [{judge}{mine}]{extra}"
 
     def row_tint(self, row: QaRow) -> str | None:
@@ -503,14 +550,17 @@ class QaReviewView(QWidget):
         rows = self.item_rows()
         judged = [r for r in rows if r.target is not None]
         decided = sum(r.decided for r in judged)
-        scope = {"in": "in scope", "out": "OUT OF SCOPE"}.get(str(item.scope or ""),
-                                                             "scope not given")
-        state = (f"you decided {decided} of {len(judged)} verdicts" if judged
-                 else "not judged")
-        self.item_label.setText(f"Item {self.item_index + 1} of {len(session.items)}: "
-                                f"{item.item_id} · {scope} · {state}")
-        self.labels_label.setText("Labels in the file: hidden in blind mode" if self.blind
-                                  else file_labels_text(item))
+        scope = {"in": "in scope", "out": "OUT OF SCOPE"}.get(
+            str(item.scope or ""), "scope not given"
+        )
+        state = f"you decided {decided} of {len(judged)} verdicts" if judged else "not judged"
+        self.item_label.setText(
+            f"Item {self.item_index + 1} of {len(session.items)}: "
+            f"{item.item_id} · {scope} · {state}"
+        )
+        self.labels_label.setText(
+            "Labels in the file: hidden in blind mode" if self.blind else file_labels_text(item)
+        )
         self.question.setPlainText(item.question)
         keep = self.targets.currentRow()
         self.targets.blockSignals(True)
@@ -540,8 +590,9 @@ class QaReviewView(QWidget):
 
     def grounding_spans(self, item: QaItem) -> dict[int, Any]:
         assert self.session is not None
-        return {s: span for (item_id, s), span in self.session.spans.items()
-                if item_id == item.item_id}
+        return {
+            s: span for (item_id, s), span in self.session.spans.items() if item_id == item.item_id
+        }
 
     def _paint_context(self, item: QaItem, selected: int | None) -> None:
         text, offsets = self._context_text(item)
@@ -549,15 +600,19 @@ class QaReviewView(QWidget):
         rows = {r.sentence: r for r in self.item_rows() if r.sentence is not None}
         for sentence, span in self.grounding_spans(item).items():
             row = rows.get(sentence)
-            tint = SELECTED_TINT if sentence == selected else (
-                self.row_tint(row) if row is not None else None)
+            tint = (
+                SELECTED_TINT
+                if sentence == selected
+                else (self.row_tint(row) if row is not None else None)
+            )
             if tint is None:
                 continue
             chunk = item.context[span.chunk]
             cursor = QTextCursor(self.context.document())
-            cursor.setPosition(offsets[span.chunk] + _utf16(chunk[:span.start]))
-            cursor.setPosition(offsets[span.chunk] + _utf16(chunk[:span.end]),
-                               QTextCursor.MoveMode.KeepAnchor)
+            cursor.setPosition(offsets[span.chunk] + _utf16(chunk[: span.start]))
+            cursor.setPosition(
+                offsets[span.chunk] + _utf16(chunk[: span.end]), QTextCursor.MoveMode.KeepAnchor
+            )
             fmt = QTextCharFormat()
             fmt.setBackground(QColor(tint))
             cursor.mergeCharFormat(fmt)
@@ -591,8 +646,9 @@ class QaReviewView(QWidget):
             elif others and not self.hidden(row):
                 self.value_box.setCurrentText(others[0])
         if self.hidden(row):
-            self.reason_label.setText("Judge's verdict and reason: hidden until you answer "
-                                      "(blind mode)")
+            self.reason_label.setText(
+                "Judge's verdict and reason: hidden until you answer (blind mode)"
+            )
         else:
             reason = row.judge_reason or "(none given)"
             self.reason_label.setText(f"Judge's reason: {reason}")
@@ -602,11 +658,18 @@ class QaReviewView(QWidget):
         self.value_box.setEnabled(can)
         self.reason.setEnabled(can)
         self.override_button.setEnabled(can)
-        self.accept_button.setEnabled(can and row is not None and not self.hidden(row)
-                                      and row.target is not None
-                                      and row.target.value != "failed")
-        self.override_button.setText("Record my answer (O)" if can and row is not None
-                                     and self.hidden(row) else "Record my value (O)")
+        self.accept_button.setEnabled(
+            can
+            and row is not None
+            and not self.hidden(row)
+            and row.target is not None
+            and row.target.value != "failed"
+        )
+        self.override_button.setText(
+            "Record my answer (O)"
+            if can and row is not None and self.hidden(row)
+            else "Record my value (O)"
+        )
 
     # -- navigation ----------------------------------------------------------------------
 
@@ -650,8 +713,9 @@ class QaReviewView(QWidget):
             return False
         for row in session.rows:
             if row.target is not None and row.target.id == target_id:
-                self.item_index = next(n for n, it in enumerate(session.items)
-                                       if it.item_id == row.item_id)
+                self.item_index = next(
+                    n for n, it in enumerate(session.items) if it.item_id == row.item_id
+                )
                 self._show_item()
                 ids = [r.target.id if r.target else "" for r in self.item_rows()]
                 self.targets.setCurrentRow(ids.index(target_id))
@@ -703,8 +767,14 @@ class QaReviewView(QWidget):
                 reason = ACCEPT_REASON
         try:
             decision = make_astrid_decision(
-                session.run, session.items, target.id, user=self.user, reason=reason,
-                override=value, blind=hidden)
+                session.run,
+                session.items,
+                target.id,
+                user=self.user,
+                reason=reason,
+                override=value,
+                blind=hidden,
+            )
         except ConcordError as exc:
             text = error_text(exc)
             if "reason" in text:
@@ -712,10 +782,11 @@ class QaReviewView(QWidget):
             self.status.setText(text)
             return
         user = self.user
-        self.db.call(lambda repo: append_qa_decision(repo, decision, user),
-                     lambda result: self._stored(decision, result),
-                     lambda exc: self.status.setText(
-                         f"The decision was not stored: {error_text(exc)}"))
+        self.db.call(
+            lambda repo: append_qa_decision(repo, decision, user),
+            lambda result: self._stored(decision, result),
+            lambda exc: self.status.setText(f"The decision was not stored: {error_text(exc)}"),
+        )
 
     def _stored(self, decision: Decision, result: tuple[dict[str, Decision], int]) -> None:
         session = self.session
@@ -727,22 +798,28 @@ class QaReviewView(QWidget):
                 row.mine = mine.get(row.target.id)
         shown = "accepted" if decision.action.value == "accept" else "overridden"
         blind = " (blind answer)" if decision.blind else ""
-        self.status.setText(f"Stored: {decision.target_id} {shown}{blind} → "
-                            f"{_value_text(decision.new_value)}")
+        self.status.setText(
+            f"Stored: {decision.target_id} {shown}{blind} → {_value_text(decision.new_value)}"
+        )
         position = self.targets.currentRow()
         self._fill_queue()
         self._update_progress()
         self._show_item()
         rows = self.item_rows()
-        following = [n for n in range(position + 1, len(rows))
-                     if rows[n].target is not None and not rows[n].decided]
-        earlier = [n for n in range(0, position)
-                   if rows[n].target is not None and not rows[n].decided]
+        following = [
+            n
+            for n in range(position + 1, len(rows))
+            if rows[n].target is not None and not rows[n].decided
+        ]
+        earlier = [
+            n for n in range(0, position) if rows[n].target is not None and not rows[n].decided
+        ]
         if following or earlier:
             self.targets.setCurrentRow((following or earlier)[0])
         else:
-            self.status.setText(self.status.text() + " — every verdict of this item is "
-                                "decided; N for the next item")
+            self.status.setText(
+                self.status.text() + " — every verdict of this item is decided; N for the next item"
+            )
         self.decided.emit(decision.target_id)
 
     def imported(self, result: QaImport) -> None:

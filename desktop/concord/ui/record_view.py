@@ -174,8 +174,9 @@ class RecordView(QPlainTextEdit):
 
     # painting ------------------------------------------------------------------------
 
-    def _selection(self, source_id: str, start: int, end: int,
-                   fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
+    def _selection(
+        self, source_id: str, start: int, end: int, fmt: QTextCharFormat
+    ) -> QTextEdit.ExtraSelection:
         sel = QTextEdit.ExtraSelection()
         cursor = self.textCursor()
         cursor.setPosition(self.position_of(source_id, start))
@@ -206,8 +207,7 @@ class RecordView(QPlainTextEdit):
         selections = list(getattr(self, "_header_selections", []))
         for m in self._evidence:
             assert m.source_id is not None and m.start is not None and m.end is not None
-            selections.append(self._selection(m.source_id, m.start, m.end,
-                                              self.evidence_format(m)))
+            selections.append(self._selection(m.source_id, m.start, m.end, self.evidence_format(m)))
         for g in self._gates:
             fmt = QTextCharFormat()
             if g.status == GateStatus.TRIGGERED:

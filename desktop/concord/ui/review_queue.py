@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
+from concord.adjudication.targets import case_targets
 from concord.domain import Case, Decision, DecisionAction, Target
-from concord.judge.targets import case_targets
 from concord.review import make_decision, parse_override, required_targets
 
 
@@ -129,10 +129,12 @@ class ReviewQueue(QObject):
                 mine[d.target_id] = d
         required = {t.id for t in required_targets(self.case)}
         targets = case_targets(self.case)
-        ordered = [t for t in targets if t.id in required] + \
-                  [t for t in targets if t.id not in required]
-        self.rows = [QueueRow(t, t.id in required, latest.get(t.id), mine.get(t.id))
-                     for t in ordered]
+        ordered = [t for t in targets if t.id in required] + [
+            t for t in targets if t.id not in required
+        ]
+        self.rows = [
+            QueueRow(t, t.id in required, latest.get(t.id), mine.get(t.id)) for t in ordered
+        ]
         self.index = min(self.index, max(0, len(self.rows) - 1))
 
     # position ------------------------------------------------------------------------
@@ -230,9 +232,13 @@ class ReviewQueue(QObject):
         target = self._target()
         if self.blind and not self.verdict_visible():
             raise ValueError("blind mode: give your own answer (O) before seeing the verdict")
-        decision = make_decision(self._case(), target.id, user=self.user,
-                                 reason=reason.strip() or "accepted as shown",
-                                 blind=False)
+        decision = make_decision(
+            self._case(),
+            target.id,
+            user=self.user,
+            reason=reason.strip() or "accepted as shown",
+            blind=False,
+        )
         self.decision_made.emit(decision)
         return decision
 
@@ -243,8 +249,9 @@ class ReviewQueue(QObject):
         override: str | None = value
         if blind and same_value(target, parse_override(target, value)):
             override = None  # the blind answer agrees with the judge: an accept
-        decision = make_decision(self._case(), target.id, user=self.user, reason=reason,
-                                 override=override, blind=blind)
+        decision = make_decision(
+            self._case(), target.id, user=self.user, reason=reason, override=override, blind=blind
+        )
         if blind:
             self.revealed.add(target.id)
         self.decision_made.emit(decision)

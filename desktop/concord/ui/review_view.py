@@ -124,8 +124,9 @@ class ReviewView(QWidget):
 
     # content -------------------------------------------------------------------------
 
-    def set_content(self, record: Record | None, case: Case | None,
-                    gates: tuple[GateHit, ...] = ()) -> None:
+    def set_content(
+        self, record: Record | None, case: Case | None, gates: tuple[GateHit, ...] = ()
+    ) -> None:
         """Show a record, with a case's briefs (or, before a run, only screen gates)."""
         self.case = case
         self.gates = case.gates if case is not None else gates
@@ -138,8 +139,9 @@ class ReviewView(QWidget):
         self.scores.set_case(case, self.blind)
         self._paint_marks()
         if case is None:
-            self.anaesthetist_title.setText("Anaesthetist brief — not run yet (Ctrl+R runs "
-                                            "the agent panel)")
+            self.anaesthetist_title.setText(
+                "Anaesthetist brief — not run yet (Ctrl+R runs the agent panel)"
+            )
             self.specialist_title.setText("Specialist briefs — not run yet")
             self.agent_key.setText("")
             return
@@ -158,8 +160,9 @@ class ReviewView(QWidget):
             self.trees[brief.agent] = tree
             self.specialist_tabs.addTab(tree, self._brief_title(brief, short=True))
         n = self.specialist_tabs.count()
-        self.specialist_title.setText(f"Specialist briefs ({n})" if n else
-                                      "Specialist briefs — none consulted")
+        self.specialist_title.setText(
+            f"Specialist briefs ({n})" if n else "Specialist briefs — none consulted"
+        )
 
     def _paint_marks(self) -> None:
         """Evidence always; record-screen gate marks only when not blind (whether a gate
@@ -171,8 +174,13 @@ class ReviewView(QWidget):
         self.blind = on
         self._paint_marks()
         self.scores.set_case(self.case, on)
-        self.legend.setText(LEGEND if not on else LEGEND.replace(
-            " · dark-red bold = record-screen red flag", " · red flags hidden (blind mode)"))
+        self.legend.setText(
+            LEGEND
+            if not on
+            else LEGEND.replace(
+                " · dark-red bold = record-screen red flag", " · red flags hidden (blind mode)"
+            )
+        )
 
     def _specialist_clicked(self, specialist: str) -> None:
         tree = self.trees.get(specialist)
@@ -230,11 +238,13 @@ class ReviewView(QWidget):
             self.record_view.select_span(first.source_id, first.start, first.end)
             self.cited_by_label.setText(
                 f"Selected: {theme.agent_title(brief.agent)} {item.item_id} — "
-                f"{len(marks)} cited span(s) outlined in orange")
+                f"{len(marks)} cited span(s) outlined in orange"
+            )
         else:
             self.cited_by_label.setText(
                 f"Selected: {theme.agent_title(brief.agent)} {item.item_id} — UNSUPPORTED: "
-                "it cites no evidence found in the record")
+                "it cites no evidence found in the record"
+            )
 
     def show_evidence(self, mark: EvidenceMark) -> None:
         if mark.has_span:
@@ -244,7 +254,8 @@ class ReviewView(QWidget):
         else:
             self.cited_by_label.setText(
                 f"{mark.evidence_id} of {theme.agent_title(mark.agent)}: FAILED — this "
-                "extract was not found in the record")
+                "extract was not found in the record"
+            )
 
     def show_span(self, source_id: str, start: int, end: int) -> None:
         self.record_view.show_current([(source_id, start, end)])
@@ -258,8 +269,9 @@ class ReviewView(QWidget):
         by_agent: dict[str, set[str]] = {}
         for brief, item in citing:
             by_agent.setdefault(brief.agent, set()).add(item.item_id)
-            entry = QListWidgetItem(f"{theme.agent_title(brief.agent)} · {item.item_id}: "
-                                    f"{item.text}")
+            entry = QListWidgetItem(
+                f"{theme.agent_title(brief.agent)} · {item.item_id}: {item.text}"
+            )
             entry.setData(Qt.ItemDataRole.UserRole, (brief.agent, item.item_id))
             self.cited_by.addItem(entry)
         for agent, tree in self.trees.items():

@@ -18,8 +18,13 @@ from concord.pipeline import DEFAULT_MAX_SPECIALISTS, RunEvent
 from concord.ui import theme
 from concord.ui.job_panel import fill_model_combo
 
-STAGE_TITLES = {"load": "Loading model", "screen": "Record screen", "surgeon": "Surgeon",
-                "anaesthetist": "Anaesthetist", "adjudication": "Adjudication"}
+STAGE_TITLES = {
+    "load": "Loading model",
+    "screen": "Record screen",
+    "surgeon": "Surgeon",
+    "anaesthetist": "Anaesthetist",
+    "adjudication": "Adjudication",
+}
 
 
 class RunPanel(QWidget):
@@ -147,19 +152,26 @@ class RunPanel(QWidget):
             if event.done < event.total:
                 self._set_busy(event.stage, STAGE_TITLES[event.stage])
             else:
-                self._set_done(event.stage, STAGE_TITLES[event.stage], event.seconds,
-                               failed=event.message.endswith("failed"))
+                self._set_done(
+                    event.stage,
+                    STAGE_TITLES[event.stage],
+                    event.seconds,
+                    failed=event.message.endswith("failed"),
+                )
         elif event.stage == "specialist":
             self._expected_specialists = event.total
             key = f"spec:{agent}"
             if "writing" not in event.message:
-                self._set_done(key, theme.agent_title(agent), event.seconds,
-                               failed=event.message.endswith("failed"))
+                self._set_done(
+                    key,
+                    theme.agent_title(agent),
+                    event.seconds,
+                    failed=event.message.endswith("failed"),
+                )
             else:
                 self._set_busy(key, theme.agent_title(agent))
         elif event.stage == "adjudication":
-            self._set_done(f"judge:{agent}", f"Judge vs {theme.agent_title(agent)}",
-                           event.seconds)
+            self._set_done(f"judge:{agent}", f"Judge vs {theme.agent_title(agent)}", event.seconds)
         elif event.stage == "done":
             self.overall.setValue(100)
         self.status.setText(event.message)

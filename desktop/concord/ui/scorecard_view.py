@@ -69,27 +69,41 @@ def scorecard_text(card: Scorecard) -> str:
     for s in card.subscores:
         out.append("")
         cap = f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})" if s.cap is not None else ""
-        out.append(f"{theme.subscore_title(s.name)} — score {s.value:.2f} of 1, weight "
-                   f"{s.weight:.2f}, contributes {100 * s.weight * s.value:.1f} points{cap}")
+        out.append(
+            f"{theme.subscore_title(s.name)} — score {s.value:.2f} of 1, weight "
+            f"{s.weight:.2f}, contributes {100 * s.weight * s.value:.1f} points{cap}"
+        )
         out += trace_lines(s.trace)
         if s.extra:
             out.append("    also reported: " + _fmt(s.extra))
     out.append("")
-    out.append(f"Scoring config {card.config_version}; judge runs {card.judge_runs}, "
-               f"spread {card.judge_spread:.1f} points")
+    out.append(
+        f"Scoring config {card.config_version}; judge runs {card.judge_runs}, "
+        f"spread {card.judge_spread:.1f} points"
+    )
     return "\n".join(out)
 
 
 SUBSCORE_COLUMNS: list[Column[SubScore]] = [
     Column("Sub-score", lambda s: theme.subscore_title(s.name), bold=lambda s: True),
     Column("Weight", lambda s: f"{s.weight:.2f}", align_right=True),
-    Column("Score (0–1)", lambda s: f"{s.value:.2f}", align_right=True,
-           background=lambda s: "#ffe0e0" if s.cap is not None else None),
+    Column(
+        "Score (0–1)",
+        lambda s: f"{s.value:.2f}",
+        align_right=True,
+        background=lambda s: "#ffe0e0" if s.cap is not None else None,
+    ),
     Column("Before cap", lambda s: f"{s.raw_value:.2f}", align_right=True),
-    Column("Cap applied", lambda s: f"≤ {s.cap:.2f}" if s.cap is not None else "none",
-           foreground=lambda s: theme.RED if s.cap is not None else None),
-    Column("Points (100 × weight × score)", lambda s: f"{100 * s.weight * s.value:.1f}",
-           align_right=True),
+    Column(
+        "Cap applied",
+        lambda s: f"≤ {s.cap:.2f}" if s.cap is not None else "none",
+        foreground=lambda s: theme.RED if s.cap is not None else None,
+    ),
+    Column(
+        "Points (100 × weight × score)",
+        lambda s: f"{100 * s.weight * s.value:.1f}",
+        align_right=True,
+    ),
     Column("Formula", lambda s: s.trace.formula),
 ]
 
@@ -99,11 +113,14 @@ class ScorecardPage(QWidget):
         super().__init__(parent)
         self.card = card
         bg, fg = theme.grade_colours(card.grade, card.capped)
-        head = QLabel(f"Overall {card.overall:.1f} / 100 — grade "
-                      f"{theme.grade_label(card.grade, card.capped)}")
+        head = QLabel(
+            f"Overall {card.overall:.1f} / 100 — grade {theme.grade_label(card.grade, card.capped)}"
+        )
         head.setTextFormat(Qt.TextFormat.PlainText)
-        head.setStyleSheet(f"background:{bg}; color:{fg}; font-weight:bold; font-size:13pt; "
-                           "padding:6px; border-radius:4px")
+        head.setStyleSheet(
+            f"background:{bg}; color:{fg}; font-weight:bold; font-size:13pt; "
+            "padding:6px; border-radius:4px"
+        )
         self.model: ListTableModel[SubScore] = ListTableModel(SUBSCORE_COLUMNS, card.subscores)
         table = QTableView()
         table.setModel(self.model)
@@ -111,8 +128,9 @@ class ScorecardPage(QWidget):
         table.verticalHeader().setVisible(False)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.horizontalHeader().setSectionResizeMode(len(SUBSCORE_COLUMNS) - 1,
-                                                      QHeaderView.ResizeMode.Stretch)
+        table.horizontalHeader().setSectionResizeMode(
+            len(SUBSCORE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch
+        )
         table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         table.setTextElideMode(Qt.TextElideMode.ElideNone)  # formulas wrap, never cut
         table.resizeColumnsToContents()
@@ -134,8 +152,11 @@ class ScorecardPage(QWidget):
     def _fit_table(self) -> None:
         table = self.table
         table.resizeRowsToContents()
-        height = table.horizontalHeader().sizeHint().height() + 4 + sum(
-            table.rowHeight(r) for r in range(self.model.rowCount()))
+        height = (
+            table.horizontalHeader().sizeHint().height()
+            + 4
+            + sum(table.rowHeight(r) for r in range(self.model.rowCount()))
+        )
         table.setFixedHeight(height)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
@@ -153,57 +174,89 @@ def _subscore_cell(name: str):  # noqa: ANN202
         if s is None:
             return "—"
         return f"{s.value:.2f}" + ("*" if s.cap is not None else "")
+
     return text
 
 
-STRIP_SUBSCORES = ("coverage", "critical_items", "correctness", "prioritisation",
-                   "actionability")
-STRIP_SHORT = {"coverage": "Coverage", "critical_items": "Critical", "correctness": "Correct",
-               "prioritisation": "Priority", "actionability": "Action"}
+STRIP_SUBSCORES = ("coverage", "critical_items", "correctness", "prioritisation", "actionability")
+STRIP_SHORT = {
+    "coverage": "Coverage",
+    "critical_items": "Critical",
+    "correctness": "Correct",
+    "prioritisation": "Priority",
+    "actionability": "Action",
+}
 STRIP_FIRST_SUBSCORE = 2  # column of the first sub-score
 
 
 def strip_tooltip(card: Scorecard, column: int) -> str:
     """The trace behind one number of the strip (plain text for a tooltip)."""
     if column == 1:
-        return "\n".join([f"Overall {card.overall:.1f} / 100, grade "
-                          f"{theme.grade_label(card.grade, card.capped)}",
-                          *trace_lines(card.overall_trace, "")])
+        return "\n".join(
+            [
+                f"Overall {card.overall:.1f} / 100, grade "
+                f"{theme.grade_label(card.grade, card.capped)}",
+                *trace_lines(card.overall_trace, ""),
+            ]
+        )
     n = column - STRIP_FIRST_SUBSCORE
     if 0 <= n < len(STRIP_SUBSCORES):
         s = _strip_subscore(card, STRIP_SUBSCORES[n])
         if s is not None:
-            cap = f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})" \
-                if s.cap is not None else ""
-            return "\n".join([f"{theme.subscore_title(s.name)} {s.value:.2f} × weight "
-                              f"{s.weight:.2f}{cap}", *trace_lines(s.trace, "")])
+            cap = (
+                f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})"
+                if s.cap is not None
+                else ""
+            )
+            return "\n".join(
+                [
+                    f"{theme.subscore_title(s.name)} {s.value:.2f} × weight {s.weight:.2f}{cap}",
+                    *trace_lines(s.trace, ""),
+                ]
+            )
     if column == STRIP_FIRST_SUBSCORE + len(STRIP_SUBSCORES):
-        return "Human review: " + ("; ".join(card.review_reasons) or
-                                   ("yes" if card.human_review else "not needed"))
+        return "Human review: " + (
+            "; ".join(card.review_reasons) or ("yes" if card.human_review else "not needed")
+        )
     return ""
 
 
 def strip_columns(weights: dict[str, float]) -> list[Column[Scorecard]]:
     columns: list[Column[Scorecard]] = [
         Column("Specialist", lambda c: theme.agent_title(c.specialist), bold=lambda c: True),
-        Column("Overall (0–100)\nand grade",
-               lambda c: f"{c.overall:.0f} · {theme.grade_label(c.grade, c.capped)}",
-               background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
-               foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
-               bold=lambda c: True),
+        Column(
+            "Overall (0–100)\nand grade",
+            lambda c: f"{c.overall:.0f} · {theme.grade_label(c.grade, c.capped)}",
+            background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
+            foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
+            bold=lambda c: True,
+        ),
     ]
     for name in STRIP_SUBSCORES:
         weight = weights.get(name)
         head = STRIP_SHORT[name] + (f"\n×{weight:.2f}" if weight is not None else "")
-        columns.append(Column(head, _subscore_cell(name), align_right=True,
-                              tooltip=f"{theme.subscore_title(name)}, 0–1 (× weight)",
-                              background=lambda c, n=name: "#ffe0e0" if (
-                                  (s := _strip_subscore(c, n)) is not None and s.cap is not None)
-                              else None))
-    columns.append(Column("Review", lambda c: "YES" if c.human_review else "no",
-                          tooltip="Human review needed",
-                          foreground=lambda c: theme.RED if c.human_review else None,
-                          bold=lambda c: c.human_review))
+        columns.append(
+            Column(
+                head,
+                _subscore_cell(name),
+                align_right=True,
+                tooltip=f"{theme.subscore_title(name)}, 0–1 (× weight)",
+                background=lambda c, n=name: (
+                    "#ffe0e0"
+                    if ((s := _strip_subscore(c, n)) is not None and s.cap is not None)
+                    else None
+                ),
+            )
+        )
+    columns.append(
+        Column(
+            "Review",
+            lambda c: "YES" if c.human_review else "no",
+            tooltip="Human review needed",
+            foreground=lambda c: theme.RED if c.human_review else None,
+            bold=lambda c: c.human_review,
+        )
+    )
     return columns
 
 
@@ -255,22 +308,30 @@ class ScoreStrip(QWidget):
         self.table.setVisible(bool(self.cards) and not blind)
         if blind and self.cards:
             self.title.setText("Scorecard")
-            self.note.setText("Scores hidden in blind mode until you have answered "
-                              "(B leaves blind mode).")
+            self.note.setText(
+                "Scores hidden in blind mode until you have answered (B leaves blind mode)."
+            )
         elif self.cards:
             self.title.setText("Scorecard — anaesthetist brief vs each specialist")
-            self.note.setText("Sub-scores 0–1 (× weight in the header); * = capped; overall "
-                              "= 100 × Σ weight × sub-score. Hover a number for its trace; "
-                              "every trace in full: Scorecard tab (Ctrl+3).")
+            self.note.setText(
+                "Sub-scores 0–1 (× weight in the header); * = capped; overall "
+                "= 100 × Σ weight × sub-score. Hover a number for its trace; "
+                "every trace in full: Scorecard tab (Ctrl+3)."
+            )
         else:
             self.title.setText("Scorecard")
-            self.note.setText("No scorecard yet: run the agent panel (Ctrl+R)."
-                              if case is None else "No specialist was consulted, so there "
-                              "is nothing to score.")
+            self.note.setText(
+                "No scorecard yet: run the agent panel (Ctrl+R)."
+                if case is None
+                else "No specialist was consulted, so there is nothing to score."
+            )
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
-        height = self.table.horizontalHeader().sizeHint().height() + 4 + sum(
-            self.table.rowHeight(r) for r in range(self.model.rowCount()))
+        height = (
+            self.table.horizontalHeader().sizeHint().height()
+            + 4
+            + sum(self.table.rowHeight(r) for r in range(self.model.rowCount()))
+        )
         self.table.setFixedHeight(height)
 
     def _clicked(self, index: QModelIndex) -> None:
@@ -279,8 +340,9 @@ class ScoreStrip(QWidget):
 
     def _hover(self, index: QModelIndex) -> None:
         if 0 <= index.row() < len(self.model.rows):
-            self.table.setToolTip(plain_tooltip(
-                strip_tooltip(self.model.rows[index.row()], index.column())))
+            self.table.setToolTip(
+                plain_tooltip(strip_tooltip(self.model.rows[index.row()], index.column()))
+            )
 
 
 class ScorecardView(QTabWidget):
@@ -292,8 +354,9 @@ class ScorecardView(QTabWidget):
         self.clear()
         self.pages = {}
         if case is None or not case.scorecards:
-            empty = QLabel("No scorecard: the panel has not been run, or no specialist was "
-                           "consulted.")
+            empty = QLabel(
+                "No scorecard: the panel has not been run, or no specialist was consulted."
+            )
             empty.setTextFormat(Qt.TextFormat.PlainText)
             empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.addTab(empty, "—")
@@ -301,8 +364,11 @@ class ScorecardView(QTabWidget):
         for card in case.scorecards:
             page = ScorecardPage(card)
             self.pages[card.specialist] = page
-            self.addTab(page, f"{theme.agent_title(card.specialist)} — {card.overall:.0f} "
-                              f"({theme.grade_label(card.grade, card.capped)})")
+            self.addTab(
+                page,
+                f"{theme.agent_title(card.specialist)} — {card.overall:.0f} "
+                f"({theme.grade_label(card.grade, card.capped)})",
+            )
 
 
 def trace_json(trace: Trace) -> str:

@@ -39,8 +39,9 @@ def shortcut_rows(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
         for action in menu.actions():
             if not isinstance(action, QAction) or action.isSeparator():
                 continue
-            keys = " or ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
-                               for k in action.shortcuts())
+            keys = " or ".join(
+                k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()
+            )
             if keys:
                 rows.append((title, action.text().replace("&", ""), keys))
     return rows

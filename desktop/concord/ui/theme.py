@@ -88,8 +88,9 @@ def agent_title(agent: str) -> str:
     return agent.replace("_", " ").capitalize()
 
 
-def plain_label(text: str = "", *, bold: bool = False, wrap: bool = True,
-                style: str = "") -> QLabel:
+def plain_label(
+    text: str = "", *, bold: bool = False, wrap: bool = True, style: str = ""
+) -> QLabel:
     """A label that shows its text as plain text, never as markup: patient text is data."""
     label = QLabel(text)
     label.setTextFormat(Qt.TextFormat.PlainText)

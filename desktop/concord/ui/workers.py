@@ -66,16 +66,22 @@ class JobContext:
     """What a job gets in the worker thread: the worker's Services, a runtime that stops
     on Cancel, the cancel flag, and a way to report progress."""
 
-    def __init__(self, services: Services, runtime_factory: RuntimeFactory,
-                 should_stop: Callable[[], bool], report: Callable[[object], None]) -> None:
+    def __init__(
+        self,
+        services: Services,
+        runtime_factory: RuntimeFactory,
+        should_stop: Callable[[], bool],
+        report: Callable[[object], None],
+    ) -> None:
         self.services = services
         self._runtime_factory = runtime_factory
         self.should_stop = should_stop
         self.progress = report
 
     def runtime(self, model: str | None, subject: str) -> Runtime:
-        runtime = _StoppableRuntime(self._runtime_factory(self.services, model),
-                                    self.should_stop, subject)
+        runtime = _StoppableRuntime(
+            self._runtime_factory(self.services, model), self.should_stop, subject
+        )
         if self.should_stop():
             raise Cancelled("run cancelled by the user", subject=subject)
         return runtime
@@ -102,8 +108,12 @@ class _JobWorker(QObject):
         try:
             if self._services is None:
                 self._services = Services()
-            context = JobContext(self._services, self.runtime_factory, self.stop_flag.is_set,
-                                 lambda event: self.progress.emit(job_id, event))
+            context = JobContext(
+                self._services,
+                self.runtime_factory,
+                self.stop_flag.is_set,
+                lambda event: self.progress.emit(job_id, event),
+            )
             result = job(context)
         except Cancelled:
             self.cancelled.emit(job_id)
@@ -133,8 +143,13 @@ class JobRunner(QObject):
     _start = Signal(int, object)
     _close = Signal()
 
-    def __init__(self, runtime_factory: RuntimeFactory = default_runtime_factory,
-                 parent: QObject | None = None, *, name: str = "concord-jobs") -> None:
+    def __init__(
+        self,
+        runtime_factory: RuntimeFactory = default_runtime_factory,
+        parent: QObject | None = None,
+        *,
+        name: str = "concord-jobs",
+    ) -> None:
         super().__init__(parent)
         self._thread = QThread()
         self._thread.setObjectName(name)
@@ -235,9 +250,16 @@ def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: 
         ctx.progress(RunEvent("load", "loading the model", 0, 1))
         runtime = ctx.runtime(model, record.name)
         case = None
-        for event in run_panel(record, runtime, profiles=svc.profiles, screen=svc.screen,
-                               lexicon=svc.lexicon, config=svc.config, settings=settings,
-                               should_stop=ctx.should_stop):
+        for event in run_panel(
+            record,
+            runtime,
+            profiles=svc.profiles,
+            screen=svc.screen,
+            lexicon=svc.lexicon,
+            config=svc.config,
+            settings=settings,
+            should_stop=ctx.should_stop,
+        ):
             ctx.progress(event)
             if event.case is not None:
                 case = event.case
@@ -252,13 +274,17 @@ def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: 
 class PanelRunner(JobRunner):
     """The agent panel's runner: progress is a RunEvent, the result a case id."""
 
-    def __init__(self, runtime_factory: RuntimeFactory = default_runtime_factory,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        runtime_factory: RuntimeFactory = default_runtime_factory,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(runtime_factory, parent, name="concord-panel")
         self.record_id: str | None = None  # the record of the run under way
 
-    def start(self, record_id: str, *, model: str | None, settings: PanelSettings,
-              user: str) -> None:
+    def start(
+        self, record_id: str, *, model: str | None, settings: PanelSettings, user: str
+    ) -> None:
         self.start_job(panel_job(record_id, model, settings, user))
         self.record_id = record_id
 

@@ -27,32 +27,55 @@ class WorklistModel(ListTableModel[RecordSummary]):
     """Rows are RecordSummary; `running` marks the record whose run is under way."""
 
     def __init__(self) -> None:
-        super().__init__([
-            Column("Patient record", lambda r: r.name, bold=lambda r: True),
-            Column("Status", self.status_text,
-                   foreground=lambda r: theme.STATUS_COLOURS.get(self.status_text(r)),
-                   bold=lambda r: self.status_text(r) in ("needs review", "running")),
-            Column("Worst grade", lambda r: BLIND_TEXT if self.blind and r.worst_grade
-                   else (r.worst_grade or "—"),
-                   background=lambda r: theme.grade_colours(r.worst_grade)[0]
-                   if r.worst_grade and not self.blind else None,
-                   foreground=lambda r: theme.grade_colours(r.worst_grade)[1]
-                   if r.worst_grade and not self.blind else None,
-                   tooltip="Worst grade over the specialists of the latest case"),
-            Column("Red flags", lambda r: BLIND_TEXT if self.blind and r.latest_status
-                   else self.flags_text(r),
-                   foreground=lambda r: theme.RED if r.triggered_gates and not self.blind
-                   else None,
-                   bold=lambda r: bool(r.triggered_gates) and not self.blind,
-                   tooltip="Record-screen gates triggered in the latest case"),
-            Column("Human review", lambda r: "—" if r.human_review is None
-                   else (BLIND_TEXT if self.blind else ("YES" if r.human_review else "no")),
-                   foreground=lambda r: theme.RED if r.human_review and not self.blind
-                   else None,
-                   bold=lambda r: bool(r.human_review) and not self.blind),
-            Column("Imported (UTC)", lambda r: r.imported_at.strftime("%Y-%m-%d %H:%M")),
-            Column("Record id", lambda r: r.record_id),
-        ])
+        super().__init__(
+            [
+                Column("Patient record", lambda r: r.name, bold=lambda r: True),
+                Column(
+                    "Status",
+                    self.status_text,
+                    foreground=lambda r: theme.STATUS_COLOURS.get(self.status_text(r)),
+                    bold=lambda r: self.status_text(r) in ("needs review", "running"),
+                ),
+                Column(
+                    "Worst grade",
+                    lambda r: (
+                        BLIND_TEXT if self.blind and r.worst_grade else (r.worst_grade or "—")
+                    ),
+                    background=lambda r: (
+                        theme.grade_colours(r.worst_grade)[0]
+                        if r.worst_grade and not self.blind
+                        else None
+                    ),
+                    foreground=lambda r: (
+                        theme.grade_colours(r.worst_grade)[1]
+                        if r.worst_grade and not self.blind
+                        else None
+                    ),
+                    tooltip="Worst grade over the specialists of the latest case",
+                ),
+                Column(
+                    "Red flags",
+                    lambda r: BLIND_TEXT if self.blind and r.latest_status else self.flags_text(r),
+                    foreground=lambda r: (
+                        theme.RED if r.triggered_gates and not self.blind else None
+                    ),
+                    bold=lambda r: bool(r.triggered_gates) and not self.blind,
+                    tooltip="Record-screen gates triggered in the latest case",
+                ),
+                Column(
+                    "Human review",
+                    lambda r: (
+                        "—"
+                        if r.human_review is None
+                        else (BLIND_TEXT if self.blind else ("YES" if r.human_review else "no"))
+                    ),
+                    foreground=lambda r: theme.RED if r.human_review and not self.blind else None,
+                    bold=lambda r: bool(r.human_review) and not self.blind,
+                ),
+                Column("Imported (UTC)", lambda r: r.imported_at.strftime("%Y-%m-%d %H:%M")),
+                Column("Record id", lambda r: r.record_id),
+            ]
+        )
         self.running: str | None = None
         self.blind = False  # blind mode: verdict columns show "hidden"
         self.flag_titles: dict[str, list[str]] = {}  # record id -> red-flag titles
@@ -74,8 +97,9 @@ class WorklistModel(ListTableModel[RecordSummary]):
     def set_blind(self, on: bool) -> None:
         self.blind = on
         if self.rows:
-            self.dataChanged.emit(self.index(0, 0),
-                                  self.index(len(self.rows) - 1, len(self.columns) - 1))
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self.rows) - 1, len(self.columns) - 1)
+            )
 
     def set_running(self, record_id: str | None) -> None:
         self.running = record_id
@@ -101,15 +125,19 @@ class WorklistView(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.doubleClicked.connect(lambda idx: self.open_requested.emit(
-            self.model.row(idx.row()).record_id))
-        self.table.activated.connect(lambda idx: self.open_requested.emit(
-            self.model.row(idx.row()).record_id))
+        self.table.doubleClicked.connect(
+            lambda idx: self.open_requested.emit(self.model.row(idx.row()).record_id)
+        )
+        self.table.activated.connect(
+            lambda idx: self.open_requested.emit(self.model.row(idx.row()).record_id)
+        )
         title = QLabel("Worklist — patient records")
         title.setTextFormat(Qt.TextFormat.PlainText)
         title.setStyleSheet("font-weight:bold; font-size:13pt")
-        hint = QLabel("Import records with the button, Ctrl+O, or by dropping .txt, .md, .json "
-                      "or .pdf files on this window. Double-click (or Enter) opens a record.")
+        hint = QLabel(
+            "Import records with the button, Ctrl+O, or by dropping .txt, .md, .json "
+            "or .pdf files on this window. Double-click (or Enter) opens a record."
+        )
         hint.setTextFormat(Qt.TextFormat.PlainText)
         hint.setWordWrap(True)
         self.import_button = QPushButton("Import records… (Ctrl+O)")

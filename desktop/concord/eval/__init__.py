@@ -1,0 +1,1 @@
+"""EVAL: golden labels, similarity screening, reward model, rejection sampling (seed 003)."""

@@ -1,0 +1,120 @@
+"""Clinicians' good/bad grades of generated answers, kept as ordinary decisions.
+
+A grade is a `Decision` with target_kind `eval_grade` and target_id `eval/<answer_id>/grade`;
+`original_value` is the reward model's predicted grade when one was shown, else null.
+Decisions are appended, never edited: a later grade by the same user supersedes the earlier
+one, and several users' grades are combined by majority (ties go to the latest grade).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections import Counter
+from datetime import datetime
+from enum import StrEnum
+
+from concord.domain import Decision, DecisionAction
+from concord.errors import InputError
+from concord.eval.eval_store import EvalStore, text_sha256
+from concord.store import Repository
+from concord.store.codec import utc_now
+
+TARGET_KIND = "eval_grade"
+TARGET_PREFIX = "eval/"
+TARGET_SUFFIX = "/grade"
+
+
+class Grade(StrEnum):
+    GOOD = "good"
+    BAD = "bad"
+
+
+def grade_target(answer_id: str) -> str:
+    return f"{TARGET_PREFIX}{answer_id}{TARGET_SUFFIX}"
+
+
+def answer_of_target(target_id: str) -> str | None:
+    if target_id.startswith(TARGET_PREFIX) and target_id.endswith(TARGET_SUFFIX):
+        return target_id[len(TARGET_PREFIX) : -len(TARGET_SUFFIX)]
+    return None
+
+
+def grade_decision(
+    store: EvalStore,
+    answer_id: str,
+    grade: Grade | str,
+    *,
+    user: str,
+    reason: str = "",
+    shown_prediction: str | None = None,
+    blind: bool = False,
+    at: datetime | None = None,
+) -> Decision:
+    """Build the decision for one grade (not yet stored)."""
+    try:
+        grade = Grade(grade)
+    except ValueError:
+        raise InputError(f"a grade is 'good' or 'bad', not {grade!r}") from None
+    if not user.strip():
+        raise InputError("a grade needs a user")
+    answer = store.get_answer(answer_id)
+    question = store.question_of(answer_id)
+    config = store.get_config(answer.config_hash)
+    inputs = hashlib.sha256(
+        "\n".join([question.text, answer.text, *(g.text for g in question.golden)]).encode()
+    ).hexdigest()
+    shown = {
+        "model_sha256": config.model_sha256,
+        "model_name": config.model_name,
+        "prompt_sha256": config.prompt_sha256,
+        "inputs_sha256": inputs,
+        "answer_sha256": text_sha256(answer.text),
+        "config_hash": config.config_hash,
+    }
+    if shown_prediction is not None:
+        prediction = store.latest_prediction(answer_id)
+        if prediction is not None:
+            shown["reward_model_version"] = prediction.version
+    same = shown_prediction is not None and shown_prediction == grade.value
+    return Decision(
+        decision_id=f"D-{uuid.uuid4().hex[:16]}",
+        case_id=question.set_id,
+        target_id=grade_target(answer_id),
+        target_kind=TARGET_KIND,
+        action=DecisionAction.ACCEPT if same else DecisionAction.OVERRIDE,
+        original_value=shown_prediction,
+        new_value=grade.value,
+        reason=reason,
+        user=user,
+        at=at or utc_now(),
+        shown=shown,
+        blind=blind,
+    )
+
+
+def record_grade(repo: Repository, decision: Decision) -> bool:
+    return repo.append_decision(decision)
+
+
+def grade_decisions(repo: Repository, set_id: str | None = None) -> list[Decision]:
+    decisions = repo.decisions(case_id=set_id)
+    return [d for d in decisions if d.target_kind == TARGET_KIND]
+
+
+def human_grades(repo: Repository, set_id: str | None = None) -> dict[str, Grade]:
+    """answer_id -> the humans' grade: each user's latest, then the majority across users."""
+    latest: dict[str, dict[str, tuple[int, str]]] = {}
+    for order, decision in enumerate(grade_decisions(repo, set_id)):
+        answer_id = answer_of_target(decision.target_id)
+        if answer_id is None or decision.new_value not in ("good", "bad"):
+            continue
+        latest.setdefault(answer_id, {})[decision.user] = (order, decision.new_value)
+    grades: dict[str, Grade] = {}
+    for answer_id, by_user in latest.items():
+        votes = Counter(value for _, value in by_user.values())
+        top = max(votes.values())
+        tied = {value for value, count in votes.items() if count == top}
+        newest = max(item for item in by_user.values() if item[1] in tied)
+        grades[answer_id] = Grade(newest[1])
+    return grades

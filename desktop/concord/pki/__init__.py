@@ -1,0 +1,2 @@
+"""The installation's public-key infrastructure: its root certificate and each clinician's
+signing key and certificate."""
