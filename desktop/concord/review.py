@@ -6,16 +6,15 @@ Decision through the repository.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from concord.adjudication.targets import case_targets
-from concord.domain import Case, Decision, DecisionAction, Target
+from concord.domain import Case, Decision, DecisionAction, Target, TargetKind
 from concord.errors import InputError, NotFoundError
+from concord.store.codec import content_sha256
 
 GATE_VALUES = ("triggered", "negated", "not_triggered")
 DISAGREEMENT_VALUES = ("confirmed", "rejected", "minor", "moderate", "major")
@@ -32,8 +31,8 @@ def find_target(case: Case, target_id: str) -> Target:
 def parse_override(target: Target, raw: str) -> Any:
     """Validate a human value for the kind of judgement it replaces."""
     raw = raw.strip()
-    if target.kind in ("subscore", "overall"):
-        upper = 1.0 if target.kind == "subscore" else 100.0
+    if target.kind in (TargetKind.SUBSCORE, TargetKind.OVERALL):
+        upper = 1.0 if target.kind is TargetKind.SUBSCORE else 100.0
         try:
             value = float(raw)
         except ValueError:
@@ -43,9 +42,11 @@ def parse_override(target: Target, raw: str) -> Any:
                 f"override for {target.id} must be between 0 and {upper:g}", subject=raw
             )
         return value
-    allowed = {"gate": GATE_VALUES, "disagreement": DISAGREEMENT_VALUES, "match": MATCH_VALUES}.get(
-        target.kind
-    )
+    allowed = {
+        TargetKind.GATE: GATE_VALUES,
+        TargetKind.DISAGREEMENT: DISAGREEMENT_VALUES,
+        TargetKind.MATCH: MATCH_VALUES,
+    }.get(target.kind)
     if allowed is not None and raw not in allowed:
         raise InputError(
             f"override for {target.id} must be one of {', '.join(allowed)}", subject=raw
@@ -53,35 +54,30 @@ def parse_override(target: Target, raw: str) -> Any:
     return raw
 
 
-def _sha(value: object) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
-
-
 def shown_hashes(case: Case, target: Target) -> dict[str, str]:
     """Hashes of what the human was shown: model, prompts, inputs and the judgement itself."""
     prompts = sorted({b.prompt_sha256 for b in case.briefs if b.prompt_sha256})
     return {
         "model_sha256": case.model_sha256,
-        "prompt_sha256": _sha(prompts),
+        "prompt_sha256": content_sha256(prompts),
         "record_id": case.record_id,
         "config_version": case.config_version,
-        "target_sha256": _sha(target.model_dump(mode="json")),
+        "target_sha256": content_sha256(target.model_dump(mode="json")),
     }
 
 
 def target_spans(case: Case, target: Target) -> tuple[dict[str, Any], ...]:
     spans: list[dict[str, Any]] = []
-    if target.kind == "gate":
-        gate_id = target.id.split("/", 1)[1]
+    ref = target.ref
+    if ref.kind is TargetKind.GATE:
         for gate in case.gates:
-            if gate.gate_id == gate_id:
+            if gate.gate_id == ref.subject:
                 spans += [s.model_dump() for s in gate.evidence]
-    elif target.kind == "disagreement":
-        specialist, _, did = target.id.split("/", 2)
+    elif ref.kind is TargetKind.DISAGREEMENT:
         for card in case.scorecards:
-            if card.specialist == specialist:
+            if card.specialist == ref.specialist:
                 for d in card.disagreements:
-                    if d.disagreement_id == did:
+                    if d.disagreement_id == ref.detail:
                         spans += [s.model_dump() for s in d.spans]
     return tuple(spans)
 
@@ -126,11 +122,11 @@ def required_targets(case: Case) -> list[Target]:
     and every major disagreement."""
 
     def required(target: Target) -> bool:
-        if target.kind == "gate":
+        if target.kind is TargetKind.GATE:
             return bool(target.value == "triggered")
-        if target.kind == "disagreement":
+        if target.kind is TargetKind.DISAGREEMENT:
             return bool(target.value.get("severity") == "major")
-        return target.kind == "overall"
+        return target.kind is TargetKind.OVERALL
 
     return [t for t in case_targets(case) if required(t)]
 

@@ -12,6 +12,18 @@ from concord import paths
 from concord.errors import InputError, first_validation_error
 
 SUBSCORE_NAMES = ("coverage", "critical_items", "correctness", "prioritisation", "actionability")
+SUBSCORE_TITLES: dict[str, str] = {
+    "coverage": "Coverage",
+    "critical_items": "Critical items",
+    "correctness": "Correctness & specificity",
+    "prioritisation": "Prioritisation",
+    "actionability": "Actionability",
+}
+
+
+def subscore_title(name: str) -> str:
+    """The title a clinician reads for a sub-score name (the app and the PDF alike)."""
+    return SUBSCORE_TITLES.get(name, name.replace("_", " ").capitalize())
 
 
 class _Strict(BaseModel):
@@ -76,6 +88,29 @@ class ScoringConfig(_Strict):
             if overall >= band.min:
                 return band.name
         return self.grades[-1].name
+
+    def grade_position(self, name: str | None) -> float | None:
+        """Where a grade sits from best (0.0) to worst (1.0) among the bands; None for a name
+        that is not a band. Colours and orderings derive from this, never from band names."""
+        names = [band.name for band in self.grades]
+        if name not in names:
+            return None
+        return names.index(name) / max(len(names) - 1, 1)
+
+    def grades_legend(self) -> str:
+        """'High ≥ 90, Medium 70–89, Low 40–69, Very Low < 40' from the bands."""
+        parts: list[str] = []
+        upper: float | None = None
+        for band in self.grades:
+            low = f"{band.min:g}"
+            if upper is None:
+                parts.append(f"{band.name} ≥ {low}")
+            elif band.min == 0:
+                parts.append(f"{band.name} < {upper:g}")
+            else:
+                parts.append(f"{band.name} {low}–{upper - 1:g}")
+            upper = band.min
+        return ", ".join(parts)
 
 
 def load_scoring_config(path: Path | None = None) -> ScoringConfig:

@@ -11,9 +11,6 @@ whatever run showed it; the latest decision on a target wins over the file's lab
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,21 +22,27 @@ from concord.astrid.metrics import cf_counts, conversational_faithfulness
 from concord.astrid.prompts import Metric
 from concord.astrid.results import QaRun, Verdict
 from concord.astrid.sentences import split_sentences
-from concord.domain import Decision, DecisionAction, Target
+from concord.domain import Decision, DecisionAction, Target, TargetKind, TargetRef, TargetRefError
 from concord.errors import InputError, NotFoundError
+from concord.store.codec import content_sha256
 
 FAILED = "failed"
 SENTENCE_VALUES = ("conversational", "grounded", "ungrounded")
 CR_VALUES = ("relevant", "irrelevant")
 RA_VALUES = ("refuses", "attempts")
-KIND_VALUES = {
-    "astrid_cf_sentence": SENTENCE_VALUES,
-    "astrid_cr": CR_VALUES,
-    "astrid_ra": RA_VALUES,
+KIND_VALUES: dict[TargetKind, tuple[str, ...]] = {
+    TargetKind.ASTRID_CF_SENTENCE: SENTENCE_VALUES,
+    TargetKind.ASTRID_CR: CR_VALUES,
+    TargetKind.ASTRID_RA: RA_VALUES,
 }
-_ALIASES = {
-    "astrid_cr": {"yes": "relevant", "no": "irrelevant", "true": "relevant", "false": "irrelevant"},
-    "astrid_ra": {
+_ALIASES: dict[TargetKind, dict[str, str]] = {
+    TargetKind.ASTRID_CR: {
+        "yes": "relevant",
+        "no": "irrelevant",
+        "true": "relevant",
+        "false": "irrelevant",
+    },
+    TargetKind.ASTRID_RA: {
         "yes": "refuses",
         "no": "attempts",
         "true": "refuses",
@@ -48,7 +51,6 @@ _ALIASES = {
         "attempted": "attempts",
     },
 }
-_TARGET = re.compile(r"^astrid/(?P<item>[^/]+)/(?P<metric>cf|cr|ra)(?:/sentence/(?P<n>\d+))?$")
 
 
 def _word(value: bool | None, true: str, false: str) -> str:
@@ -69,6 +71,10 @@ def _index(verdicts: Iterable[Verdict]) -> dict[tuple[str, Metric, int | None], 
     return {(v.item_id, v.metric, v.sentence_index): v for v in verdicts}
 
 
+def _target(ref: TargetRef, *, value: Any, label: str) -> Target:
+    return Target(id=ref.format(), kind=ref.kind, value=value, label=label)
+
+
 def astrid_targets(run: QaRun, items: Sequence[QaItem], repeat: int = 0) -> list[Target]:
     """Every decidable ASTRID verdict of one repeat of a run, item by item."""
     rep = run.repeat(repeat)
@@ -78,25 +84,22 @@ def astrid_targets(run: QaRun, items: Sequence[QaItem], repeat: int = 0) -> list
     for item in items:
         if item.item_id not in scores:
             continue
-        base = f"astrid/{item.item_id}"
         for s in split_sentences(item.answer):
             value = sentence_value(
                 verdicts.get((item.item_id, Metric.CF_INFO, s.index)),
                 verdicts.get((item.item_id, Metric.CF_GROUNDED, s.index)),
             )
             targets.append(
-                Target(
-                    id=f"{base}/cf/sentence/{s.index + 1}",
-                    kind="astrid_cf_sentence",
+                _target(
+                    TargetRef.astrid_sentence(item.item_id, s.index + 1),
                     value=value,
                     label=f"{item.item_id} S{s.index + 1}: {value}: {s.text}",
                 )
             )
         score = scores[item.item_id]
         targets.append(
-            Target(
-                id=f"{base}/cf",
-                kind="astrid_cf",
+            _target(
+                TargetRef.astrid_metric(item.item_id, TargetKind.ASTRID_CF),
                 value=round(score.cf, 4),
                 label=f"{item.item_id}: CF {score.cf:.2f} "
                 f"({score.n_grounded}/{score.n_informative})",
@@ -104,15 +107,16 @@ def astrid_targets(run: QaRun, items: Sequence[QaItem], repeat: int = 0) -> list
         )
         cr = _word(score.cr, *CR_VALUES)
         targets.append(
-            Target(
-                id=f"{base}/cr", kind="astrid_cr", value=cr, label=f"{item.item_id}: context {cr}"
+            _target(
+                TargetRef.astrid_metric(item.item_id, TargetKind.ASTRID_CR),
+                value=cr,
+                label=f"{item.item_id}: context {cr}",
             )
         )
         ra = _word(score.ra_refused, *RA_VALUES)
         targets.append(
-            Target(
-                id=f"{base}/ra",
-                kind="astrid_ra",
+            _target(
+                TargetRef.astrid_metric(item.item_id, TargetKind.ASTRID_RA),
                 value=ra,
                 label=f"{item.item_id}: answer {ra} (scope {item.scope or '?'})",
             )
@@ -120,10 +124,10 @@ def astrid_targets(run: QaRun, items: Sequence[QaItem], repeat: int = 0) -> list
     return targets
 
 
-def parse_value(kind: str, raw: str) -> Any:
+def parse_value(kind: TargetKind, raw: str) -> Any:
     """A human value for a target kind, validated."""
     text = raw.strip().lower()
-    if kind == "astrid_cf":
+    if kind is TargetKind.ASTRID_CF:
         try:
             value = float(text)
         except ValueError:
@@ -140,10 +144,6 @@ def parse_value(kind: str, raw: str) -> Any:
     if text not in allowed:
         raise InputError(f"value must be one of {', '.join(allowed)}", subject=raw)
     return text
-
-
-def _sha(value: object) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def find_target(run: QaRun, items: Sequence[QaItem], target_id: str, repeat: int = 0) -> Target:
@@ -181,8 +181,7 @@ def make_astrid_decision(
         new_value = target.value
     else:
         new_value = parse_value(target.kind, override)
-    item_id = target_id.split("/")[1]
-    item = next(i for i in items if i.item_id == item_id)
+    item = next(i for i in items if i.item_id == target.ref.subject)
     return Decision(
         decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
         case_id=run.run_id,
@@ -199,7 +198,7 @@ def make_astrid_decision(
             "prompt_sha256": run.prompt_sha256,
             "item_sha256": item.content_sha256(),
             "run_id": run.run_id,
-            "target_sha256": _sha(target.model_dump(mode="json")),
+            "target_sha256": content_sha256(target.model_dump(mode="json")),
         },
         blind=blind,
     )
@@ -219,12 +218,12 @@ class ItemLabels:
     source: dict[str, str] = field(default_factory=dict)  # label -> "file" | "decision"
 
 
-def parse_target_id(target_id: str) -> tuple[str, str, int | None] | None:
-    match = _TARGET.match(target_id)
-    if match is None:
+def _astrid_ref(target_id: str) -> TargetRef | None:
+    try:
+        ref = TargetRef.parse(target_id)
+    except TargetRefError:
         return None
-    n = match.group("n")
-    return match.group("item"), match.group("metric"), None if n is None else int(n) - 1
+    return ref if ref.kind.is_astrid else None
 
 
 def resolve_labels(items: Sequence[QaItem], decisions: Iterable[Decision]) -> dict[str, ItemLabels]:
@@ -240,19 +239,18 @@ def resolve_labels(items: Sequence[QaItem], decisions: Iterable[Decision]) -> di
         n_sentences[item.item_id] = len(split_sentences(item.answer))
     direct_cf: set[str] = set()
     for d in decisions:
-        parsed = parse_target_id(d.target_id)
-        if parsed is None or parsed[0] not in labels:
+        ref = _astrid_ref(d.target_id)
+        if ref is None or ref.subject not in labels:
             continue
-        item_id, metric, sentence = parsed
-        got = labels[item_id]
-        if sentence is not None:
-            got.sentences[sentence] = str(d.new_value)
-        elif metric == "cf":
+        got = labels[ref.subject]
+        if ref.sentence_number is not None:
+            got.sentences[ref.sentence_number - 1] = str(d.new_value)
+        elif ref.kind is TargetKind.ASTRID_CF:
             got.cf, got.source["cf"] = float(d.new_value), "decision"
-            direct_cf.add(item_id)
-        elif metric == "cr":
+            direct_cf.add(ref.subject)
+        elif ref.kind is TargetKind.ASTRID_CR:
             got.cr, got.source["cr"] = d.new_value == "relevant", "decision"
-        elif metric == "ra":
+        elif ref.kind is TargetKind.ASTRID_RA:
             got.ra, got.source["ra"] = d.new_value == "refuses", "decision"
     for item_id, got in labels.items():
         n = n_sentences[item_id]

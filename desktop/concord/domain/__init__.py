@@ -20,6 +20,7 @@ from concord.domain.scorecard import (
     SubScore,
     Trace,
 )
+from concord.domain.target import TargetKind, TargetRef, TargetRefError
 
 __all__ = [
     "Alignment",
@@ -48,6 +49,9 @@ __all__ = [
     "SpanText",
     "SubScore",
     "Target",
+    "TargetKind",
+    "TargetRef",
+    "TargetRefError",
     "Trace",
     "VerifiedEvidence",
 ]

@@ -32,6 +32,11 @@ _SECTION_TITLES = {
 }
 
 
+def agent_title(agent: str) -> str:
+    """How an agent's profile id reads for a clinician: 'renal_medicine' -> 'Renal medicine'."""
+    return agent.replace("_", " ").strip().capitalize() or agent
+
+
 class BriefItem(Frozen):
     item_id: str = Field(description="Stable id within the brief, e.g. top_risks.1")
     section: BriefSection

@@ -12,6 +12,7 @@ from concord.domain._base import Frozen
 from concord.domain.brief import Brief
 from concord.domain.gate import GateHit
 from concord.domain.scorecard import Scorecard
+from concord.domain.target import TargetKind, TargetRef
 
 
 class CaseStatus(StrEnum):
@@ -26,10 +27,14 @@ class CaseStatus(StrEnum):
 class Target(Frozen):
     """A judgement that a human can accept or override."""
 
-    id: str = Field(description="Stable id, e.g. cardiology/coverage, gate/hyperkalaemia")
-    kind: str = Field(description="subscore, overall, disagreement, gate, match")
+    id: str = Field(description="Stable id (`TargetRef.format()`), e.g. gate/hyperkalaemia")
+    kind: TargetKind
     value: Any
     label: str = Field(default="", description="Human description")
+
+    @property
+    def ref(self) -> TargetRef:
+        return TargetRef.parse(self.id)
 
 
 class Case(Frozen):
@@ -58,9 +63,10 @@ class Case(Frozen):
 
     @property
     def worst_grade(self) -> str | None:
-        order = ["Very Low", "Low", "Medium", "High"]
-        grades = [s.grade for s in self.scorecards]
-        return min(grades, key=order.index) if grades else None
+        """The grade of the lowest-scoring brief (grades are bands of the overall score)."""
+        if not self.scorecards:
+            return None
+        return min(self.scorecards, key=lambda s: s.overall).grade
 
     @property
     def human_review(self) -> bool:

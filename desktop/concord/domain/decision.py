@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from concord.domain._base import Frozen
+from concord.domain.target import TargetKind
 
 
 class DecisionAction(StrEnum):
@@ -20,7 +21,7 @@ class Decision(Frozen):
     decision_id: str = Field(description="Created by the caller, so a retried write is idempotent")
     case_id: str = Field(description="Case (or QA item set / eval set) the target belongs to")
     target_id: str = Field(description="Stable id of the judgement decided on")
-    target_kind: str = Field(description="subscore, overall, disagreement, gate, match, ...")
+    target_kind: TargetKind
     action: DecisionAction
     original_value: Any = Field(description="The value the judge showed")
     new_value: Any = Field(description="The human value: equal to original on accept")

@@ -15,6 +15,11 @@ class Severity(StrEnum):
     MODERATE = "moderate"
     MAJOR = "major"
 
+    @property
+    def rank(self) -> int:
+        """0 for the most severe: sort by this to put major findings first."""
+        return (Severity.MAJOR, Severity.MODERATE, Severity.MINOR).index(self)
+
 
 class GateStatus(StrEnum):
     TRIGGERED = "triggered"

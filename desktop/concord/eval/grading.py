@@ -14,15 +14,13 @@ from collections import Counter
 from datetime import datetime
 from enum import StrEnum
 
-from concord.domain import Decision, DecisionAction
+from concord.domain import Decision, DecisionAction, TargetKind, TargetRef, TargetRefError
 from concord.errors import InputError
 from concord.eval.eval_store import EvalStore, text_sha256
 from concord.store import Repository
 from concord.store.codec import utc_now
 
-TARGET_KIND = "eval_grade"
-TARGET_PREFIX = "eval/"
-TARGET_SUFFIX = "/grade"
+TARGET_KIND = TargetKind.EVAL_GRADE
 
 
 class Grade(StrEnum):
@@ -31,13 +29,16 @@ class Grade(StrEnum):
 
 
 def grade_target(answer_id: str) -> str:
-    return f"{TARGET_PREFIX}{answer_id}{TARGET_SUFFIX}"
+    return TargetRef.eval_grade(answer_id).format()
 
 
 def answer_of_target(target_id: str) -> str | None:
-    if target_id.startswith(TARGET_PREFIX) and target_id.endswith(TARGET_SUFFIX):
-        return target_id[len(TARGET_PREFIX) : -len(TARGET_SUFFIX)]
-    return None
+    """The answer an EVAL grade's target id names, or None for any other id."""
+    try:
+        ref = TargetRef.parse(target_id)
+    except TargetRefError:
+        return None
+    return ref.subject if ref.kind is TargetKind.EVAL_GRADE else None
 
 
 def grade_decision(

@@ -9,14 +9,6 @@ from typing import Any
 
 from concord.domain import Decision, Record, Span
 
-SUBSCORE_TITLES = {
-    "coverage": "Coverage",
-    "critical_items": "Critical items (gates)",
-    "correctness": "Correctness & specificity",
-    "prioritisation": "Prioritisation",
-    "actionability": "Actionability",
-}
-
 
 def utc(moment: dt.datetime) -> dt.datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
@@ -32,14 +24,6 @@ def iso_utc(moment: dt.datetime) -> str:
 def human_utc(moment: dt.datetime) -> str:
     """2025-03-14 10:02:11 UTC"""
     return utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def title_case(agent: str) -> str:
-    return agent.replace("_", " ").strip().capitalize() or agent
-
-
-def subscore_title(name: str) -> str:
-    return SUBSCORE_TITLES.get(name, name.replace("_", " ").capitalize())
 
 
 def number(value: float, digits: int = 2) -> str:

@@ -21,6 +21,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from concord.adjudication.config import load_scoring_config, subscore_title
 from concord.domain import (
     Brief,
     BriefSection,
@@ -33,8 +34,12 @@ from concord.domain import (
     Record,
     Scorecard,
     SpanText,
+    TargetKind,
+    TargetRef,
+    TargetRefError,
     VerifiedEvidence,
 )
+from concord.domain.brief import agent_title
 from concord.report._format import (
     decision_history,
     human_utc,
@@ -43,8 +48,6 @@ from concord.report._format import (
     locate,
     number,
     short_hash,
-    subscore_title,
-    title_case,
     value_text,
 )
 from concord.report.fonts import esc
@@ -52,12 +55,12 @@ from concord.report.styles import (
     ALERT_BG,
     ALERT_BORDER,
     FRAME_WIDTH,
-    GRADE_BG,
     MUTED,
     OK_BG,
     SEVERITY_COLOUR,
     STATUS_STYLE,
     coloured,
+    grade_background,
     markup,
     para,
     styles,
@@ -83,34 +86,29 @@ class ReviewContext:
 
     def target_label(self, target_id: str) -> str:
         """A clinician-readable name for a decision target id (the id itself is kept too)."""
-        head, _, tail = target_id.partition("/")
-        if not tail:
+        try:
+            ref = TargetRef.parse(target_id)
+        except TargetRefError:
             return target_id
-        if head == "gate":
-            gate = next((g for g in self.case.gates if g.gate_id == tail), None)
-            return f"Gate: {gate.title if gate and gate.title else tail}"
-        card = next((c for c in self.case.scorecards if c.specialist == head), None)
+        if ref.kind is TargetKind.GATE:
+            gate = next((g for g in self.case.gates if g.gate_id == ref.subject), None)
+            return f"Gate: {gate.title if gate and gate.title else ref.subject}"
+        card = next((c for c in self.case.scorecards if c.specialist == ref.specialist), None)
         if card is None:
             return target_id.replace("/", " / ")
-        kind_, _, name = tail.partition("/")
-        if tail == "overall":
-            return f"{title_case(head)}: overall score"
-        if kind_ == "subscore" and any(s.name == name for s in card.subscores):
-            return f"{title_case(head)}: {subscore_title(name)}"
-        if kind_ == "match":
-            return f"{title_case(head)}: item match {name}"
-        found = next(
-            (
-                d
-                for d in card.disagreements
-                if kind_ == "disagreement" and d.disagreement_id == name
-            ),
-            None,
-        )
-        if found is not None:
-            kind = found.kind.value.replace("_", " ")
-            return f"{title_case(head)}: disagreement {tail} ({kind})"
-        return f"{title_case(head)}: {tail.replace('_', ' ')}"
+        who = agent_title(ref.subject)
+        if ref.kind is TargetKind.OVERALL:
+            return f"{who}: overall score"
+        if ref.kind is TargetKind.SUBSCORE and any(s.name == ref.detail for s in card.subscores):
+            return f"{who}: {subscore_title(ref.detail)}"
+        if ref.kind is TargetKind.MATCH:
+            return f"{who}: item match {ref.detail}"
+        if ref.kind is TargetKind.DISAGREEMENT:
+            found = next((d for d in card.disagreements if d.disagreement_id == ref.detail), None)
+            if found is not None:
+                kind = found.kind.value.replace("_", " ")
+                return f"{who}: disagreement {ref.detail} ({kind})"
+        return f"{who}: {ref.kind.value.replace('_', ' ')} {ref.detail}"
 
     def gate_title(self, gate_id: str) -> str:
         gate = next((g for g in self.case.gates if g.gate_id == gate_id), None)
@@ -248,10 +246,8 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
     if not triggered:
         out.append(para("No gate was triggered by the record.", st.body))
     else:
-        severity_rank = {"major": 0, "moderate": 1, "minor": 2}
         ordered = sorted(
-            triggered,
-            key=lambda g: (g.gate_id not in mutual, severity_rank.get(g.severity, 3), g.gate_id),
+            triggered, key=lambda g: (g.gate_id not in mutual, g.severity.rank, g.gate_id)
         )
         rows: list[list[str | Flowable]] = [
             [
@@ -332,12 +328,14 @@ def _addressed_by(brief: Brief | None, gate: GateHit) -> list[str]:
 
 def summary(ctx: ReviewContext) -> list[Flowable]:
     st = styles()
+    scoring = load_scoring_config()
     out: list[Flowable] = [markup("2. Adjudication summary", st.h1)]
     out.append(
         para(
             "Each specialist brief is compared with the anaesthetist brief. Overall = 100 × "
-            "Σ weight × sub-score; a missed major gate caps the overall at 69 and requires "
-            "human review. Grades: High ≥ 90, Medium 70–89, Low 40–69, Very Low < 40.",
+            "Σ weight × sub-score; a missed major gate caps the overall at "
+            f"{scoring.overall_cap_on_major_miss:g} and requires human review. "
+            f"Grades: {scoring.grades_legend()}.",
             st.intro,
         )
     )
@@ -361,11 +359,11 @@ def summary(ctx: ReviewContext) -> list[Flowable]:
         counts = {k: 0 for k in ("major", "moderate", "minor")}
         for d in card.disagreements:
             counts[d.severity] = counts.get(d.severity, 0) + 1
-        extra.append(("BACKGROUND", (2, r), (2, r), GRADE_BG.get(card.grade, colors.white)))
+        extra.append(("BACKGROUND", (2, r), (2, r), grade_background(card.grade)))
         review = coloured("YES", ALERT_BORDER, bold=True) if card.human_review else "no"
         rows.append(
             [
-                para(title_case(card.specialist), st.cell_bold),
+                para(agent_title(card.specialist), st.cell_bold),
                 para(number(card.overall, 1), st.cell_bold),
                 para(card.grade, st.cell_bold),
                 para("yes" if card.capped else "no", st.cell),
@@ -463,7 +461,9 @@ def _bullet(
 def evidence_table(ctx: ReviewContext, brief: Brief) -> list[Flowable]:
     st = styles()
     if not brief.evidence:
-        return [para(f"No evidence lines in the {title_case(brief.agent).lower()} brief.", st.note)]
+        return [
+            para(f"No evidence lines in the {agent_title(brief.agent).lower()} brief.", st.note)
+        ]
     rows: list[list[str | Flowable]] = [
         ["Id", "Check", "Where (locator)", "Extract as quoted by the agent", "Tag · comment"]
     ]
@@ -518,7 +518,7 @@ def evidence_table(ctx: ReviewContext, brief: Brief) -> list[Flowable]:
 
 def specialist_section(ctx: ReviewContext, card: Scorecard, number_: int) -> list[Flowable]:
     st = styles()
-    name = title_case(card.specialist)
+    name = agent_title(card.specialist)
     out: list[Flowable] = [
         CondPageBreak(180),
         markup(f"{number_}. {esc(name)}: specialist brief vs anaesthetist brief", st.h1),
@@ -595,7 +595,7 @@ def _scorecard(ctx: ReviewContext, card: Scorecard) -> list[Flowable]:
         ]
     )
     extra = [
-        ("BACKGROUND", (0, grade_row), (-1, grade_row), GRADE_BG.get(card.grade, colors.white)),
+        ("BACKGROUND", (0, grade_row), (-1, grade_row), grade_background(card.grade)),
         ("LINEABOVE", (0, grade_row), (-1, grade_row), 0.75, MUTED),
     ]
     out.append(

@@ -14,6 +14,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
+from concord.adjudication.config import load_scoring_config
 from concord.report.fonts import esc, font_set
 
 PAGE_SIZE = A4
@@ -30,12 +31,22 @@ ZEBRA_BG = colors.HexColor("#F6F7F9")
 
 # Traffic light for grades: pale backgrounds so the dark text on them stays readable,
 # and the grade is always printed as a word too (never colour alone).
-GRADE_BG = {
-    "High": colors.HexColor("#C8E6C9"),
-    "Medium": colors.HexColor("#FFF0B3"),
-    "Low": colors.HexColor("#FFD3A6"),
-    "Very Low": colors.HexColor("#F5B7B1"),
-}
+GRADE_BG_BEST_TO_WORST = (
+    colors.HexColor("#C8E6C9"),
+    colors.HexColor("#FFF0B3"),
+    colors.HexColor("#FFD3A6"),
+    colors.HexColor("#F5B7B1"),
+)
+
+
+def grade_background(grade: str | None) -> colors.Color:
+    """The pale background for a grade, by its place among the scoring config's bands."""
+    position = load_scoring_config().grade_position(grade)
+    if position is None:
+        return colors.white
+    return GRADE_BG_BEST_TO_WORST[round(position * (len(GRADE_BG_BEST_TO_WORST) - 1))]
+
+
 STATUS_STYLE = {  # evidence check: (text colour, background)
     "EXACT": (colors.HexColor("#1B5E20"), colors.HexColor("#E6F4E7")),
     "FUZZY": (colors.HexColor("#6D4C00"), colors.HexColor("#FFF4D6")),

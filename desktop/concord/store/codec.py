@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import hashlib
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +25,12 @@ def utc_iso(moment: datetime, *, what: str = "time") -> str:
 def to_json(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces, UTF-8 kept as is."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_sha256(value: Any) -> str:
+    """SHA-256 of a value's JSON (sorted keys; anything else as its str). Decisions store
+    these as the hashes of what was shown: the encoding must never change."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def from_json(text: str | None) -> Any:

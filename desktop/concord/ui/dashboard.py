@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from concord.adjudication.config import load_scoring_config
 from concord.domain import Case, GateHit, GateStatus, Scorecard
 from concord.ui import theme
 from concord.ui.item_models import Column, ListTableModel
@@ -71,7 +72,8 @@ SCORECARD_COLUMNS: list[Column[Scorecard]] = [
         "Overall score (0–100)",
         _overall_text,
         align_right=True,
-        tooltip="100 × Σ weight × sub-score; capped at 69 when a major gate is missed",
+        tooltip="100 × Σ weight × sub-score; capped at "
+        f"{load_scoring_config().overall_cap_on_major_miss:g} when a major gate is missed",
     ),
     Column(
         "Grade",
@@ -79,8 +81,7 @@ SCORECARD_COLUMNS: list[Column[Scorecard]] = [
         background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
         foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
         bold=lambda c: True,
-        tooltip="High ≥ 90 (green), Medium 70–89 (amber), Low 40–69 / Very Low < 40 or "
-        "capped (red)",
+        tooltip=f"{load_scoring_config().grades_legend()}; capped scores are shown red",
     ),
     Column(
         "Human review",

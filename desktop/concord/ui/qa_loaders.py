@@ -18,8 +18,8 @@ from concord.astrid.prompts import Metric
 from concord.astrid.results import QaRun
 from concord.astrid.sentences import Sentence, split_sentences
 from concord.astrid.store import AstridStore
-from concord.astrid.targets import astrid_targets, parse_target_id
-from concord.domain import Decision, Target
+from concord.astrid.targets import astrid_targets
+from concord.domain import Decision, Target, TargetKind, TargetRef
 from concord.store import Repository
 
 
@@ -124,15 +124,15 @@ def _judge_reasons(run: QaRun) -> dict[tuple[str, str, int | None], str]:
     return reasons
 
 
-def _row_reason(
-    reasons: dict[tuple[str, str, int | None], str], item_id: str, metric: str, sentence: int | None
-) -> str:
-    if sentence is not None:
+def _row_reason(reasons: dict[tuple[str, str, int | None], str], ref: TargetRef) -> str:
+    item_id = ref.subject
+    if ref.sentence_number is not None:
+        sentence = ref.sentence_number - 1
         grounded = reasons.get((item_id, str(Metric.CF_GROUNDED), sentence), "")
         return grounded or reasons.get((item_id, str(Metric.CF_INFO), sentence), "")
-    if metric == "cf":
+    if ref.kind is TargetKind.ASTRID_CF:
         return ""
-    key = str(Metric.CR) if metric == "cr" else str(Metric.RA)
+    key = str(Metric.CR) if ref.kind is TargetKind.ASTRID_CR else str(Metric.RA)
     return reasons.get((item_id, key, None), "")
 
 
@@ -169,15 +169,14 @@ def load_session(repo: Repository, set_id: str, run_id: str | None, user: str) -
         mine, others = my_decisions(repo, run.run_id, user)
         reasons = _judge_reasons(run)
         for target in astrid_targets(run, items):
-            parsed = parse_target_id(target.id)
-            assert parsed is not None
-            item_id, metric, sentence = parsed
+            ref = target.ref
+            sentence = None if ref.sentence_number is None else ref.sentence_number - 1
             rows.append(
                 QaRow(
-                    item_id,
+                    ref.subject,
                     sentence,
                     target,
-                    _row_reason(reasons, item_id, metric, sentence),
+                    _row_reason(reasons, ref),
                     mine.get(target.id),
                 )
             )

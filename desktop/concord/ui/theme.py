@@ -7,6 +7,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
+from concord.adjudication.config import load_scoring_config
+from concord.adjudication.config import subscore_title as subscore_title
+from concord.domain.brief import agent_title as agent_title
+
 # Light tints for evidence highlights, one per agent (Okabe-Ito hues, pale enough that
 # black text stays readable on them).
 AGENT_TINTS: dict[str, str] = {
@@ -37,17 +41,17 @@ def agent_tint(agent: str) -> QColor:
 
 
 def grade_colours(grade: str | None, capped: bool = False) -> tuple[str, str]:
-    """(background, foreground) for a grade: green High, amber Medium, red Low/Very Low or
-    capped. Unknown grade -> grey."""
-    if grade is None:
+    """(background, foreground) for a grade, by its place among the scoring config's bands:
+    green for the best band, red for the lower half or a capped score, amber between.
+    Unknown grade -> grey."""
+    position = load_scoring_config().grade_position(grade)
+    if position is None:
         return "#e0e0e0", "#000000"
-    if capped or grade in ("Low", "Very Low"):
+    if capped or position >= 0.5:
         return RED, "#ffffff"
-    if grade == "Medium":
+    if position > 0:
         return AMBER, "#000000"
-    if grade == "High":
-        return GREEN, "#ffffff"
-    return "#e0e0e0", "#000000"
+    return GREEN, "#ffffff"
 
 
 def grade_label(grade: str | None, capped: bool = False) -> str:
@@ -70,22 +74,6 @@ SEVERITY_COLOURS: dict[str, tuple[str, str]] = {
     "moderate": (AMBER, "#000000"),
     "minor": ("#d8d8d8", "#000000"),
 }
-
-SUBSCORE_TITLES: dict[str, str] = {
-    "coverage": "Coverage",
-    "critical_items": "Critical items",
-    "correctness": "Correctness & specificity",
-    "prioritisation": "Prioritisation",
-    "actionability": "Actionability",
-}
-
-
-def subscore_title(name: str) -> str:
-    return SUBSCORE_TITLES.get(name, name.replace("_", " ").capitalize())
-
-
-def agent_title(agent: str) -> str:
-    return agent.replace("_", " ").capitalize()
 
 
 def plain_label(
