@@ -1,4 +1,5 @@
-"""What SPEC.md fixes, for the tests that hold the shipped resources to it."""
+"""What the product specification fixes (the gate ids of the record screen, which keep their
+ids), for the tests that hold the shipped resources to it."""
 
 from __future__ import annotations
 
@@ -16,4 +17,4 @@ SPEC_GATES = frozenset(
         "active_ischaemia",
     }
 )
-"""The ten gates of the record screen (SPEC.md, "Record screen")."""
+"""The ten gates of the record screen (the product specification)."""

@@ -7,13 +7,13 @@ import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from tests.bench.fakes import SwitchableRuntime  # noqa: E402
+import pytest
+from tests.bench.fakes import SwitchableRuntime
 
-from concord.bench.model_measures import PanelInputs, measure_pipeline  # noqa: E402
-from concord.bench.records import bench_record  # noqa: E402
-from concord.pipeline import PanelSettings  # noqa: E402
-from concord.services import Services  # noqa: E402
+from concord.bench.model_measures import PanelInputs, measure_pipeline
+from concord.bench.records import bench_record
+from concord.pipeline import PanelSettings
+from concord.services import Services
 
 pytest.importorskip("PySide6")
 

@@ -72,7 +72,7 @@ GOOD = {
 BAD = {"q1": "Bananas are yellow and taste sweet.", "q2": "The weather is nice today."}
 
 
-def scripted_answers(request) -> str:  # noqa: ANN001
+def scripted_answers(request) -> str:
     """Low temperature: a good answer; high temperature: a bad one."""
     key = "q1" if "apixaban" in request.prompt else "q2"
     return (GOOD if request.temperature < 1.0 else BAD)[key] + f" s{request.seed % 7}"

@@ -31,7 +31,7 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> None:
         entry = self.model_entry(name)
         return ScriptedRuntime(scripted_answers, model_name=entry.name, model_sha256=entry.sha256)
 
-    def embedder(entry):  # noqa: ANN001, ANN202
+    def embedder(entry):
         fake = FakeEmbedder()
         fake.model_sha256 = entry.sha256
         return fake

@@ -21,7 +21,7 @@ from concord.evidence.injection import find_injections
 from concord.records import MAX_RECORD_BYTES, load_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fuzz_all  # noqa: E402
+import fuzz_all
 
 logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 

@@ -7,17 +7,17 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from collections.abc import Callable, Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
-import pytest  # noqa: E402
-from tests.ui.scripted_outputs import scripted_runtime  # noqa: E402
+import pytest
+from tests.ui.scripted_outputs import scripted_runtime
 
-from concord import paths  # noqa: E402
-from concord.domain import Case, Record  # noqa: E402
-from concord.pipeline import PanelSettings, run_panel  # noqa: E402
-from concord.records import load_record  # noqa: E402
-from concord.services import Services  # noqa: E402
+from concord import paths
+from concord.domain import Case, Record
+from concord.pipeline import PanelSettings, run_panel
+from concord.records import load_record
+from concord.services import Services
 
 USER = "dr.tester"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"
@@ -52,12 +52,12 @@ def make_case(record: Record) -> Case:
 
 
 @pytest.fixture
-def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
+def make_window(qtbot) -> Iterator[Callable[..., object]]:
     from concord.ui.main_window import MainWindow
 
     windows = []
 
-    def factory(runtime_factory=None, **kw):  # noqa: ANN001, ANN202
+    def factory(runtime_factory=None, **kw):
         rf = runtime_factory or (lambda svc, model: scripted_runtime())
         window = MainWindow(
             runtime_factory=rf,
@@ -82,7 +82,7 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:  # noqa: ANN001
         window.db.shutdown()
 
 
-def idle(qtbot, window, until=lambda: True, timeout: int = 10_000) -> None:  # noqa: ANN001
+def idle(qtbot, window, until=lambda: True, timeout: int = 10_000) -> None:
     """Wait until the window's database thread has answered everything (and `until`)."""
     qtbot.waitUntil(lambda: window.db.pending == 0 and until(), timeout=timeout)
 
@@ -94,7 +94,7 @@ def stored_case() -> tuple[Record, Case]:
 
 
 @pytest.fixture
-def case_window(make_window, stored_case, qtbot):  # noqa: ANN001, ANN201
+def case_window(make_window, stored_case, qtbot):
     record, case = stored_case
     window = make_window()
     window.open_case(case.case_id)

@@ -9,11 +9,11 @@ from concord.domain import CaseStatus, DecisionAction
 from concord.store import Repository
 
 
-def _go_to(window, target_id: str) -> None:  # noqa: ANN001
+def _go_to(window, target_id: str) -> None:
     assert window.case_view.queue.go_to_target(target_id)
 
 
-def test_override_by_keyboard_is_stored_and_in_history(case_window, qtbot, stored_case):  # noqa: ANN001
+def test_override_by_keyboard_is_stored_and_in_history(case_window, qtbot, stored_case):
     _, case = stored_case
     card = case.scorecards[0]
     target_id = f"{card.specialist}/subscore/coverage"
@@ -41,7 +41,7 @@ def test_override_by_keyboard_is_stored_and_in_history(case_window, qtbot, store
     assert history.rows[1].action == DecisionAction.ACCEPT
 
 
-def test_bad_override_value_is_refused_with_a_message(case_window, qtbot, stored_case):  # noqa: ANN001
+def test_bad_override_value_is_refused_with_a_message(case_window, qtbot, stored_case):
     _, case = stored_case
     _go_to(case_window, f"{case.scorecards[0].specialist}/overall")
     qtbot.keyClick(case_window, Qt.Key.Key_O)
@@ -54,7 +54,7 @@ def test_bad_override_value_is_refused_with_a_message(case_window, qtbot, stored
     dialog.reject()
 
 
-def test_blind_mode_hides_the_verdict_until_answered(case_window, qtbot, stored_case):  # noqa: ANN001
+def test_blind_mode_hides_the_verdict_until_answered(case_window, qtbot, stored_case):
     _, case = stored_case
     card = case.scorecards[0]
     target_id = f"{card.specialist}/overall"
@@ -94,7 +94,7 @@ def test_blind_mode_hides_the_verdict_until_answered(case_window, qtbot, stored_
 def test_keyboard_queue_progress_resume_and_reviewed(
     make_window,
     case_window,
-    qtbot,  # noqa: ANN001
+    qtbot,
     stored_case,
 ):
     _, case = stored_case
@@ -123,7 +123,7 @@ def test_keyboard_queue_progress_resume_and_reviewed(
     assert again.case_view.queue.done == required
 
 
-def test_disagreement_badge_goes_to_the_disagreement(case_window, stored_case, qtbot):  # noqa: ANN001
+def test_disagreement_badge_goes_to_the_disagreement(case_window, stored_case, qtbot):
     _, case = stored_case
     view = case_window.case_view
     badge = view.dashboard.badges[0]
@@ -133,7 +133,7 @@ def test_disagreement_badge_goes_to_the_disagreement(case_window, stored_case, q
     assert view.tabs.currentIndex() == 3
 
 
-def test_blind_mode_hides_every_verdict_on_the_case(case_window, qtbot, stored_case):  # noqa: ANN001
+def test_blind_mode_hides_every_verdict_on_the_case(case_window, qtbot, stored_case):
     """Beyond the decision bar: red-flag marks in the record, the scorecard beside the
     briefs, the grade/review badges and the worklist's verdict columns."""
     _, case = stored_case
@@ -155,7 +155,7 @@ def test_blind_mode_hides_every_verdict_on_the_case(case_window, qtbot, stored_c
     assert case.worst_grade in [model.index(0, c).data() for c in range(model.columnCount())]
 
 
-def test_blind_mode_does_not_show_other_reviewers_decisions(make_window, qtbot, stored_case):  # noqa: ANN001
+def test_blind_mode_does_not_show_other_reviewers_decisions(make_window, qtbot, stored_case):
     from concord.review import make_decision
 
     _, case = stored_case
@@ -179,7 +179,7 @@ def test_blind_mode_does_not_show_other_reviewers_decisions(make_window, qtbot, 
     assert view.queue.done == 0 and view.bar.progress.value() == 0
 
 
-def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case):  # noqa: ANN001
+def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case):
     _, case = stored_case
     target_id = f"{case.scorecards[0].specialist}/subscore/coverage"
     _go_to(case_window, target_id)
@@ -196,7 +196,7 @@ def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case
 
 def test_blind_mode_keeps_verdict_tabs_closed_whatever_opens_them(
     case_window,
-    qtbot,  # noqa: ANN001
+    qtbot,
     stored_case,
 ):
     _, case = stored_case

@@ -17,7 +17,7 @@ from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING
 
 
 @pytest.fixture
-def set_id(repo: Repository, tmp_path) -> str:  # noqa: ANN001
+def set_id(repo: Repository, tmp_path) -> str:
     store = EvalStore(repo)
     path = tmp_path / "q.jsonl"
     path.write_text(QUESTIONS, encoding="utf-8")
@@ -26,7 +26,7 @@ def set_id(repo: Repository, tmp_path) -> str:  # noqa: ANN001
     return set_id
 
 
-def open_grading(qtbot, window):  # noqa: ANN001, ANN201
+def open_grading(qtbot, window):
     qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.AltModifier)
     view = window.grading_view
     idle(qtbot, window, lambda: view.state is not None)
@@ -34,13 +34,13 @@ def open_grading(qtbot, window):  # noqa: ANN001, ANN201
     return view
 
 
-def grade_by_key(qtbot, window, repo, key) -> None:  # noqa: ANN001
+def grade_by_key(qtbot, window, repo, key) -> None:
     before = len(repo.decisions())
     qtbot.keyClick(window, key)
     idle(qtbot, window, lambda: len(repo.decisions()) == before + 1)
 
 
-def test_keyboard_grading_records_decisions(make_window, set_id, qtbot, repo) -> None:  # noqa: ANN001
+def test_keyboard_grading_records_decisions(make_window, set_id, qtbot, repo) -> None:
     window = make_window()
     view = open_grading(qtbot, window)
     assert view.progress.text() == f"Your progress ({USER}): 0 / 4 answers graded"
@@ -89,7 +89,7 @@ def _predict_all(repo: Repository, set_id: str) -> None:
     )
 
 
-def test_blind_mode_hides_the_prediction_until_graded(make_window, set_id, qtbot, repo) -> None:  # noqa: ANN001
+def test_blind_mode_hides_the_prediction_until_graded(make_window, set_id, qtbot, repo) -> None:
     _predict_all(repo, set_id)
     window = make_window()
     view = open_grading(qtbot, window)
@@ -113,7 +113,7 @@ def test_blind_mode_hides_the_prediction_until_graded(make_window, set_id, qtbot
 def test_grading_queue_resumes_where_the_grader_stopped(
     make_window,
     set_id,
-    qtbot,  # noqa: ANN001
+    qtbot,
     repo,
 ) -> None:
     window = make_window()
@@ -132,7 +132,7 @@ def test_grading_queue_resumes_where_the_grader_stopped(
 def test_agreement_lists_disagreements_and_opens_the_item(
     make_window,
     set_id,
-    qtbot,  # noqa: ANN001
+    qtbot,
     repo,
 ) -> None:
     store = EvalStore(repo)
@@ -162,7 +162,7 @@ def test_agreement_lists_disagreements_and_opens_the_item(
     assert grading.current().answer.answer_id == answers[1].answer_id
 
 
-def test_agreement_is_hidden_in_blind_mode(make_window, set_id, qtbot) -> None:  # noqa: ANN001
+def test_agreement_is_hidden_in_blind_mode(make_window, set_id, qtbot) -> None:
     window = make_window()
     qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
     idle(qtbot, window)

@@ -25,15 +25,15 @@ from concord.store import Repository
 N_ITEMS = 2
 
 
-def judge_runtime(svc, model):  # noqa: ANN001, ANN201
+def judge_runtime(svc, model):
     return ScriptedRuntime(rule_judge(), model_name="scripted-judge")
 
 
-def answer_runtime(svc, model):  # noqa: ANN001, ANN201
+def answer_runtime(svc, model):
     return ScriptedRuntime(scripted_answers, model_name="scripted-answers")
 
 
-def broken_runtime(svc, model):  # noqa: ANN001, ANN201
+def broken_runtime(svc, model):
     def crash(request: GenerationRequest) -> str:
         raise ModelError("the model process stopped", subject="broken-model")
 
@@ -50,7 +50,7 @@ def qa_set(repo: Repository) -> str:
 
 
 @pytest.fixture
-def question_set(repo: Repository, tmp_path) -> str:  # noqa: ANN001
+def question_set(repo: Repository, tmp_path) -> str:
     """A question set with golden answers and no generated answer."""
     path = tmp_path / "q.jsonl"
     path.write_text(QUESTIONS, encoding="utf-8")
@@ -58,7 +58,7 @@ def question_set(repo: Repository, tmp_path) -> str:  # noqa: ANN001
     return set_id
 
 
-def jobs_idle(qtbot, window, until=lambda: True) -> None:  # noqa: ANN001
+def jobs_idle(qtbot, window, until=lambda: True) -> None:
     idle(qtbot, window, lambda: not window.jobs.worker_busy and until())
 
 
@@ -67,7 +67,7 @@ def jobs_idle(qtbot, window, until=lambda: True) -> None:  # noqa: ANN001
 
 def test_judge_button_runs_the_judge_and_shows_the_new_run(
     make_window, qa_set, qtbot, repo
-) -> None:  # noqa: ANN001
+) -> None:
     window = make_window(runtime_factory=judge_runtime)
     view = open_qa(qtbot, window)
     assert view.session.run is None and "not been judged" in view.banner.text()
@@ -87,7 +87,7 @@ def test_judge_button_runs_the_judge_and_shows_the_new_run(
     assert button.isEnabled() and not view.judge.cancel_button.isEnabled()
 
 
-def test_ctrl_j_judges_and_a_failing_model_is_a_message(make_window, qa_set, qtbot, repo) -> None:  # noqa: ANN001
+def test_ctrl_j_judges_and_a_failing_model_is_a_message(make_window, qa_set, qtbot, repo) -> None:
     window = make_window(runtime_factory=broken_runtime)
     view = open_qa(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)
@@ -105,7 +105,7 @@ def test_ctrl_j_judges_and_a_failing_model_is_a_message(make_window, qa_set, qtb
     assert len(AstridStore(repo).run_ids(qa_set)) == 1
 
 
-def test_cancel_stops_the_judge_and_stores_nothing(make_window, qa_set, qtbot, repo) -> None:  # noqa: ANN001
+def test_cancel_stops_the_judge_and_stores_nothing(make_window, qa_set, qtbot, repo) -> None:
     started, release = threading.Event(), threading.Event()
     judge = rule_judge()
 
@@ -132,7 +132,7 @@ def test_cancel_stops_the_judge_and_stores_nothing(make_window, qa_set, qtbot, r
 
 def test_generate_button_makes_answers_and_the_queue_shows_them(
     make_window, question_set, qtbot, repo
-) -> None:  # noqa: ANN001
+) -> None:
     window = make_window(runtime_factory=answer_runtime)
     view = open_grading(qtbot, window)
     assert not view.state.items and "No generated answers" in view.banner.text()
@@ -153,7 +153,7 @@ def test_generate_button_makes_answers_and_the_queue_shows_them(
 
 def test_ctrl_g_with_a_failing_model_shows_a_message(
     make_window, question_set, qtbot, repo
-) -> None:  # noqa: ANN001
+) -> None:
     window = make_window(runtime_factory=broken_runtime)
     view = open_grading(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)

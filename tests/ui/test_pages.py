@@ -30,7 +30,7 @@ ALT = Qt.KeyboardModifier.AltModifier
 CTRL = Qt.KeyboardModifier.ControlModifier
 
 
-def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> None:  # noqa: ANN001
+def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> None:
     window = make_window()
     titles = [window.pages.tabText(i) for i in range(window.pages.count())]
     assert (
@@ -53,7 +53,7 @@ def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> 
     assert "No decisions yet" in window.agreement_view.summary.text()
 
 
-def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> None:  # noqa: ANN001
+def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> None:
     window = make_window()
     states: list[loaders.DemoState] = []
     window.db.call(lambda r: loaders.prepare_demo(r, USER), states.append)
@@ -104,7 +104,7 @@ def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> N
     assert [r["metric"] for r in agreement.judge_rows] == ["astrid_cf_sentence"]
 
 
-def test_shortcuts_dialog_lists_every_key(make_window, qtbot) -> None:  # noqa: ANN001
+def test_shortcuts_dialog_lists_every_key(make_window, qtbot) -> None:
     window = make_window()
     qtbot.keyClick(window, Qt.Key.Key_F1)
     dialog = window.shortcuts_dialog
@@ -118,7 +118,7 @@ def test_shortcuts_dialog_lists_every_key(make_window, qtbot) -> None:  # noqa: 
     dialog.reject()
 
 
-def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypatch) -> None:  # noqa: ANN001
+def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypatch) -> None:
     path = demo_record_path()  # what the user picks in the file dialog that Ctrl+O opens
     monkeypatch.setattr(
         QFileDialog, "getOpenFileNames", staticmethod(lambda *a, **k: ([str(path)], ""))
@@ -147,7 +147,7 @@ def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypa
     assert view.sign_button.isEnabled()
 
 
-def test_annotators_start_in_blind_mode(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_annotators_start_in_blind_mode(make_window, qtbot, repo) -> None:
     repo.add_user("ann.otator", "annotator")
     window = make_window(user="ann.otator")
     idle(qtbot, window, lambda: window.blind)

@@ -19,7 +19,7 @@ from concord.ui.qa_view import SELECTED_TINT, VERDICT_TINTS
 N_ITEMS = 4
 
 
-def judged_set(repo: Repository, items=None) -> str:  # noqa: ANN001
+def judged_set(repo: Repository, items=None) -> str:
     """Store a QA set and a scripted judge run over it; return the run id."""
     items = items if items is not None else load_items(DEMO)[:N_ITEMS]
     store = AstridStore(repo)
@@ -29,7 +29,7 @@ def judged_set(repo: Repository, items=None) -> str:  # noqa: ANN001
     return run.run_id
 
 
-def open_qa(qtbot, window):  # noqa: ANN001, ANN201
+def open_qa(qtbot, window):
     qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
     view = window.qa_view
     idle(qtbot, window, lambda: view.session is not None)
@@ -43,16 +43,16 @@ def run_id(repo: Repository) -> str:
 
 
 @pytest.fixture
-def qa(make_window, run_id, qtbot):  # noqa: ANN001, ANN201
+def qa(make_window, run_id, qtbot):
     window = make_window()
     return window, open_qa(qtbot, window)
 
 
-def texts(view) -> list[str]:  # noqa: ANN001
+def texts(view) -> list[str]:
     return [view.targets.item(n).text() for n in range(view.targets.count())]
 
 
-def painted(view) -> set[str]:  # noqa: ANN001
+def painted(view) -> set[str]:
     """Background colours used in the context text."""
     colours = set()
     block = view.context.document().begin()
@@ -67,7 +67,7 @@ def painted(view) -> set[str]:  # noqa: ANN001
     return colours
 
 
-def test_shows_item_verdicts_and_grounding(qa) -> None:  # noqa: ANN001
+def test_shows_item_verdicts_and_grounding(qa) -> None:
     _, view = qa
     assert view.session.run is not None and view.queue.count() == N_ITEMS
     assert view.question.toPlainText() == view.session.items[0].question
@@ -84,7 +84,7 @@ def test_shows_item_verdicts_and_grounding(qa) -> None:  # noqa: ANN001
     assert view.progress_label.text().startswith(f"Your progress ({USER}): 0 / {N_ITEMS} items")
 
 
-def test_accept_and_override_by_keyboard(qa, qtbot, repo) -> None:  # noqa: ANN001
+def test_accept_and_override_by_keyboard(qa, qtbot, repo) -> None:
     window, view = qa
     view.targets.setCurrentRow(1)
     qtbot.keyClick(window, Qt.Key.Key_A)
@@ -110,7 +110,7 @@ def test_accept_and_override_by_keyboard(qa, qtbot, repo) -> None:  # noqa: ANN0
     assert "you: ungrounded" in texts(view)[2]
 
 
-def test_blind_mode_hides_verdicts_reasons_and_labels_until_answered(qa, qtbot, repo) -> None:  # noqa: ANN001
+def test_blind_mode_hides_verdicts_reasons_and_labels_until_answered(qa, qtbot, repo) -> None:
     window, view = qa
     qtbot.keyClick(window, Qt.Key.Key_B)
     assert view.blind and window.blind and window.blind_label.isVisible()
@@ -139,7 +139,7 @@ def test_blind_mode_hides_verdicts_reasons_and_labels_until_answered(qa, qtbot, 
     assert "you: conversational" in first and "judge: conversational" in first
 
 
-def test_blind_mode_ignores_other_reviewers(make_window, run_id, qtbot, repo) -> None:  # noqa: ANN001
+def test_blind_mode_ignores_other_reviewers(make_window, run_id, qtbot, repo) -> None:
     other = make_window(user="someone.else")
     view = open_qa(qtbot, other)
     qtbot.keyClick(other, Qt.Key.Key_A)
@@ -152,7 +152,7 @@ def test_blind_mode_ignores_other_reviewers(make_window, run_id, qtbot, repo) ->
     assert "1 decision(s) by other reviewers" in view.progress_label.text()
 
 
-def test_queue_next_previous_and_verdict_keys(qa, qtbot) -> None:  # noqa: ANN001
+def test_queue_next_previous_and_verdict_keys(qa, qtbot) -> None:
     window, view = qa
     qtbot.keyClick(window, Qt.Key.Key_N)
     assert view.item_index == 1 and view.question.toPlainText() == view.session.items[1].question
@@ -167,7 +167,7 @@ def test_queue_next_previous_and_verdict_keys(qa, qtbot) -> None:  # noqa: ANN00
     assert view.item_index == N_ITEMS - 2
 
 
-def test_queue_resumes_where_the_reviewer_stopped(make_window, run_id, qtbot, repo) -> None:  # noqa: ANN001
+def test_queue_resumes_where_the_reviewer_stopped(make_window, run_id, qtbot, repo) -> None:
     window = make_window()
     view = open_qa(qtbot, window)
     for item in range(2):  # decide every verdict of the first two items, by keyboard
@@ -189,7 +189,7 @@ def test_queue_resumes_where_the_reviewer_stopped(make_window, run_id, qtbot, re
     assert view.queue.item(0).text().startswith("✓") and view.queue.item(2).text().startswith("•")
 
 
-def test_qa_text_is_plain(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_qa_text_is_plain(make_window, qtbot, repo) -> None:
     from concord.astrid.items import QaItem
 
     item = QaItem(

@@ -9,7 +9,7 @@ from concord.ui.case_view import TAB_REVIEW
 from concord.ui.marks import cited_marks
 
 
-def _first_supported(case):  # noqa: ANN001, ANN202
+def _first_supported(case):
     brief = case.brief("anaesthetist")
     for item in brief.items:
         marks = [m for m in cited_marks(brief, item) if m.has_span and m.verified]
@@ -18,7 +18,7 @@ def _first_supported(case):  # noqa: ANN001, ANN202
     raise AssertionError("the scripted anaesthetist brief has no supported bullet")
 
 
-def test_selecting_a_bullet_selects_its_span(case_window, stored_case):  # noqa: ANN001
+def test_selecting_a_bullet_selects_its_span(case_window, stored_case):
     record, case = stored_case
     view = case_window.case_view
     view.tabs.setCurrentIndex(TAB_REVIEW)
@@ -34,7 +34,7 @@ def test_selecting_a_bullet_selects_its_span(case_window, stored_case):  # noqa:
     assert view.review.record_view.selected_source_span() == (mark.source_id, mark.start, mark.end)
 
 
-def test_cursor_on_evidence_lists_citing_bullets(case_window, stored_case):  # noqa: ANN001
+def test_cursor_on_evidence_lists_citing_bullets(case_window, stored_case):
     record, case = stored_case
     view = case_window.case_view
     view.tabs.setCurrentIndex(TAB_REVIEW)
@@ -58,7 +58,7 @@ def test_cursor_on_evidence_lists_citing_bullets(case_window, stored_case):  # n
     )
 
 
-def test_unsupported_bullets_are_marked(case_window, stored_case):  # noqa: ANN001
+def test_unsupported_bullets_are_marked(case_window, stored_case):
     _, case = stored_case
     tree = case_window.case_view.review.anaesthetist_tree
     unsupported = case.brief("anaesthetist").unsupported_items()
@@ -67,7 +67,7 @@ def test_unsupported_bullets_are_marked(case_window, stored_case):  # noqa: ANN0
         assert "UNSUPPORTED" in tree._items[item.item_id].text(1)
 
 
-def test_patient_text_is_plain_text(make_window, qtbot, tmp_path):  # noqa: ANN001
+def test_patient_text_is_plain_text(make_window, qtbot, tmp_path):
     path = tmp_path / "html.txt"
     path.write_text(
         "Patient <b>not bold</b> &amp; <script>x</script>\nK+ 6.3 mmol/L\n", encoding="utf-8"

@@ -16,7 +16,7 @@ from concord.records import load_record
 from concord.store import Repository
 
 
-def _open_imported(window, qtbot) -> str:  # noqa: ANN001
+def _open_imported(window, qtbot) -> str:
     record = load_record(demo_record_path())
     with Repository.open() as repo:
         repo.save_record(record, USER)
@@ -25,7 +25,7 @@ def _open_imported(window, qtbot) -> str:  # noqa: ANN001
     return record.record_id
 
 
-def test_run_shows_progress_and_opens_the_case(make_window, qtbot):  # noqa: ANN001
+def test_run_shows_progress_and_opens_the_case(make_window, qtbot):
     window = make_window()
     _open_imported(window, qtbot)
     ended: list[str] = []
@@ -39,7 +39,7 @@ def test_run_shows_progress_and_opens_the_case(make_window, qtbot):  # noqa: ANN
     assert all(b.value() == b.maximum() for b in bars.values())
 
 
-def test_cancel_stops_a_scripted_run(make_window, qtbot):  # noqa: ANN001
+def test_cancel_stops_a_scripted_run(make_window, qtbot):
     window = make_window(runtime_factory=lambda svc, m: scripted_runtime(delay=0.4))
     _open_imported(window, qtbot)
     panel = window.case_view.run_panel
@@ -56,7 +56,7 @@ def test_cancel_stops_a_scripted_run(make_window, qtbot):  # noqa: ANN001
         assert repo.list_cases() == []
 
 
-def test_ui_stays_responsive_during_a_run(make_window, qtbot):  # noqa: ANN001
+def test_ui_stays_responsive_during_a_run(make_window, qtbot):
     """The event loop keeps turning while the model 'thinks'. Each scripted model call
     waits until the UI thread has handled three more timer events before it answers; a
     call that blocked the UI thread could never see them and fails the run. No wall-clock
@@ -93,8 +93,8 @@ def test_ui_stays_responsive_during_a_run(make_window, qtbot):  # noqa: ANN001
     assert model_threads and threading.main_thread().ident not in model_threads
 
 
-def test_failing_model_is_a_message_not_a_crash(make_window, qtbot):  # noqa: ANN001
-    def broken(svc, model):  # noqa: ANN001, ANN202
+def test_failing_model_is_a_message_not_a_crash(make_window, qtbot):
+    def broken(svc, model):
         raise ModelError("model file has the wrong hash", subject="bad.gguf")
 
     window = make_window(runtime_factory=broken)
@@ -107,7 +107,7 @@ def test_failing_model_is_a_message_not_a_crash(make_window, qtbot):  # noqa: AN
     assert window.case_view.run_panel.run_button.isEnabled()
 
 
-def test_bad_file_import_shows_a_clear_message(make_window, qtbot, tmp_path):  # noqa: ANN001
+def test_bad_file_import_shows_a_clear_message(make_window, qtbot, tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text("{not json", encoding="utf-8")
     good = tmp_path / "ok.txt"

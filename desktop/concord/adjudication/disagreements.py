@@ -58,7 +58,7 @@ def find_disagreements(
                 kind=kind,
                 severity=severity,
                 description=description,
-                **kw,  # type: ignore[arg-type]
+                **kw,
             )
         )
 

@@ -11,7 +11,7 @@ hyperkalaemia.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from concord.domain import Brief, BriefItem, GateHit, GateStatus
@@ -60,5 +60,5 @@ def contradicting_items(
     return tuple(i for i in brief.items if item_contradicts(i, rule))
 
 
-def triggered(gates: tuple[GateHit, ...] | list[GateHit]) -> list[GateHit]:
+def triggered(gates: Iterable[GateHit]) -> list[GateHit]:
     return [g for g in gates if g.status == GateStatus.TRIGGERED]

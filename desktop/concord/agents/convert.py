@@ -113,5 +113,5 @@ def to_brief(agent: str, record: Record, answer: BriefOut, **fields: object) -> 
         items=tuple(items),
         evidence=tuple(pack.items),
         consult=answer.consult,
-        **fields,  # type: ignore[arg-type]
+        **fields,
     )

@@ -107,7 +107,3 @@ def load_profiles(directory: Path | None = None) -> dict[str, AgentProfile]:
 
 def specialists(profiles: dict[str, AgentProfile]) -> tuple[AgentProfile, ...]:
     return tuple(p for p in profiles.values() if p.role == AgentRole.SPECIALIST)
-
-
-def profile_for(profiles: dict[str, AgentProfile], role: AgentRole) -> AgentProfile:
-    return next(p for p in profiles.values() if p.role == role)

@@ -1,4 +1,4 @@
-"""Judge-versus-human agreement per metric, the layout of the seed paper's Table 3.
+"""Judge-versus-human agreement per metric, the layout of Table 3 of the ASTRID paper.
 
 For each judge model (one row) and metric: accuracy, precision, recall, F1 (positive class:
 CF High, context relevant, answer refuses), Cohen's kappa and the confusion matrix, each

@@ -1,6 +1,6 @@
 """Predicting clinician labels (harmful, helpful, inappropriate) from CF, CR, RA and scope.
 
-The layout of the seed paper's Table 2: one row per classifier, the held-out F1 of each
+The layout of Table 2 of the ASTRID paper: one row per classifier, the held-out F1 of each
 class, and an average row. Held-out means cross-validated: every item is predicted by a
 model fitted without it (stratified k-fold, fixed random state). With a handful of items
 the figures are noise; the report says so instead of letting them pass for evidence.
@@ -60,16 +60,20 @@ def judge_features(run: QaRun, repeat: int = 0) -> dict[str, tuple[float, ...] |
     """CF, CR, RA of each item from one repeat of a run (None when a verdict failed)."""
     out: dict[str, tuple[float, ...] | None] = {}
     for s in run.repeat(repeat).scores:
-        ok = s.cr is not None and s.ra_refused is not None
-        out[s.item_id] = (s.cf, float(s.cr), float(s.ra_refused)) if ok else None
+        if s.cr is None or s.ra_refused is None:
+            out[s.item_id] = None
+        else:
+            out[s.item_id] = (s.cf, float(s.cr), float(s.ra_refused))
     return out
 
 
 def human_features(labels: Mapping[str, ItemLabels]) -> dict[str, tuple[float, ...] | None]:
     out: dict[str, tuple[float, ...] | None] = {}
     for item_id, got in labels.items():
-        ok = None not in (got.cf, got.cr, got.ra)
-        out[item_id] = (float(got.cf), float(got.cr), float(got.ra)) if ok else None
+        if got.cf is None or got.cr is None or got.ra is None:
+            out[item_id] = None
+        else:
+            out[item_id] = (float(got.cf), float(got.cr), float(got.ra))
     return out
 
 
@@ -115,7 +119,7 @@ def predict_target(
     yk = np.asarray([label for label, m in zip(y, mask, strict=True) if m])
     folds = min(MAX_FOLDS, min(counts[c] for c in kept))
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=RANDOM_STATE)
-    table = []
+    table: list[dict[str, Any]] = []
     for name, model in classifiers().items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)

@@ -4,7 +4,6 @@ prediction table (Table 2 layout). Plain data for `--json` and the UI."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -81,7 +80,7 @@ def item_json(item: QaItem, run: QaRun, labels: ItemLabels | None) -> dict[str, 
                 "human": None if labels is None else labels.sentences.get(s.index),
             }
         )
-    runs = []
+    runs: list[dict[str, Any]] = []
     for rep in run.repeats:
         score = next((x for x in rep.scores if x.item_id == item.item_id), None)
         if score is None:
@@ -224,7 +223,3 @@ def render_report(report: dict[str, Any]) -> str:
             render_clinical(report["clinical"]["judge"]),
         ]
     return "\n".join(lines)
-
-
-def items_for_json(items: Sequence[QaItem]) -> list[dict[str, Any]]:
-    return [i.model_dump(mode="json") for i in items]

@@ -88,7 +88,8 @@ def _cut_points(answer: str) -> list[int]:
             cuts.append(match.start())
             continue
         if token == "." and _is_abbreviation(answer, match.start()):
-            word = _WORD_BEFORE.search(answer[: match.start()]).group(1).lower().rstrip(".")
+            before = _WORD_BEFORE.search(answer[: match.start()])
+            word = before.group(1).lower().rstrip(".") if before else ""
             following = answer[match.end() :].lstrip()
             if not (word in MAY_END_SENTENCE and following[:1].isupper()):
                 continue

@@ -1,4 +1,4 @@
-"""`concord bench`: the performance benchmark of issue 7, measured in one process on one
+"""`concord bench`: the performance benchmark, measured in one process on one
 loaded model, each figure reported with what it was compared with and its target.
 
 records        the generated patient (≥ 4k tokens) and the 500 kB alignment record

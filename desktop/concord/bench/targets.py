@@ -1,6 +1,6 @@
 """The benchmark's targets, and the figures built from the measurements against them.
 
-Targets from issue 7: prefix reuse ≥ 2.5× with identical greedy outputs, constrained
+The targets: prefix reuse ≥ 2.5× with identical greedy outputs, constrained
 decoding ≤ 1.3× slower than free, ≤ 5% of a run outside the model, the pipeline's output
 rate ≥ 0.9 × the model's raw rate, the UI never blocked 100 ms. The issue sets no number
 for the rest; those targets come from the 5% overhead budget of a ~60 s panel run (3 s):

@@ -1,4 +1,4 @@
-"""concord bench: the performance benchmark (issue 7), one process, one loaded model.
+"""concord bench: the performance benchmark, one process, one loaded model.
 
 The model is loaded in this process (`load_runtime`), unlike `concord run`, which loads it
 in a child process: the figures are the model's and the pipeline's, without the JSON round

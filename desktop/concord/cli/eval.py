@@ -123,7 +123,7 @@ def _store(svc: Services) -> EvalStore:
     return EvalStore(svc.repo)
 
 
-def _embedder_loader(svc: Services, name: str | None):  # noqa: ANN202
+def _embedder_loader(svc: Services, name: str | None):
     entry = choose_embedding_entry(svc.models, name)
     return entry, (lambda: GgufEmbedder(entry))
 

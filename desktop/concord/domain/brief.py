@@ -1,4 +1,4 @@
-"""An agent's risk brief, structured as in the seed's cardiology example."""
+"""An agent's risk brief, structured as in the cardiology example of Clegg et al. (2025)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class BriefSection(StrEnum):
     RISK_SCORES = "risk_scores"
 
     @property
-    def title(self) -> str:
+    def heading(self) -> str:
         """How the section is headed for a clinician, on screen and on paper."""
         return _SECTION_TITLES[self]
 

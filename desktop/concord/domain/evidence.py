@@ -10,7 +10,8 @@ from concord.domain._base import Frozen
 
 
 class EvidenceLine(Frozen):
-    """One line of an evidence pack, exactly the seed's JSONL interchange shape."""
+    """One line of an evidence pack, in the JSONL interchange shape of Clegg et al. (2025),
+    "Evaluating Metrics for Safety with LLM-as-Judges"."""
 
     source_id: str = Field(description="Document the extract was taken from")
     locator: str = Field(description="Where in the document: line id, page, section")

@@ -91,9 +91,6 @@ class Record(Frozen):
                 return doc
         raise KeyError(source_id)
 
-    def text_of(self, span: Span) -> str:
-        return self.document(span.source_id).text[span.start : span.end]
-
     def span_text(self, source_id: str, start: int, end: int) -> SpanText:
         text = self.document(source_id).text[start:end]
         return SpanText(source_id=source_id, start=start, end=end, text=text)

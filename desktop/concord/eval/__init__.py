@@ -1,1 +1,3 @@
-"""EVAL: golden labels, similarity screening, reward model, rejection sampling (seed 003)."""
+"""EVAL: golden labels, similarity screening, reward model, rejection sampling (after
+Giuffrè et al., "Expert-of-Experts Verification and Alignment (EVAL)").
+"""

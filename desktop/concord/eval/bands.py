@@ -1,4 +1,4 @@
-"""Temperature bands, as in the seed paper's regimes (positive / mixed / negative)."""
+"""Temperature bands, as in the EVAL paper's regimes (positive / mixed / negative)."""
 
 from __future__ import annotations
 

@@ -257,16 +257,6 @@ class EvalStore:
         ).fetchone()
         return next(q for q in self.questions(row[0]) if q.question_id == answer.question_id)
 
-    def set_of_answer(self, answer_id: str) -> str:
-        row = self.db.execute(
-            "SELECT q.set_id FROM eval_answers a JOIN eval_questions q USING (question_id)"
-            " WHERE a.answer_id = ?",
-            [answer_id],
-        ).fetchone()
-        if row is None:
-            raise NotFoundError("no such answer", subject=answer_id)
-        return str(row[0])
-
     # embeddings and similarity ---------------------------------------------------------
 
     def cached_embedding(self, text: str, model_sha256: str) -> np.ndarray | None:

@@ -1,6 +1,6 @@
 """Rejection sampling: of K candidate answers to a question at one configuration, keep the
 one the reward model scores highest. Reported as human-graded accuracy with and without it,
-per temperature band (the form of the seed's Table 2), over graded answers only."""
+per temperature band (the form of Table 2 of the EVAL paper), over graded answers only."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ class RewardFit:
 
 def band_metrics(human: Sequence[str], model: Sequence[str]) -> dict[str, Any]:
     """Accuracy, F1 (good = positive), confusion matrix and true-label rate per human grade:
-    one panel of the seed's Figure 6."""
+    one panel of the EVAL paper's Figure 6."""
     from sklearn.metrics import accuracy_score, confusion_matrix, f1_score
 
     n = len(human)

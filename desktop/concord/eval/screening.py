@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ def screen_answers(
 
 def rank_configurations(
     store: EvalStore, set_id: str, embed_sha256: str, key: str = DEFAULT_RANK_KEY
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """One row per configuration with its mean of each measure, best first by `key`."""
     if key not in RANK_KEYS:
         raise ValueError(f"rank key must be one of {RANK_KEYS}")

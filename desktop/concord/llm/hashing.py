@@ -10,7 +10,7 @@ from concord.errors import ModelError
 
 HASH_CHUNK_BYTES = 4 * 1024 * 1024
 
-_cache: dict[tuple[str, int, int], str] = {}
+_cache: dict[tuple[str, int, int, int, int], str] = {}
 _lock = threading.Lock()
 
 

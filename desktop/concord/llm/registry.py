@@ -104,7 +104,7 @@ class ModelStore:
         self._manifest = manifest
 
     @classmethod
-    def open(cls, dir: Path | None = None) -> ModelStore:  # noqa: A002 - public API name
+    def open(cls, dir: Path | None = None) -> ModelStore:
         from concord.paths import model_store_dir
 
         directory = Path(dir) if dir is not None else model_store_dir()

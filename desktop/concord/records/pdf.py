@@ -31,7 +31,7 @@ def _page_texts(data: bytes, path: Path) -> list[str]:
         raise
     except RecursionError as exc:
         raise InputError("PDF is broken (structure nested too deeply)", subject=path) from exc
-    except Exception as exc:  # noqa: BLE001 - third-party parser boundary
+    except Exception as exc:
         detail = " ".join(str(exc).split())[:120] or type(exc).__name__
         raise InputError(f"PDF is broken or unreadable ({detail})", subject=path) from exc
 

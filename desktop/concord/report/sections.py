@@ -402,7 +402,7 @@ def brief_section(ctx: ReviewContext, brief: Brief, heading: str) -> list[Flowab
         items = brief.section(section)
         if not items:
             continue
-        out.append(markup(f"<i>{esc(section.title)}</i>", st.subhead))
+        out.append(markup(f"<i>{esc(section.heading)}</i>", st.subhead))
         for item in items:
             out.append(
                 _bullet(

@@ -84,7 +84,7 @@ def sign_pdf(
         signed = _sign_bytes(data, signer, name, meaning, reason or meaning, location, signed_at)
     except SigningError:
         raise
-    except Exception as exc:  # noqa: BLE001 - pyHanko/PDF errors become one clear line
+    except Exception as exc:
         raise SigningError(
             f"cannot sign the PDF ({type(exc).__name__}: {exc})", subject=unsigned
         ) from exc

@@ -141,8 +141,8 @@ def show_first_evidence(review: ReviewView) -> None:
         )
 
 
-def _excepthook(window: MainWindow):  # noqa: ANN202
-    def hook(kind, value, tb) -> None:  # noqa: ANN001
+def _excepthook(window: MainWindow):
+    def hook(kind, value, tb) -> None:
         traceback.print_exception(kind, value, tb)
         with contextlib.suppress(Exception):  # the hook itself must never crash the app
             window.message(f"Internal error: {error_text(value)}")

@@ -57,7 +57,7 @@ class WrappingDelegate(QStyledItemDelegate):
     def sizeHint(
         self,
         option: QStyleOptionViewItem,
-        index: QModelIndex,  # noqa: N802
+        index: QModelIndex,
     ) -> QSize:
         opt = QStyleOptionViewItem(option)
         width = self.tree.header().sectionSize(index.column())
@@ -93,7 +93,7 @@ class BriefTree(QTreeWidget):
         self.currentItemChanged.connect(self._current_changed)
         header.sectionResized.connect(lambda *_: self.scheduleDelayedItemsLayout())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """Row heights follow the width, so long bullets wrap instead of being cut."""
         super().resizeEvent(event)
         self.scheduleDelayedItemsLayout()
@@ -116,7 +116,7 @@ class BriefTree(QTreeWidget):
             items = brief.section(section)
             if not items:
                 continue
-            head = QTreeWidgetItem([f"{section.title} ({len(items)})", ""])
+            head = QTreeWidgetItem([f"{section.heading} ({len(items)})", ""])
             head.setFont(0, bold)
             head.setFlags(head.flags() & ~Qt.ItemFlag.ItemIsSelectable)
             self.addTopLevelItem(head)

@@ -242,11 +242,11 @@ class Dashboard(QWidget):
         if index == BADGE_COLUMN and abs(new - 8 - self._badge_width) > 20:
             self._relayout.start()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._relayout.start()  # after the table has taken its new width
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._relayout.start()
 

@@ -38,7 +38,7 @@ class _DbWorker(QObject):
             if self._repo is None:
                 self._repo = Repository.open(self._database)
             result = fn(self._repo)
-        except BaseException as exc:  # noqa: BLE001 - handed to the UI to show
+        except BaseException as exc:
             self.failed.emit(request_id, exc)
             return
         self.done.emit(request_id, result)

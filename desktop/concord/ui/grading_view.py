@@ -222,7 +222,7 @@ class GradingView(QWidget):
         self._answer_after = answer_id
         self.db.call(eval_sets, self._sets_loaded, self._failed("Could not read the sets"))
 
-    def _failed(self, title: str):  # noqa: ANN202
+    def _failed(self, title: str):
         def on_error(exc: BaseException) -> None:
             self.busy = False
             self.show_banner(f"{title}: {error_text(exc)}", "error")

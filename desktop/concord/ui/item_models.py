@@ -44,16 +44,16 @@ class ListTableModel(QAbstractTableModel, Generic[T]):
     def row(self, index: int) -> T:
         return self.rows[index]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(
         self,
         section: int,
-        orientation: Qt.Orientation,  # noqa: N802
+        orientation: Qt.Orientation,
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
         if orientation != Qt.Orientation.Horizontal:

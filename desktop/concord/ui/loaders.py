@@ -46,7 +46,7 @@ def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
         return tuple(_SCREEN[0].screen(record)), ""  # type: ignore[attr-defined]
     except ConcordError as exc:
         return (), f"Record screen unavailable: {exc.one_line()}"
-    except Exception as exc:  # noqa: BLE001 - a missing/broken screen must not hide the record
+    except Exception as exc:
         return (), f"Record screen unavailable: {type(exc).__name__}: {exc}"
 
 

@@ -193,7 +193,7 @@ class MainWindow(QMainWindow):
         self.runner.busy_changed.connect(self._runner_busy)
         self.jobs.busy_changed.connect(lambda _busy: self._update_cancel())
 
-    def _action(self, menu, text: str, keys: list[str], slot, tip: str = "") -> QAction:  # noqa: ANN001
+    def _action(self, menu, text: str, keys: list[str], slot, tip: str = "") -> QAction:
         action = QAction(text, self)
         action.setShortcuts([QKeySequence(k) for k in keys])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -459,7 +459,7 @@ class MainWindow(QMainWindow):
             show_error(self, "Concord", text)
         self.statusBar().showMessage(text, 15_000)
 
-    def _db_error(self, title: str):  # noqa: ANN202
+    def _db_error(self, title: str):
         def on_error(exc: BaseException) -> None:
             self.loading = False
             self.message(f"{title}: {error_text(exc)}")
@@ -500,11 +500,11 @@ class MainWindow(QMainWindow):
             self._db_error("Import failed"),
         )
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:
         files = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
         if files:
             event.acceptProposedAction()
@@ -565,7 +565,7 @@ class MainWindow(QMainWindow):
 
     # opening -------------------------------------------------------------------------
 
-    def open_record(self, record_id: str, then=None) -> None:  # noqa: ANN001
+    def open_record(self, record_id: str, then=None) -> None:
         self.loading = True
         self.db.call(
             lambda repo: loaders.record_bundle(repo, record_id),
@@ -573,7 +573,7 @@ class MainWindow(QMainWindow):
             self._db_error("Could not open"),
         )
 
-    def open_case(self, case_id: str, then=None) -> None:  # noqa: ANN001
+    def open_case(self, case_id: str, then=None) -> None:
         self.loading = True
         self.db.call(
             lambda repo: loaders.case_bundle(repo, case_id),
@@ -581,7 +581,7 @@ class MainWindow(QMainWindow):
             self._db_error("Could not open"),
         )
 
-    def _show_bundle(self, bundle: loaders.CaseBundle, then=None) -> None:  # noqa: ANN001
+    def _show_bundle(self, bundle: loaders.CaseBundle, then=None) -> None:
         self.loading = False
         self.case_view.set_bundle(bundle, self.user)
         self.pages.setCurrentIndex(PAGE_PATIENTS)
@@ -745,7 +745,7 @@ class MainWindow(QMainWindow):
             self._db_error("The decision was not stored"),
         )
 
-    # signing (issue 4) ---------------------------------------------------------------
+    # signing -------------------------------------------------------------------------
 
     def sign_case(self) -> None:
         case = self.case_view.case
@@ -769,12 +769,12 @@ class MainWindow(QMainWindow):
             return
         user, case_id = self.user, case.case_id
 
-        def sign(repo):  # noqa: ANN001, ANN202 - runs in the database thread
+        def sign(repo):
             from concord.signoff import sign_case
 
             return sign_case(repo, case_id, user=user, password=password, out=Path(out))
 
-        def done(result) -> None:  # noqa: ANN001
+        def done(result) -> None:
             self.case_view.set_status(CaseStatus.SIGNED)
             self.case_view.show_message(
                 f"Signed by {user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
@@ -794,7 +794,7 @@ class MainWindow(QMainWindow):
 
     # closing -------------------------------------------------------------------------
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.runner.cancel()
         self.jobs.cancel()
         self.runner.shutdown(wait_ms=5_000)

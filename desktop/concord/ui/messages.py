@@ -1,4 +1,5 @@
-"""Errors shown at the edge (STYLE rule 5): one clear line in the window, never a crash."""
+"""Errors shown at the edge (the core raises, the window shows): one clear line, never a
+crash."""
 
 from __future__ import annotations
 

@@ -159,7 +159,7 @@ class ScorecardPage(QWidget):
         )
         table.setFixedHeight(height)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_table()
 
@@ -168,7 +168,7 @@ def _strip_subscore(card: Scorecard, name: str) -> SubScore | None:
     return next((s for s in card.subscores if s.name == name), None)
 
 
-def _subscore_cell(name: str):  # noqa: ANN202
+def _subscore_cell(name: str):
     def text(card: Scorecard) -> str:
         s = _strip_subscore(card, name)
         if s is None:

@@ -1,4 +1,5 @@
-"""Long model jobs off the UI thread (STYLE rule 7).
+"""Long model jobs off the UI thread: long work is a generator, and the UI thread never
+waits on a model.
 
 `JobRunner` (UI thread) owns one QThread with one `_JobWorker`. The worker keeps its OWN
 `Services` (own SQLite connection, own loaded runtimes, reused across jobs) created in that
@@ -117,7 +118,7 @@ class _JobWorker(QObject):
             result = job(context)
         except Cancelled:
             self.cancelled.emit(job_id)
-        except BaseException as exc:  # noqa: BLE001 - shown by the UI
+        except BaseException as exc:
             self.failed.emit(job_id, exc)
         else:
             self.finished.emit(job_id, result)
