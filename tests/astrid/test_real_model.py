@@ -6,15 +6,16 @@ import pytest
 
 from concord.astrid.llm_judge import JudgeSettings, judge_items
 from concord.astrid.store import AstridStore
+from concord.llm.registry import ModelEntry, load_runtime
 from concord.store import Repository
 
 
 @pytest.mark.real_model
-def test_default_model_judges_one_item(repo: Repository, demo_items) -> None:
-    from concord.llm.registry import ModelStore, load_runtime
-
+def test_default_model_judges_one_item(
+    repo: Repository, demo_items, default_entry: ModelEntry
+) -> None:
     item = next(i for i in demo_items if i.item_id == "chest-pain")  # 2 short sentences
-    runtime = load_runtime(ModelStore.open().default())
+    runtime = load_runtime(default_entry)
     try:
         events = list(
             judge_items(
