@@ -17,7 +17,7 @@ import pytest
 import factories as f
 from concord import paths
 from concord.cli import main
-from concord.errors import ModelError, StoreError
+from concord.errors import InputError, ModelError, StoreError
 from concord.llm.runtime import Generation, GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
 from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
@@ -417,7 +417,7 @@ def test_timeout_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONCORD_MODEL_TIMEOUT", "42")
     assert timeout_from_env() == 42.0
     monkeypatch.setenv("CONCORD_MODEL_TIMEOUT", "soon")
-    with pytest.raises(Exception, match="must be a number"):
+    with pytest.raises(InputError, match="must be a number"):
         timeout_from_env()
     monkeypatch.delenv("CONCORD_MODEL_TIMEOUT")
     assert timeout_from_env() == 600.0
