@@ -71,7 +71,7 @@ else
   tar --exclude=./.venv --exclude='./models/*.gguf' -cf - . | tar -C "$src" -xf -
 fi
 reqs[0]="$src[model]"
-"${pip[@]}" wheel --wheel-dir "$out/wheels" "${reqs[@]}"
+"${pip[@]}" wheel --wheel-dir "$out/wheels" -c "$repo/installer/constraints.txt" "${reqs[@]}"
 # The installer's own tools, so the target never needs an index.
 "${pip[@]}" download --dest "$out/wheels" --only-binary=:all: pip setuptools wheel
 

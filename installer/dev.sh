@@ -36,7 +36,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # llama-cpp-python compiles llama.cpp on first install (several minutes); pip caches the wheel.
-"$VENV/bin/python" -m pip install -q -e '.[model,test]'
+# Exact versions from installer/constraints.txt (regenerate with `bash installer/lock.sh`).
+"$VENV/bin/python" -m pip install -q -c installer/constraints.txt -e '.[model,test]'
 "$VENV/bin/concord" models install-default
 
 case "$job" in
