@@ -260,5 +260,5 @@ def case(rec: Record, case_id: str = "C-1", created_at: datetime = T0, grade: st
         ),
         config_version="scoring-v1",
         timings={"anaesthetist": 1.5, "cardiology": 2.25},
-        meta={"judges": 1},
+        judges=1,
     )

@@ -8,7 +8,7 @@ one server (connection refused or reset, timeout, 5xx) is retried on another. Th
 format is the registered model's own, read from its GGUF when the file is on this
 workstation, so a batch and an in-process run of the same model see the same prompts.
 Workers only generate: every case is saved by the calling thread. Each saved case records
-in `case.meta["batch"]` which server produced each brief and every request it made.
+in `case.batch` which server produced each brief and every request it made.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from concord.domain import Case, Record
+from concord.domain import BatchProvenance, BatchRequest, Case, Record
 from concord.errors import ConcordError, InputError
 from concord.llm.chat_template import TemplateSplit
 from concord.llm.server_runtime import (
@@ -123,25 +123,23 @@ def _run_one(
     assert case is not None
     served = runtime.log[first:]
     by_agent = {s.label: s.server for s in served if s.label != "judge"}
-    meta = dict(case.meta)
-    meta["batch"] = {
-        "brief_servers": by_agent,
-        "requests": [
-            {
-                "server": s.server,
-                "label": s.label,
-                "seconds": s.seconds,
-                "prompt_tokens": s.prompt_tokens,
-                "completion_tokens": s.completion_tokens,
-                "prefix_reused": s.prefix_reused,
-                "failed_over_from": list(s.failed_over_from),
-            }
+    batch = BatchProvenance(
+        brief_servers=by_agent,
+        requests=tuple(
+            BatchRequest(
+                server=s.server,
+                label=s.label,
+                seconds=s.seconds,
+                prompt_tokens=s.prompt_tokens,
+                completion_tokens=s.completion_tokens,
+                prefix_reused=s.prefix_reused,
+                failed_over_from=tuple(s.failed_over_from),
+            )
             for s in served
-        ],
-        "server_models": server_models,
-        "model_verified": False,  # a remote file cannot be hashed from here
-    }
-    return case.model_copy(update={"meta": meta})
+        ),
+        server_models=server_models,
+    )
+    return case.model_copy(update={"batch": batch})
 
 
 def _worker(

@@ -207,11 +207,9 @@ def run_panel(
         mutual_omissions=tuple(omissions),
         config_version=config.version,
         timings=timings,
-        meta={
-            "judges": settings.judges,
-            "specialists": specialists,
-            "injection": injection_findings(record, briefs),
-            "judge_failures": list(proposer.failures) if proposer else [],
-        },
+        judges=settings.judges,
+        specialists_chosen=tuple(specialists),
+        judge_failures=tuple(proposer.failures) if proposer else (),
+        injection=tuple(injection_findings(record, briefs)),
     )
     yield RunEvent("done", "case complete", 1, 1, case=case, seconds=timings["total"])

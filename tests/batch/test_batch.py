@@ -64,18 +64,22 @@ def test_batch_survives_a_server_stopping_midway(fake_servers, tmp_path):
     assert report.requests_by_server[second.url] > 0
     cases = [svc.repo.get_case(case_id) for _, case_id in report.saved]
     for case in cases:
-        batch = case.meta["batch"]
-        assert batch["requests"] and batch["model_verified"] is False
-        assert {r["server"] for r in batch["requests"]} <= {first.url, second.url}
-        assert batch["brief_servers"]["anaesthetist"] in (first.url, second.url)
-        assert {b.agent for b in case.briefs} <= set(batch["brief_servers"])
+        batch = case.batch
+        assert batch is not None and batch.requests and batch.model_verified is False
+        assert {r.server for r in batch.requests} <= {first.url, second.url}
+        assert batch.brief_servers["anaesthetist"] in (first.url, second.url)
+        assert {b.agent for b in case.briefs} <= set(batch.brief_servers)
     retried = [
-        r for c in cases for r in c.meta["batch"]["requests"] if first.url in r["failed_over_from"]
+        r
+        for c in cases
+        if c.batch is not None
+        for r in c.batch.requests
+        if first.url in r.failed_over_from
     ]
     assert len(retried) >= first.aborted  # a request cut off midway was retried elsewhere
-    assert all(r["server"] == second.url for r in retried)
-    late = cases[-1].meta["batch"]["requests"]
-    assert all(r["server"] == second.url for r in late)
+    assert all(r.server == second.url for r in retried)
+    last = cases[-1].batch
+    assert last is not None and all(r.server == second.url for r in last.requests)
     svc.close()
 
 
@@ -96,9 +100,10 @@ def test_batch_over_llama_server_reuses_the_record_prefix(fake_servers, tmp_path
     assert report is not None and report.ok and len(report.saved) == 2, report.failed
     case = svc.repo.get_case(report.saved[0][1])
     assert {b.agent for b in case.briefs} >= {"anaesthetist", "renal"}
-    requests = case.meta["batch"]["requests"]
-    assert all(r["server"] == server.url for r in requests)
-    assert [r["prefix_reused"] for r in requests] == [False] + [True] * (len(requests) - 1)
+    assert case.batch is not None
+    requests = case.batch.requests
+    assert all(r.server == server.url for r in requests)
+    assert [r.prefix_reused for r in requests] == [False] + [True] * (len(requests) - 1)
     assert {path for path, _ in server.calls} == {"/tokenize", "/completion"}
     svc.close()
 

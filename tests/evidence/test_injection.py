@@ -182,17 +182,17 @@ def test_scores_do_not_move_when_the_record_asks_for_a_grade(svc) -> None:
     assert {g.gate_id for g in injected.gates} == {g.gate_id for g in clean.gates}
     findings = injection_findings(record, injected.briefs)
     assert needs_review(findings)
-    assert not [f for f in findings if f["kind"] == "quoted_by_agent"]  # nobody quoted it
+    assert not [f for f in findings if f.kind == "quoted_by_agent"]  # nobody quoted it
 
 
 def test_an_agent_citing_a_forged_line_is_flagged(svc) -> None:
     record = _record("fake_evidence.json")
     case = _run(svc, record, BriefWriter(consult=["renal"]))  # cites every line with "K+"
-    quoted = [f for f in injection_findings(record, case.briefs) if f["kind"] == "quoted_by_agent"]
-    assert {f["line_id"] for f in quoted} >= {"L4"}
-    assert {f["agent"] for f in quoted} >= {"anaesthetist"}
+    quoted = [f for f in injection_findings(record, case.briefs) if f.kind == "quoted_by_agent"]
+    assert {f.line_id for f in quoted} >= {"L4"}
+    assert {f.agent for f in quoted} >= {"anaesthetist"}
     for f in quoted:
-        assert record.document(f["source_id"]).text[f["start"] : f["end"]] == f["text"]
+        assert record.document(f.source_id).text[f.start : f.end] == f.text
 
 
 class ObedientWriter(BriefWriter):
@@ -215,15 +215,15 @@ def test_an_agent_repeating_the_injected_instruction_is_flagged(svc) -> None:
     quoted = [
         f
         for f in injection_findings(record, case.briefs)
-        if f["kind"] == "quoted_by_agent" and f["where"] == "item"
+        if f.kind == "quoted_by_agent" and f.where == "item"
     ]
-    assert quoted and {f["line_id"] for f in quoted} == {"L4"}
-    assert {f["agent"] for f in quoted} >= {"anaesthetist", "oncology"}
+    assert quoted and {f.line_id for f in quoted} == {"L4"}
+    assert {f.agent for f in quoted} >= {"anaesthetist", "oncology"}
 
 
 def test_an_instruction_like_item_is_flagged_even_without_a_record_match(svc) -> None:
     record = _without_injected_lines(_record("ignore_and_rate.json"))
     case = _run(svc, record, ObedientWriter(consult=["oncology"]))
     findings = injection_findings(record, case.briefs)
-    assert findings and all(f["kind"] == "quoted_by_agent" for f in findings)
-    assert {f["pattern"] for f in findings} >= {"override_instructions"}
+    assert findings and all(f.kind == "quoted_by_agent" for f in findings)
+    assert {f.pattern for f in findings} >= {"override_instructions"}

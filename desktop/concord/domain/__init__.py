@@ -1,7 +1,14 @@
 """Pydantic types shared by every layer. No I/O here."""
 
 from concord.domain.brief import Brief, BriefItem, BriefSection, BriefStatus
-from concord.domain.case import Case, CaseStatus, Target
+from concord.domain.case import (
+    BatchProvenance,
+    BatchRequest,
+    Case,
+    CaseStatus,
+    InjectionFinding,
+    Target,
+)
 from concord.domain.decision import Decision, DecisionAction
 from concord.domain.evidence import (
     Alignment,
@@ -24,6 +31,8 @@ from concord.domain.target import TargetKind, TargetRef, TargetRefError
 
 __all__ = [
     "Alignment",
+    "BatchProvenance",
+    "BatchRequest",
     "AlignmentStatus",
     "Brief",
     "BriefItem",
@@ -38,6 +47,7 @@ __all__ = [
     "EvidenceLine",
     "GateHit",
     "GateStatus",
+    "InjectionFinding",
     "ItemMatch",
     "Line",
     "MatchMethod",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from concord.domain._base import Frozen
 from concord.domain.brief import Brief
@@ -37,6 +37,43 @@ class Target(Frozen):
         return TargetRef.parse(self.id)
 
 
+class InjectionFinding(Frozen):
+    """Instruction-like text in the record, or a place where a brief quotes or cites it."""
+
+    kind: Literal["record", "quoted_by_agent"]
+    pattern: str = Field(description="Name of the instruction pattern that matched")
+    source_id: str | None = None
+    start: int | None = Field(default=None, description="The record line holding the text")
+    end: int | None = None
+    line_id: str | None = None
+    text: str = Field(description="The record line (or the brief item) holding the text")
+    match: str = Field(default="", description="The matched text (record findings)")
+    agent: str = Field(default="", description="The brief that quotes it")
+    where: Literal["", "evidence", "item"] = ""
+    id: str = Field(default="", description="Evidence or item id in that brief")
+
+
+class BatchRequest(Frozen):
+    server: str
+    label: str
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    prefix_reused: bool
+    failed_over_from: tuple[str, ...] = ()
+
+
+class BatchProvenance(Frozen):
+    """Which llama.cpp server produced each brief of a batch case, and every request made."""
+
+    brief_servers: dict[str, str]
+    requests: tuple[BatchRequest, ...]
+    server_models: dict[str, Any] = Field(default_factory=dict)
+    model_verified: bool = Field(
+        default=False, description="A remote model file cannot be hashed from here"
+    )
+
+
 class Case(Frozen):
     case_id: str
     record_id: str
@@ -53,7 +90,27 @@ class Case(Frozen):
     mutual_omissions: tuple[str, ...] = Field(default=(), description="Gate ids both missed")
     config_version: str = ""
     timings: dict[str, float] = Field(default_factory=dict)
-    meta: dict[str, Any] = Field(default_factory=dict)
+    judges: int = Field(default=0, description="Judge runs that proposed item matches")
+    specialists_chosen: tuple[str, ...] = Field(
+        default=(), description="Specialists the panel consulted, in order"
+    )
+    judge_failures: tuple[str, ...] = Field(default=(), description="Judge runs that failed")
+    injection: tuple[InjectionFinding, ...] = ()
+    batch: BatchProvenance | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_meta(cls, data: Any) -> Any:
+        """Cases stored before these fields were typed kept them in a free-form `meta`."""
+        if isinstance(data, dict) and "meta" in data:
+            data = dict(data)
+            meta = data.pop("meta") or {}
+            data.setdefault("judges", meta.get("judges", 0))
+            data.setdefault("specialists_chosen", meta.get("specialists", ()))
+            data.setdefault("judge_failures", meta.get("judge_failures", ()))
+            data.setdefault("injection", meta.get("injection", ()))
+            data.setdefault("batch", meta.get("batch"))
+        return data
 
     def brief(self, agent: str) -> Brief:
         for b in self.briefs:
@@ -73,5 +130,5 @@ class Case(Frozen):
         return (
             any(s.human_review for s in self.scorecards)
             or bool(self.mutual_omissions)
-            or bool(self.meta.get("injection"))
+            or bool(self.injection)
         )

@@ -7,11 +7,10 @@ instructions" or "rate this case High", or repeat a forged evidence line. This m
 instruction-like text in the record (by named patterns, no model) and flags every brief item
 or evidence line that quotes or cites it, so the case goes to a human.
 
-Each finding is a plain dict (it is stored in `Case.meta["injection"]`):
-    {"kind": "record", "pattern", "source_id", "start", "end", "line_id", "text", "match"}
-    {"kind": "quoted_by_agent", "agent", "where": "evidence"|"item", "id", "pattern",
-     "source_id", "start", "end", "line_id", "text"}
-`text` is the whole record line holding the injected text (`doc.text[start:end]`).
+Each finding is a `domain.InjectionFinding` (stored as `Case.injection`): kind "record" for
+the injected text in the record, "quoted_by_agent" for a brief's evidence line or item that
+quotes or cites it. `text` is the whole record line holding the injected text
+(`doc.text[start:end]`), or the brief item itself when the item is instruction-like.
 """
 
 from __future__ import annotations
@@ -19,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
-from concord.domain import Brief, Record
+from concord.domain import Brief, InjectionFinding, Record
 
 _GAP = r"[^\n.]{0,40}?"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -99,17 +98,17 @@ class InjectedSpan:
     text: str
     match: str
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": "record",
-            "pattern": self.pattern,
-            "source_id": self.source_id,
-            "start": self.start,
-            "end": self.end,
-            "line_id": self.line_id,
-            "text": self.text,
-            "match": self.match,
-        }
+    def finding(self) -> InjectionFinding:
+        return InjectionFinding(
+            kind="record",
+            pattern=self.pattern,
+            source_id=self.source_id,
+            start=self.start,
+            end=self.end,
+            line_id=self.line_id,
+            text=self.text,
+            match=self.match,
+        )
 
 
 def _fold(text: str) -> str:
@@ -143,11 +142,12 @@ def instruction_patterns_in(text: str) -> list[str]:
     return [name for name, pattern in PATTERNS if pattern.search(text)]
 
 
-def _quoted(span: InjectedSpan, **where: Any) -> dict[str, Any]:
-    data = span.as_dict()
-    data.update(kind="quoted_by_agent", **where)
-    data.pop("match")
-    return data
+def _quoted(
+    span: InjectedSpan, agent: str, where: Literal["evidence", "item"], id: str
+) -> InjectionFinding:
+    return span.finding().model_copy(
+        update={"kind": "quoted_by_agent", "match": "", "agent": agent, "where": where, "id": id}
+    )
 
 
 def _overlaps(
@@ -160,10 +160,10 @@ def _overlaps(
 
 def quoted_injections(
     briefs: Iterable[Brief], spans: Sequence[InjectedSpan]
-) -> list[dict[str, Any]]:
+) -> list[InjectionFinding]:
     """Evidence lines that cite or align into an injected line, and brief items that repeat
     an injected match or are themselves instruction-like."""
-    out: list[dict[str, Any]] = []
+    out: list[InjectionFinding] = []
     for brief in briefs:
         for ev in brief.evidence:
             a = ev.alignment
@@ -185,28 +185,24 @@ def quoted_injections(
                 if name in ("fake_line_id", "chat_role_marker") or hits:
                     continue  # item texts may start with a line id; quoted ones already listed
                 out.append(
-                    {
-                        "kind": "quoted_by_agent",
-                        "agent": brief.agent,
-                        "where": "item",
-                        "id": item.item_id,
-                        "pattern": name,
-                        "source_id": None,
-                        "start": None,
-                        "end": None,
-                        "line_id": None,
-                        "text": item.text,
-                    }
+                    InjectionFinding(
+                        kind="quoted_by_agent",
+                        agent=brief.agent,
+                        where="item",
+                        id=item.item_id,
+                        pattern=name,
+                        text=item.text,
+                    )
                 )
     return out
 
 
-def injection_findings(record: Record, briefs: Sequence[Brief]) -> list[dict[str, Any]]:
+def injection_findings(record: Record, briefs: Sequence[Brief]) -> list[InjectionFinding]:
     """Record-level injection spans, then every place a brief quotes or cites one."""
     spans = find_injections(record)
-    return [s.as_dict() for s in spans] + quoted_injections(briefs, spans)
+    return [s.finding() for s in spans] + quoted_injections(briefs, spans)
 
 
-def needs_review(findings: Sequence[dict[str, Any]]) -> bool:
+def needs_review(findings: Sequence[InjectionFinding]) -> bool:
     """Any injected text in the record, or quoted by an agent, sends the case to a human."""
     return bool(findings)
