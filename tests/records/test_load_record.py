@@ -150,11 +150,12 @@ def test_file_over_size_limit(tmp_path: Path) -> None:
         load_record(path)
 
 
-def test_pdf_without_text(
+def test_pdf_with_blank_pages_only(
     tmp_path: Path, pdf_writer: Callable[[Path, list[list[str]]], Path]
 ) -> None:
+    """No text layer and nothing for OCR to read: refused, not imported empty."""
     path = pdf_writer(tmp_path / "scan.pdf", [[], []])
-    with pytest.raises(InputError, match=r"scan\.pdf: PDF has no extractable text"):
+    with pytest.raises(InputError, match=r"scan\.pdf: scanned PDF has no text \(OCR read"):
         load_record(path)
 
 

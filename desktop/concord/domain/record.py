@@ -13,32 +13,33 @@ from functools import cached_property
 from pydantic import Field, model_validator
 
 from concord.domain._base import Frozen
+from concord.domain.coded import CodedFact
+from concord.domain.ocr import OcrLayer, UncertainSpan
+from concord.domain.span import Span, SpanText
 
-
-class Span(Frozen):
-    source_id: str = Field(description="Id of the source document the span points into")
-    start: int = Field(ge=0, description="Start offset in characters of the document text")
-    end: int = Field(ge=0, description="End offset (exclusive) in characters")
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Span:
-        if self.end < self.start:
-            raise ValueError(f"span end {self.end} before start {self.start}")
-        return self
-
-
-class SpanText(Span):
-    text: str = Field(description="Exactly document.text[start:end]")
+__all__ = ["Line", "Record", "SourceDocument", "Span", "SpanText"]
 
 
 class SourceDocument(Frozen):
     source_id: str = Field(description="Stable id of the document within the record")
     title: str = Field(default="", description="Human title, e.g. 'Echo report 12/03'")
-    kind: str = Field(description="Origin format: txt, md, json or pdf")
+    kind: str = Field(
+        description="Origin format: txt, md, json, pdf, fhir (a rendered FHIR resource) or "
+        "ocr (text read by OCR from a scanned PDF or an image)"
+    )
     text: str = Field(description="The exact text; every span indexes into it")
     page_starts: tuple[int, ...] = Field(
-        default=(), description="For PDFs: character offset where each page begins"
+        default=(), description="For PDFs and scans: character offset where each page begins"
     )
+    ocr: OcrLayer | None = Field(
+        default=None,
+        description="For text read by OCR: per-word confidence and page boxes, page images",
+    )
+
+    @property
+    def is_ocr(self) -> bool:
+        """True when the text was read by OCR (never typed): numbers need checking."""
+        return self.ocr is not None
 
     def page_of(self, offset: int) -> int | None:
         """1-based page number that contains `offset`, or None for non-paged documents."""
@@ -65,13 +66,34 @@ class Record(Frozen):
     name: str = Field(description="Display name, e.g. the file name or patient label")
     documents: tuple[SourceDocument, ...] = Field(min_length=1)
     operation: str | None = Field(default=None, description="Planned operation, if given")
+    coded: tuple[CodedFact, ...] = Field(
+        default=(),
+        description="Coded data (FHIR): each fact points at the rendered text of its resource",
+    )
 
     @model_validator(mode="after")
     def _unique_sources(self) -> Record:
         ids = [d.source_id for d in self.documents]
         if len(ids) != len(set(ids)):
             raise ValueError("source_id values must be unique within a record")
+        known = set(ids)
+        for fact in self.coded:
+            for span in fact.spans():
+                if span.source_id not in known:
+                    raise ValueError(f"coded fact {fact.resource} points at unknown document")
         return self
+
+    def uncertain_spans(self) -> tuple[UncertainSpan, ...]:
+        """Words read by OCR below their document's confidence threshold, in record order.
+
+        Evidence that overlaps one of these is never verified: a number or drug name the
+        OCR was unsure of must be checked against the page image by a person.
+        """
+        out: list[UncertainSpan] = []
+        for doc in self.documents:
+            if doc.ocr is not None:
+                out.extend(doc.ocr.uncertain_spans(doc.source_id, doc.text))
+        return tuple(out)
 
     @cached_property
     def content_hash(self) -> str:

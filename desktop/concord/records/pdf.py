@@ -1,8 +1,10 @@
-"""PDF records: text extracted page by page (pypdf) into one document.
+"""PDF records: text extracted page by page (pypdf) into one document; pages without a
+text layer (scans) are rendered and read by OCR.
 
 Pages are joined with PAGE_SEPARATOR and `page_starts` records where each page's text
-begins, so a locator can name the page. A PDF without extractable text (e.g. a scan) is
-refused rather than imported empty.
+begins, so a locator can name the page. A document with any page read by OCR has kind
+"ocr" and carries the OCR layer (word confidences, boxes, page images); a PDF in which
+no page has any text, typed or read, is refused rather than imported empty.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from pathlib import Path
 from concord.domain import Record, SourceDocument
 from concord.errors import InputError
 from concord.records.files import normalise_newlines, read_bytes
+from concord.records.ocr.engines import ocr_engine
+from concord.records.ocr.images import pdf_pages
+from concord.records.ocr.scan import PAGE_SEPARATOR, OcrPage, assemble, ocr_pages
 
-PAGE_SEPARATOR = "\n\f\n"
-"""Between pages: a form feed on its own line (blank to `Record.lines`)."""
+__all__ = ["PAGE_SEPARATOR", "load_pdf_record", "pdf_document"]
 
 
 def _page_texts(data: bytes, path: Path) -> list[str]:
@@ -36,26 +40,25 @@ def _page_texts(data: bytes, path: Path) -> list[str]:
         raise InputError(f"PDF is broken or unreadable ({detail})", subject=path) from exc
 
 
-def load_pdf_record(path: Path) -> Record:
-    """A one-document record (kind 'pdf') with page_starts set, one entry per page."""
-    data = read_bytes(path)
+def pdf_document(data: bytes, source_id: str, title: str, subject: Path) -> SourceDocument:
+    """One document from PDF bytes: typed pages as extracted, other pages by OCR."""
     if not data.lstrip().startswith(b"%PDF"):
-        raise InputError("not a PDF file (no %PDF header)", subject=path)
-    pages = _page_texts(data, path)
-    if not pages:
-        raise InputError("PDF has no pages", subject=path)
-    if not any(page.strip() for page in pages):
-        raise InputError("PDF has no extractable text (scanned image?)", subject=path)
-    starts: list[int] = []
-    offset = 0
-    for page in pages:
-        starts.append(offset)
-        offset += len(page) + len(PAGE_SEPARATOR)
-    document = SourceDocument(
-        source_id=path.name,
-        title=path.name,
-        kind="pdf",
-        text=PAGE_SEPARATOR.join(pages),
-        page_starts=tuple(starts),
-    )
+        raise InputError("not a PDF file (no %PDF header)", subject=subject)
+    texts = _page_texts(data, subject)
+    if not texts:
+        raise InputError("PDF has no pages", subject=subject)
+    blank = [index for index, text in enumerate(texts) if not text.strip()]
+    pages: list[str | OcrPage] = list(texts)
+    engine = ocr_engine() if blank else None
+    if engine is not None:
+        images = pdf_pages(data, subject, blank)
+        for index, (image, dpi) in zip(blank, images, strict=True):
+            read = ocr_pages([(image, dpi)], engine, first_page=index + 1)[0]
+            pages[index] = read if read.text.words else ""  # a blank page stays blank
+    return assemble(source_id, title, pages, engine, subject)
+
+
+def load_pdf_record(path: Path) -> Record:
+    """A one-document record with page_starts set, one entry per page."""
+    document = pdf_document(read_bytes(path), path.name, path.name, path)
     return Record(name=path.name, documents=(document,))

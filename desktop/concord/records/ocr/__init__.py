@@ -1,0 +1,1 @@
+"""Offline OCR for scanned PDFs and images: engines, page images, text with word boxes."""
