@@ -68,9 +68,15 @@ class CodedFact(Frozen):
     related: tuple[Coding, ...] = Field(
         default=(), description="Codes of what the fact is about (a regimen's ingredients)"
     )
+    related_names: tuple[str, ...] = Field(
+        default=(), description="Names of the ingredients, as written"
+    )
+    related_span: Span | None = Field(default=None, description="Where the ingredients are")
 
     def spans(self) -> tuple[Span, ...]:
         out = [self.span]
+        if self.related_span is not None:
+            out.append(self.related_span)
         if self.quantity is not None:
             out.append(self.quantity.span)
         for component in self.components:

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from concord.domain import Record, SourceDocument
 from concord.errors import InputError
+from concord.records.fhir.load import record_from_fhir
+from concord.records.fhir.parse import is_fhir
 from concord.records.files import normalise_newlines, read_text
 from concord.records.validation import summarise_validation_error
 
@@ -51,8 +53,16 @@ def parse_json(text: str, path: Path) -> Any:
 
 
 def load_json_record(path: Path) -> Record:
-    """A record with one SourceDocument (kind 'json') per entry of `documents`."""
+    """A FHIR Bundle or resource (see records.fhir), else Concord's own JSON record: one
+    SourceDocument (kind 'json') per entry of `documents`."""
     data = parse_json(read_text(path), path)
+    if is_fhir(data):
+        return record_from_fhir(data, path)
+    return record_from_json(data, path)
+
+
+def record_from_json(data: Any, path: Path) -> Record:
+    """Concord's own JSON record shape (see the module docstring)."""
     if isinstance(data, list):
         data = {"documents": data}
     try:

@@ -177,7 +177,10 @@ class TesseractEngine:
             if iterator is None:
                 return []
             for word in self._tesserocr.iterate_level(iterator, ril.WORD):
-                text = (word.GetUTF8Text(ril.WORD) or "").strip()
+                try:
+                    text = (word.GetUTF8Text(ril.WORD) or "").strip()
+                except RuntimeError:  # tesserocr's "No text returned" for an empty page
+                    text = ""
                 if word.IsAtBeginningOf(ril.TEXTLINE) and current:
                     lines.append(ReadLine(tuple(current)))
                     current = []
@@ -185,7 +188,8 @@ class TesseractEngine:
                 if not text or box is None:
                     continue
                 confidence = max(0.0, min(float(word.Confidence(ril.WORD)) / 100.0, 1.0))
-                current.append(ReadWord(text, confidence, tuple(int(v) for v in box)))  # type: ignore[arg-type]
+                x0, y0, x1, y1 = (int(v) for v in box)
+                current.append(ReadWord(text, confidence, (x0, y0, x1, y1)))
             self._api.Clear()
         if current:
             lines.append(ReadLine(tuple(current)))
