@@ -418,7 +418,7 @@ def text_pdf(lines: list[str]) -> bytes:
     from reportlab.pdfgen import canvas
 
     out = io.BytesIO()
-    pdf = canvas.Canvas(out, pagesize=A4)
+    pdf = canvas.Canvas(out, pagesize=A4, invariant=1)
     y = 800
     for line in lines:
         pdf.drawString(60, y, line)

@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from concord.cli._common import add_json_flag, current_user, emit_json, services
+from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.evidence.align import read_evidence_jsonl, verify_lines
 from concord.records import load_record
+from concord.records.patients import load_patients, plan_patients
 from concord.screen.record_screen import RecordScreen, screen_to_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="import records; prints record ids")
+    p = sub.add_parser(
+        "import",
+        help="import records (files, FHIR bundles, scans, or folders of patients); prints ids",
+    )
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     p.add_argument("--user", help="who is importing (default: $CONCORD_USER or login name)")
     add_json_flag(p)
@@ -31,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    if any(path.is_dir() for path in args.paths):
+        return _import_folders(args)
     # Load everything first: one bad file means nothing is imported.
     records = [load_record(path) for path in args.paths]
     svc = services()
@@ -46,6 +52,39 @@ def cmd_import(args: argparse.Namespace) -> int:
             note = "" if row["created"] else "  (already imported)"
             print(f"{row['record_id']}  {row['path']}{note}")
     return 0
+
+
+def _import_folders(args: argparse.Namespace) -> int:
+    """Folders of patients: each patient loaded whole or skipped with its reason; progress
+    on stderr; a summary of what was imported and skipped. Exit 1 if anything was skipped."""
+    plan = plan_patients(args.paths)
+    svc = services()
+    user = current_user(args)
+    imported: list[dict[str, object]] = []
+    skipped: list[dict[str, str]] = []
+    for event in load_patients(plan):
+        where = event.source.label
+        for path, why in event.source.skipped:
+            if event.source.files:  # a folder's stray file: noted, the patient still imported
+                skipped.append({"path": str(path), "problem": f"{path}: {why}"})
+        if event.record is None:
+            skipped.append({"path": str(where), "problem": event.problem})
+            say(f"[{event.index}/{event.total}] skipped: {event.problem}")
+            continue
+        record_id, created = svc.repo.save_record(event.record, user)
+        imported.append({"path": str(where), "record_id": record_id, "created": created})
+        state = "imported" if created else "already imported"
+        say(f"[{event.index}/{event.total}] {state} {where} -> {record_id}")
+    if args.json:
+        emit_json({"records": imported, "skipped": skipped})
+    else:
+        for row in imported:
+            note = "" if row["created"] else "  (already imported)"
+            print(f"{row['record_id']}  {row['path']}{note}")
+        print(f"{len(imported)} patient(s) imported, {len(skipped)} skipped")
+        for row in skipped:
+            print(f"  skipped: {row['problem']}")
+    return 1 if skipped else 0
 
 
 def cmd_screen(args: argparse.Namespace) -> int:

@@ -105,7 +105,7 @@ _PREFIXES = {
     "h": 1e2, "da": 1e1, "d": 1e-1, "c": 1e-2, "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12,
     "f": 1e-15, "a": 1e-18, "z": 1e-21, "y": 1e-24,
 }  # fmt: skip
-_NO_PREFIX = {"10*", "10^", "%", "[ppm]", "[ppb]", "h", "d", "wk", "mo", "a", "min", "[IU]"}
+_NO_PREFIX = {"10*", "10^", "%", "[ppm]", "[ppb]", "h", "d", "wk", "mo", "a", "min"}
 _TOKEN = re.compile(r"\{[^{}]*\}|[./()]|[^./(){}]+")
 _EXPONENT = re.compile(r"^(.*?)([+-]?\d+)$")
 

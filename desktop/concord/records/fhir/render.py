@@ -483,8 +483,12 @@ def render_narrative(resource: Any, resources: Resources) -> Rendered | None:
     return Rendered(f"{rtype}", out.text, out.anchors)
 
 
+_FIRST_DATE = re.compile(r"\d{4}(?:-\d{2}){0,2}")
+
+
 def _title(name: str, when_text: str) -> str:
-    title = f"{name} {when_text[:10]}" if when_text else name
+    dated = _FIRST_DATE.search(when_text)
+    title = f"{name} {dated.group()}" if dated else name
     return re.sub(r"\s+", " ", title).strip()[:120]
 
 

@@ -38,12 +38,12 @@ class TextBuilder:
         self._length += len(text)
 
     def newline(self) -> None:
-        self.add("\n")
+        self._parts.append("\n")
+        self._length += 1
 
     def line(self, text: str, anchor: str | None = None) -> None:
         self.add(text, anchor)
-        self._parts.append("\n")
-        self._length += 1
+        self.newline()
 
     @property
     def text(self) -> str:

@@ -1,0 +1,141 @@
+"""Importing many patients at once: files and folders as the CLI and the app receive them.
+
+What is one patient:
+* a file given by itself (a FHIR bundle, a letter, a scan) is one record;
+* a folder given by itself holds patients: each file directly in it is one patient (a
+  bundle per patient), and each sub-folder is one patient whose files (a bundle, scanned
+  letters, PDFs...) become the documents of one record.
+
+A patient is loaded whole or not at all: any bad file in a patient folder skips that
+patient with the reason (one line naming the file), and the others are still loaded.
+`load_patients` is a generator: it yields a `PatientLoaded` per patient with its position,
+so a front end can show progress and stop between patients.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from concord.domain.record import Record
+from concord.errors import ConcordError, InputError
+from concord.records.load import LOADERS, load_record
+
+MAX_FILES_PER_PATIENT = 500
+
+
+@dataclass(frozen=True)
+class PatientSource:
+    """One patient to import: its files, and the folder or file it was named by."""
+
+    label: Path
+    files: tuple[Path, ...]
+    skipped: tuple[tuple[Path, str], ...] = ()  # files of the folder that are not records
+
+
+@dataclass(frozen=True)
+class PatientLoaded:
+    index: int  # 1-based position
+    total: int
+    source: PatientSource
+    record: Record | None  # None: skipped
+    problem: str = ""  # why it was skipped (one line naming the file)
+
+
+def _is_hidden(path: Path) -> bool:
+    return path.name.startswith(".")
+
+
+def _readable(path: Path) -> bool:
+    return path.suffix.lower() in LOADERS
+
+
+def plan_patients(paths: Sequence[Path]) -> list[PatientSource]:
+    """Group the given files and folders into patients (see the module docstring)."""
+    plan: list[PatientSource] = []
+    for path in paths:
+        if not path.is_dir():
+            plan.append(PatientSource(path, (path,)))
+            continue
+        for child in sorted(path.iterdir()):
+            if _is_hidden(child):
+                continue
+            if child.is_dir():
+                plan.append(_folder_patient(child))
+            elif _readable(child):
+                plan.append(PatientSource(child, (child,)))
+            else:
+                plan.append(
+                    PatientSource(
+                        child, (), ((child, f"unsupported file type {child.suffix or '(none)'}"),)
+                    )
+                )
+    return plan
+
+
+def _folder_patient(folder: Path) -> PatientSource:
+    files: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for child in sorted(folder.rglob("*")):
+        hidden = any(part.startswith(".") for part in child.relative_to(folder).parts)
+        if hidden or child.is_dir():
+            continue
+        if _readable(child):
+            files.append(child)
+        else:
+            skipped.append((child, f"unsupported file type {child.suffix or '(none)'}"))
+    return PatientSource(folder, tuple(files), tuple(skipped))
+
+
+def load_patient(source: PatientSource) -> Record:
+    """One record for the patient. InputError naming the file for any problem."""
+    if not source.files:
+        reason = "no record files in the folder" if source.label.is_dir() else "not a record file"
+        detail = source.skipped[0][1] if source.skipped and not source.label.is_dir() else reason
+        raise InputError(detail, subject=source.label)
+    if len(source.files) > MAX_FILES_PER_PATIENT:
+        raise InputError(
+            f"over {MAX_FILES_PER_PATIENT} files for one patient", subject=source.label
+        )
+    records = [load_record(path) for path in source.files]
+    if len(records) == 1:
+        return records[0]
+    return merge_records(source.label, records)
+
+
+def merge_records(folder: Path, records: Sequence[Record]) -> Record:
+    """The documents and coded facts of several files as one patient's record."""
+    seen: dict[str, str] = {}
+    for record in records:
+        for document in record.documents:
+            if document.source_id in seen:
+                raise InputError(
+                    f"two files have a document {document.source_id!r} "
+                    f"({seen[document.source_id]} and {record.name})",
+                    subject=folder,
+                )
+            seen[document.source_id] = record.name
+    named = [r.name for r in records if r.name.endswith("(FHIR)")]
+    return Record(
+        name=named[0] if named else folder.name,
+        documents=tuple(d for r in records for d in r.documents),
+        operation=next((r.operation for r in records if r.operation), None),
+        coded=tuple(f for r in records for f in r.coded),
+    )
+
+
+def load_patients(plan: Sequence[PatientSource]) -> Iterator[PatientLoaded]:
+    """Load each patient in turn; a bad patient is reported and the others still loaded."""
+    total = len(plan)
+    for index, source in enumerate(plan, start=1):
+        try:
+            record = load_patient(source)
+        except ConcordError as exc:
+            yield PatientLoaded(index, total, source, None, exc.one_line())
+            continue
+        except OSError as exc:
+            problem = f"{source.label}: {exc.strerror or exc}"
+            yield PatientLoaded(index, total, source, None, problem)
+            continue
+        yield PatientLoaded(index, total, source, record)
