@@ -1,7 +1,8 @@
 """Documents carried by FHIR resources: DocumentReference content and DiagnosticReport
 presentedForm attachments (inline base64 data, or a Binary in the bundle or contained).
-Text is kept exactly (UTF-8, CRLF -> LF); PDFs are read page by page, with OCR for
-pages without a text layer; images are read by OCR."""
+Text is kept exactly (UTF-8, CRLF -> LF) as a document of kind txt or md (free text, like
+a letter imported on its own; kind "fhir" is only for rendered resources); PDFs are read
+page by page, with OCR for pages without a text layer; images are read by OCR."""
 
 from __future__ import annotations
 
@@ -64,12 +65,13 @@ def attachment_document(
         text = decode_text(data, label)
         if not text.strip():
             raise InputError(f"{source_id}: attachment has no text", subject=subject)
-        return SourceDocument(source_id=source_id, title=title, kind="fhir", text=text)
+        kind = "md" if "markdown" in content_type else "txt"
+        return SourceDocument(source_id=source_id, title=title, kind=kind, text=text)
     if content_type in HTML_TYPES:
         text = xhtml_text(decode_text(data, label))
         if not text.strip():
             raise InputError(f"{source_id}: HTML attachment has no text", subject=subject)
-        return SourceDocument(source_id=source_id, title=title, kind="fhir", text=text + "\n")
+        return SourceDocument(source_id=source_id, title=title, kind="txt", text=text + "\n")
     if content_type == "application/pdf" or data.startswith(b"%PDF"):
         return pdf_document(data, source_id, title, label)
     if content_type in IMAGE_TYPES:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from concord.domain.coded import UCUM, CodedFact, Component, FactKind, Quantity
+from concord.domain.coded import UCUM, CodedFact, Coding, Component, FactKind, Quantity
 from concord.domain.span import Span
 from concord.errors import InputError
 from concord.records.fhir.parse import Resources
@@ -122,8 +122,8 @@ def medication_facts(
     resource: Any, spans: _Spans, local_id: str, resources: Resources
 ) -> list[CodedFact]:
     concept, medication = medication_concept(resource, resources)
-    related = []
-    names = []
+    related: list[Coding] = []
+    names: list[str] = []
     for ingredient in getattr(medication, "ingredient", None) or ():
         item = ingredient.itemCodeableConcept
         if item is None and ingredient.itemReference is not None:

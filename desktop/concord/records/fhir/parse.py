@@ -126,7 +126,7 @@ def read_resources(data: dict[str, Any], subject: Path | str) -> Resources:
         if resource["resourceType"] == "Bundle":
             raise InputError(f"Bundle.entry[{index}] is a nested Bundle", subject=subject)
         model = _validate(resource, subject, where=f"Bundle.entry[{index}] ")
-        full_url = raw.get("fullUrl") if isinstance(raw.get("fullUrl"), str) else ""
+        full_url = raw["fullUrl"] if isinstance(raw.get("fullUrl"), str) else ""
         entries.append(
             Entry(model, resource["resourceType"], _local_id(resource, index + 1), full_url)
         )
