@@ -23,6 +23,7 @@ from concord.agents.runner import DEFAULT_BRIEF_MAX_TOKENS
 from concord.bench import model_measures as mm
 from concord.bench import text_measures as tm
 from concord.bench.figures import Figure
+from concord.bench.ocr_figures import ocr_figures
 from concord.bench.records import (
     BENCH_SEED,
     BenchRecord,
@@ -180,4 +181,5 @@ def run_bench(
         probe_missing=probe_missing,
     )
     context["pipeline_record_tokens"] = pipeline_record.tokens
+    figures = (*figures, *ocr_figures(options.quick, say))  # scanned records (no model)
     return BenchResult(options, model, record, figures, context, time.perf_counter() - started)

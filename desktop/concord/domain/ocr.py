@@ -63,6 +63,25 @@ class OcrLayer(Frozen):
         """Words overlapping text[start:end]."""
         return tuple(w for w in self.words if w.start < end and w.end > start)
 
+    def region(self, start: int, end: int) -> ScanRegion | None:
+        """Where text[start:end] is on the scan: the page, the union of its words' boxes on
+        that page (the first page the span touches), and the least confidence among them."""
+        words = self.words_in(start, end)
+        if not words:
+            return None
+        page = words[0].page
+        on_page = [w for w in words if w.page == page]
+        box = (
+            min(w.box[0] for w in on_page),
+            min(w.box[1] for w in on_page),
+            max(w.box[2] for w in on_page),
+            max(w.box[3] for w in on_page),
+        )
+        lowest = min(w.confidence for w in words)
+        return ScanRegion(
+            page=page, box=box, lowest_confidence=lowest, uncertain=lowest < self.threshold
+        )
+
     def page_image(self, page: int) -> PageImage | None:
         for image in self.pages:
             if image.page == page:
@@ -88,6 +107,13 @@ class OcrLayer(Frozen):
                 )
             )
         return out
+
+
+class ScanRegion(Frozen):
+    page: int
+    box: tuple[int, int, int, int]
+    lowest_confidence: float
+    uncertain: bool = Field(description="Some word of the span is below the threshold")
 
 
 class UncertainSpan(SpanText):

@@ -25,6 +25,7 @@ from concord.ui import theme
 from concord.ui.brief_view import BriefTree
 from concord.ui.marks import EvidenceMark, case_marks, cited_marks, citing_items, gate_marks
 from concord.ui.record_view import RecordView
+from concord.ui.scan_crop import ScanCropView
 from concord.ui.scorecard_view import ScoreStrip
 
 LEGEND = (
@@ -49,6 +50,7 @@ class ReviewView(QWidget):
         self.gates: tuple[GateHit, ...] = ()
         self.blind = False
         self.record_view = RecordView()
+        self.scan_crop = ScanCropView()  # the scan beside OCR'd evidence
         self.scores = ScoreStrip()
         self.scores.specialist_clicked.connect(self._specialist_clicked)
         self.legend = _plain_label(LEGEND)
@@ -71,6 +73,7 @@ class ReviewView(QWidget):
         lay.addWidget(self.legend)
         lay.addWidget(self.agent_key)
         lay.addWidget(self.record_view, 1)
+        lay.addWidget(self.scan_crop)
         lay.addWidget(self.cited_by_label)
         lay.addWidget(self.cited_by)
 
@@ -236,6 +239,7 @@ class ReviewView(QWidget):
             first = marks[0]
             assert first.source_id and first.start is not None and first.end is not None
             self.record_view.select_span(first.source_id, first.start, first.end)
+            self._crop(first.source_id, first.start, first.end)
             self.cited_by_label.setText(
                 f"Selected: {theme.agent_title(brief.agent)} {item.item_id} — "
                 f"{len(marks)} cited span(s) outlined in orange"
@@ -251,6 +255,7 @@ class ReviewView(QWidget):
             assert mark.source_id and mark.start is not None and mark.end is not None
             self.record_view.show_current([(mark.source_id, mark.start, mark.end)])
             self.record_view.select_span(mark.source_id, mark.start, mark.end)
+            self._crop(mark.source_id, mark.start, mark.end)
         else:
             self.cited_by_label.setText(
                 f"{mark.evidence_id} of {theme.agent_title(mark.agent)}: FAILED — this "
@@ -260,8 +265,17 @@ class ReviewView(QWidget):
     def show_span(self, source_id: str, start: int, end: int) -> None:
         self.record_view.show_current([(source_id, start, end)])
         self.record_view.select_span(source_id, start, end)
+        self._crop(source_id, start, end)
+
+    def _crop(self, source_id: str, start: int, end: int) -> None:
+        self.scan_crop.show_span(self.record_view.record, source_id, start, end)
 
     def _marks_at_cursor(self, marks: list[EvidenceMark]) -> None:
+        spanned = [m for m in marks if m.has_span]
+        if spanned:
+            first = spanned[0]
+            assert first.source_id and first.start is not None and first.end is not None
+            self._crop(first.source_id, first.start, first.end)
         self.cited_by.clear()
         self.cited_by.setVisible(bool(marks))
         keys = {m.key for m in marks}
