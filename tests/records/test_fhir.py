@@ -13,11 +13,15 @@ import pytest
 from tests.records import fhir_bundles as fb
 
 from concord.domain.coded import FactKind
-from concord.domain.record import Record
+from concord.domain.record import Record, Span
 from concord.errors import InputError
 from concord.records import load_record
 
 FHIR = Path(__file__).resolve().parent.parent / "fixtures" / "records" / "fhir"
+
+
+def _quoted(record: Record, span: Span) -> str:
+    return record.document(span.source_id).text[span.start : span.end]
 
 
 def _write(tmp_path: Path, data: dict[str, Any], name: str = "bundle.json") -> Path:
@@ -57,8 +61,8 @@ def test_observation_renders_name_and_value_on_one_line() -> None:
     assert ("http://loinc.org", "2823-3") in {(c.system, c.code) for c in fact.codes}
     assert fact.quantity is not None and fact.quantity.value == 6.4
     assert fact.quantity.unit == "mmol/L"
-    assert record.text_of(fact.quantity.span) == "6.4 mmol/L"
-    assert record.text_of(fact.span) == "Potassium"
+    assert _quoted(record, fact.quantity.span) == "6.4 mmol/L"
+    assert _quoted(record, fact.span) == "Potassium"
     assert fact.effective is not None and fact.effective.isoformat() == "2027-02-19"
 
 
@@ -83,7 +87,7 @@ def test_regimen_medication_carries_its_ingredients() -> None:
         (c.system, c.code) for c in fact.related
     }
     assert fact.related_span is not None
-    assert "bleomycin" in record.text_of(fact.related_span)
+    assert "bleomycin" in _quoted(record, fact.related_span)
 
 
 def test_procedure_device_and_condition_facts() -> None:
@@ -92,7 +96,7 @@ def test_procedure_device_and_condition_facts() -> None:
         f for f in pell.coded if f.kind is FactKind.DEVICE and f.resource == "Procedure/pci"
     )
     assert device.effective is not None and device.effective.isoformat() == "2026-10-20"
-    assert "Drug-eluting" in pell.text_of(device.span)
+    assert "Drug-eluting" in _quoted(pell, device.span)
     okafor = load_record(fb.DEMO_FILE)
     pneumonia = _fact(okafor, "Condition/cap")
     assert pneumonia.clinical_status == "active" and pneumonia.status == "confirmed"
@@ -105,7 +109,7 @@ def test_spo2_keeps_its_inspired_oxygen_component() -> None:
     (component,) = fact.components
     assert ("http://loinc.org", "3150-0") in {(c.system, c.code) for c in component.codes}
     assert component.quantity is not None and component.quantity.value == 21
-    assert record.text_of(component.span) == "FiO2"
+    assert _quoted(record, component.span) == "FiO2"
 
 
 def test_text_pdf_letter_and_searchset_outcome_skipped() -> None:

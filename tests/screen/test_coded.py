@@ -14,12 +14,16 @@ import pytest
 from tests.records import fhir_bundles as fb
 
 from concord.domain.gate import GateHit, GateStatus
-from concord.domain.record import Record
+from concord.domain.record import Record, Span
 from concord.records.fhir.load import record_from_fhir
 from concord.screen.coded import CodedScreen, FreeTextValues, merge_hits
 from concord.screen.record_screen import RecordScreen
 
 TODAY = date(2027, 2, 20)
+
+
+def _quoted(record: Record, span: Span) -> str:
+    return record.document(span.source_id).text[span.start : span.end]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +68,7 @@ def test_potassium_fires_from_code_and_value_with_the_resource_span(screens) -> 
     out = _coded_only(screens, fb.halloran())
     (finding,) = [f for f in out["hyperkalaemia"] if f.status is GateStatus.TRIGGERED]
     record: Record = out["record"]
-    assert [record.text_of(s) for s in finding.spans] == ["Potassium 6.4 mmol/L"]
+    assert [_quoted(record, s) for s in finding.spans] == ["Potassium 6.4 mmol/L"]
     assert finding.spans[0].source_id == "Observation/k-new"
     assert "6.4" in finding.detail and "2823-3" not in finding.detail
 

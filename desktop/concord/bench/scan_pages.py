@@ -65,7 +65,7 @@ def font_path(style: str) -> Path:
         for name in names:
             if (folder / name).is_file():
                 return folder / name
-    import reportlab  # type: ignore[import-untyped]
+    import reportlab
 
     vera = Path(reportlab.__file__).parent / "fonts"
     for name in names:

@@ -83,8 +83,8 @@ def _import_folders(args: argparse.Namespace) -> int:
             note = "" if row["created"] else "  (already imported)"
             print(f"{row['record_id']}  {row['path']}{note}")
         print(f"{len(imported)} patient(s) imported, {len(skipped)} skipped")
-        for row in skipped:
-            print(f"  skipped: {row['problem']}")
+        for skip in skipped:
+            print(f"  skipped: {skip['problem']}")
     return 1 if skipped else 0
 
 

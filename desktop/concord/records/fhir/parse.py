@@ -183,7 +183,7 @@ def _other_version(resource: dict[str, Any]) -> str | None:
             module = import_module(package)
             model_class = module.get_fhir_model_class(resource["resourceType"])
             model_class.model_validate(resource)
-        except Exception:  # noqa: BLE001 - any failure means "not this version"
+        except Exception:
             continue
         return label
     return None

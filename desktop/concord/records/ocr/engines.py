@@ -80,7 +80,7 @@ class RapidOcrEngine:
         try:
             from importlib.metadata import version
 
-            from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-untyped]
+            from rapidocr_onnxruntime import RapidOCR
         except ImportError as exc:
             raise InputError(
                 "OCR engine rapidocr_onnxruntime is not installed (pip extra ocr-compare)"
@@ -155,7 +155,7 @@ class TesseractEngine:
 
     def __init__(self, tessdata: Path | None = None) -> None:
         try:
-            import tesserocr  # type: ignore[import-untyped]
+            import tesserocr
         except ImportError as exc:
             raise InputError("OCR engine tesserocr is not installed") from exc
         self._tesserocr = tesserocr

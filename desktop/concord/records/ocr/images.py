@@ -52,7 +52,7 @@ def _dpi_of(value: object) -> int:
 
 def pdf_pages(data: bytes, path: Path, pages: list[int]) -> list[tuple[Image.Image, int]]:
     """The given 0-based pages of a PDF rendered at RENDER_DPI, grayscale."""
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+    import pypdfium2 as pdfium
 
     try:
         document = pdfium.PdfDocument(data)
