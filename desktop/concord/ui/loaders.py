@@ -11,6 +11,7 @@ from pathlib import Path
 from concord.domain import Case, CaseStatus, Decision, GateHit, GateStatus, Record
 from concord.errors import ConcordError
 from concord.records import load_record
+from concord.records.patients import load_patients, plan_patients
 from concord.review import outstanding
 from concord.store import Repository
 from concord.store.rows import RecordSummary
@@ -92,17 +93,18 @@ def list_records(repo: Repository) -> Worklist:
 
 
 def import_paths(repo: Repository, paths: list[Path], user: str) -> ImportResult:
-    """Import each file; a bad file is reported and the others still imported."""
+    """Import each file, and each patient of a dropped folder (records.patients); a bad
+    patient is reported and the others still imported."""
     result = ImportResult()
-    for path in paths:
+    for event in load_patients(plan_patients(paths)):
+        path = event.source.label
+        if event.record is None:
+            result.errors.append(event.problem)
+            continue
         try:
-            record = load_record(path)
-            record_id, created = repo.save_record(record, user)
+            record_id, created = repo.save_record(event.record, user)
         except ConcordError as exc:
             result.errors.append(exc.one_line())
-            continue
-        except OSError as exc:
-            result.errors.append(f"{path}: {exc.strerror or exc}")
             continue
         result.imported.append((str(path), record_id, created))
     return result

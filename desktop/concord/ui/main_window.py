@@ -52,7 +52,9 @@ from concord.ui.workers import (
 )
 from concord.ui.worklist import WorklistView
 
-RECORD_FILTER = "Patient records (*.txt *.md *.json *.pdf);;All files (*)"
+RECORD_FILTER = (
+    "Patient records (*.txt *.md *.json *.pdf *.png *.jpg *.jpeg *.tif *.tiff);;All files (*)"
+)
 QA_FILTER = "QA items (*.jsonl *.csv);;All files (*)"
 QUESTION_FILTER = "Question sets (*.jsonl *.json *.csv);;All files (*)"
 UI_MAX_SPECIALISTS = 4
