@@ -28,6 +28,13 @@ def network_guard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def fast_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials sealed at a low scrypt cost so the suite stays fast; the production cost
+    (a wrong password costs >= ~100 ms) is measured in tests/pki/test_credentials.py."""
+    monkeypatch.setattr("concord.pki.credentials.SCRYPT_N", 2**10)
+
+
+@pytest.fixture(autouse=True)
 def concord_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "concord-home"
     home.mkdir()

@@ -82,6 +82,13 @@ def target_spans(case: Case, target: Target) -> tuple[dict[str, Any], ...]:
     return tuple(spans)
 
 
+def require_reason(reason: str, *, subject: str = "") -> str:
+    """Every decision carries the reason its maker gave; an empty one is refused."""
+    if not reason or not reason.strip():
+        raise InputError("a decision needs a reason", subject=subject or None)
+    return reason.strip()
+
+
 def make_decision(
     case: Case,
     target_id: str,
@@ -95,8 +102,7 @@ def make_decision(
 ) -> Decision:
     """Accept (override is None) or override one judgement. The reason is mandatory."""
     target = find_target(case, target_id)
-    if not reason.strip():
-        raise InputError("a decision needs a reason", subject=target_id)
+    require_reason(reason, subject=target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)
     new_value = target.value if override is None else parse_override(target, override)
@@ -132,5 +138,15 @@ def required_targets(case: Case) -> list[Target]:
 
 
 def outstanding(case: Case, decisions: Iterable[Decision]) -> list[Target]:
-    decided = {d.target_id for d in decisions}
+    """Required judgements no clinician has decided (annotators' labels do not count)."""
+    decided = {d.target_id for d in decisions if d.counts_for_signoff}
     return [t for t in required_targets(case) if t.id not in decided]
+
+
+def review_counts(case: Case, decisions: Iterable[Decision]) -> tuple[int, int]:
+    """(judgements a clinician decided, judgements no clinician decided), over every
+    judgement of the case that can be decided."""
+    decided = {d.target_id for d in decisions if d.counts_for_signoff}
+    targets = [t.id for t in case_targets(case)]
+    reviewed = sum(1 for t in targets if t in decided)
+    return reviewed, len(targets) - reviewed

@@ -1,12 +1,17 @@
-"""Users with signing keys, and signing a reviewed case into a PAdES-signed PDF record.
+"""Signing a reviewed case into a PAdES-signed PDF review record, and checking one.
 
-Joins the store (users, decisions, audit head, signatures) and the report (keys, PDF,
-signature). Only clinicians sign; a case must have every required judgement decided.
+Joins the store (decisions, audit head, signatures) and the report (PDF, signature). Only a
+signed-in clinician signs, with the key their password unlocked; a case must be reviewed (or
+amended) with every required judgement decided by a clinician. The PDF goes to a temporary
+file beside `out` and is moved into place only after the signature row and its audit entry
+are committed; on any failure it is removed and nothing new appears at `out`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,43 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from concord import paths
-from concord.domain import CaseStatus
-from concord.errors import AuthError, InputError
-from concord.pki.keys import (
-    certificate_fingerprint,
-    check_password,
-    issue_user_certificate,
-    load_signer,
-    user_certificate,
-)
+from concord.accounts.session import Session, require_role
+from concord.domain import CaseStatus, UserRole
+from concord.errors import ConcordError, InputError, NotFoundError, StoreError
 from concord.report.pdf import render_review_pdf, signature_meaning
-from concord.report.sign import sign_pdf
-from concord.review import outstanding
+from concord.report.sections import PriorSignature
+from concord.report.sign import sign_pdf_bytes
+from concord.report.verify import VerifyResult, verify_pdf
+from concord.review import outstanding, review_counts
 from concord.store import Repository
-
-
-def create_user(repo: Repository, name: str, role: str, password: str | None) -> dict[str, Any]:
-    """Create a user; a clinician also gets a key and certificate from the installation root.
-
-    The password is checked before anything is written, so a weak one leaves no user behind.
-    """
-    home = paths.concord_home()
-    if role == "clinician":
-        if password is None:
-            raise InputError(
-                "a clinician needs a password to protect the signing key", subject=name
-            )
-        check_password(password, name=name)
-    repo.add_user(name, role)
-    info: dict[str, Any] = {"name": name, "role": role, "fingerprint": None}
-    if role == "clinician":
-        assert password is not None
-        issue_user_certificate(home, name, password)
-        cert = user_certificate(home, name)
-        assert cert is not None
-        info["fingerprint"] = certificate_fingerprint(cert)
-        repo.set_user_certificate(name, info["fingerprint"])
-    return info
+from concord.store.connection import disk_is_full, is_disk_full_error
 
 
 @dataclass(frozen=True)
@@ -60,52 +38,193 @@ class SignedRecord:
     signed_at: datetime
     audit_head_seq: int
     audit_head_hash: str
+    signature_id: int
+    supersedes: int | None
+    reviewed: int
+    not_reviewed: int
+
+
+def _check_signable(repo: Repository, case_id: str) -> None:
+    status = repo.case_status(case_id)
+    if status.signable:
+        return
+    why = {
+        CaseStatus.RUN_FAILED: "the run failed: re-run the case (a new case) and review it",
+        CaseStatus.SIGNED: "it is already signed and nothing was decided since",
+        CaseStatus.NEEDS_REVIEW: "it is not reviewed yet",
+    }.get(status, f"it is '{status.value}'")
+    raise InputError(f"the case cannot be signed: {why}", subject=case_id)
 
 
 def sign_case(
-    repo: Repository, case_id: str, *, user: str, password: str, out: Path
+    repo: Repository,
+    session: Session,
+    case_id: str,
+    *,
+    out: Path,
+    rules: Any = None,
+    home: Path | None = None,
 ) -> SignedRecord:
-    """Render the review record, sign it as `user`, store the signature, mark the case signed."""
-    account = repo.get_user(user)
-    if account.role != "clinician":
-        raise AuthError(f"{user} is a {account.role}: only clinicians can sign", subject=case_id)
-    home = paths.concord_home()
-    load_signer(home, user, password)  # wrong password: AuthError before anything is written
+    """Render the review record, sign it as the session's clinician, record the signature
+    (the case becomes signed), then move the PDF into place."""
+    require_role(session, UserRole.CLINICIAN, doing="sign")
+    home = Path(home) if home is not None else paths.concord_home()
     case = repo.get_case(case_id)
-    status = repo.case_status(case_id)
+    _check_signable(repo, case_id)
     decisions = repo.decisions(case_id=case_id)
     remaining = outstanding(case, decisions)
     if remaining:
         raise InputError(
-            f"{len(remaining)} required judgement(s) not yet decided (first: {remaining[0].id})",
+            f"{len(remaining)} required judgement(s) not yet decided by a clinician "
+            f"(first: {remaining[0].id})",
             subject=case_id,
         )
-    if status not in (CaseStatus.REVIEWED, CaseStatus.SIGNED):
-        raise InputError(f"case is '{status.value}', not reviewed", subject=case_id)
     record = repo.get_record(case.record_id)
     meaning = signature_meaning(decisions)
     signed_at = datetime.now(UTC)
     head = repo.audit_head()
+    earlier = repo.latest_signature(case_id)
+    prior = (
+        PriorSignature(
+            signature_id=earlier.signature_id,
+            signer=earlier.user,
+            signed_at=earlier.signed_at,
+            pdf_sha256=earlier.pdf_sha256,
+            audit_head_seq=earlier.audit_head_seq,
+        )
+        if earlier is not None
+        else None
+    )
+    reviewed, not_reviewed = review_counts(case, decisions)
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="concord-sign-") as tmp:
         unsigned = Path(tmp) / "unsigned.pdf"
-        render_review_pdf(
-            case,
-            record,
-            decisions,
-            signer_name=user,
-            meaning=meaning,
+        try:
+            render_review_pdf(
+                case,
+                record,
+                decisions,
+                signer_name=session.name,
+                meaning=meaning,
+                signed_at=signed_at,
+                audit_head=head,
+                out=unsigned,
+                rules=rules,
+                supersedes=prior,
+            )
+            data = unsigned.read_bytes()
+        except OSError as exc:
+            raise _file_error(exc, Path(tmp)) from exc
+    signed, info = sign_pdf_bytes(
+        data, home=home, credential=session.credential, meaning=meaning, source=out
+    )
+    temp = _write_temp(out, signed)
+    try:
+        signature = repo.record_signature(
+            case_id,
+            session.name,
+            meaning,
+            hashlib.sha256(signed).hexdigest(),
+            str(out),
+            head,
             signed_at=signed_at,
-            audit_head=head,
-            out=unsigned,
+            certificate_sha256=info.certificate_sha256,
+            reviewed=reviewed,
+            not_reviewed=not_reviewed,
         )
-        sign_pdf(unsigned, out, home=home, user=user, password=password, meaning=meaning)
-    digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    repo.record_signature(case_id, user, meaning, digest, str(out), head, signed_at=signed_at)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    try:
+        os.replace(temp, out)
+    except OSError as exc:
+        raise StoreError(
+            f"the signature is recorded but the PDF could not be moved into place "
+            f"({exc.strerror or exc}); it is kept at {temp}",
+            subject=out,
+        ) from exc
     return SignedRecord(
         path=out,
         meaning=meaning,
         signed_at=signed_at,
         audit_head_seq=head[0],
         audit_head_hash=head[1],
+        signature_id=signature.signature_id,
+        supersedes=signature.supersedes,
+        reviewed=reviewed,
+        not_reviewed=not_reviewed,
     )
+
+
+def _file_error(exc: OSError, where: Path) -> ConcordError:
+    if is_disk_full_error(exc) or disk_is_full(where):
+        return StoreError("the disk is full; nothing was written", subject=where)
+    return StoreError(f"cannot write ({exc.strerror or exc}); nothing was written", subject=where)
+
+
+def _write_temp(out: Path, data: bytes) -> Path:
+    """The signed bytes in a temporary file beside `out`, synced; removed on failure."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    except OSError as exc:
+        raise _file_error(exc, out.parent) from exc
+    temp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise _file_error(exc, out.parent) from exc
+    return temp
+
+
+def verify_signed_record(path: Path, repo: Repository | None, home: Path) -> dict[str, Any]:
+    """`concord verify-pdf --json`: the signature check, and, against an installation, whether
+    the signer's certificate is the one registered for that user (a certificate minted with
+    the root key for someone's name is not)."""
+    result = verify_pdf(path, home)
+    data = result.to_json()
+    if repo is None:
+        data["registered"] = {"checked": False}
+        return data
+    registered = _registration(result, repo)
+    data["registered"] = registered
+    if result.valid and not registered["fingerprint_matches"]:
+        data["valid"] = False
+        data["reason"] = f"{path}: {registered['problem']}"
+    return data
+
+
+def _registration(result: VerifyResult, repo: Repository) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "checked": True,
+        "user": result.signer,
+        "registered_fingerprint": None,
+        "certificate_sha256": result.certificate_sha256,
+        "fingerprint_matches": False,
+        "problem": "",
+    }
+    if result.signer is None:
+        out["problem"] = "the signature names no signer"
+        return out
+    try:
+        user = repo.get_user(result.signer)
+    except NotFoundError:
+        out["problem"] = f"the signer {result.signer!r} is not a user of this installation"
+        return out
+    out["registered_fingerprint"] = user.cert_fingerprint
+    if user.cert_fingerprint is None:
+        out["problem"] = f"{user.name} has no registered signing certificate"
+    elif user.cert_fingerprint != result.certificate_sha256:
+        out["problem"] = (
+            f"the signing certificate is not the one registered for {user.name} "
+            f"(registered {user.cert_fingerprint[:16]}…, used "
+            f"{(result.certificate_sha256 or '?')[:16]}…)"
+        )
+    else:
+        out["fingerprint_matches"] = True
+    return out

@@ -12,17 +12,18 @@ from concord import paths
 from concord.errors import StoreError
 from concord.store import MIGRATIONS, AuditReport, Repository, append_audit, verify_chain
 from concord.store.audit import GENESIS_HASH, row_hash
+from identity import enrol
 
 TRIGGERS = ("audit_no_update", "audit_no_delete")
 M = len(MIGRATIONS)  # one audit row per applied migration comes first
-TOTAL = M + 7  # + two users, one import, one case, three decisions
+TOTAL = M + 8  # + three enrolments (the admin first), one import, one case, three decisions
 
 
 @pytest.fixture
 def filled(repo: Repository) -> Repository:
     """A trail of one row per migration, then users, import, case and decisions."""
-    repo.add_user("dr.jones", "clinician")
-    repo.add_user("ann", "annotator")
+    enrol(repo, "dr.jones", "clinician")
+    enrol(repo, "ann", "annotator")
     rec = f.record()
     repo.save_record(rec, "importer")
     repo.save_case(f.case(rec), "runner")
@@ -95,7 +96,7 @@ def test_a_deleted_row_is_pinpointed(filled: Repository, where: str) -> None:
 def test_a_deleted_tail_is_not_hidden_by_the_next_append(filled: Repository) -> None:
     with tamper() as conn:
         conn.execute("DELETE FROM audit WHERE seq >= ?", [TOTAL - 1])
-    filled.add_user("late", "admin")
+    filled.audit_event(user="late", action="sign-in failed", entity="user:late")
     assert filled.verify_audit() == report(False, TOTAL - 1, TOTAL - 1)
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import timedelta, timezone
 from typing import Any
@@ -13,6 +14,7 @@ from concord.domain import DecisionAction
 from concord.errors import StoreError
 from concord.store import Repository
 from concord.store import repository as repository_module
+from concord.store.decision_rows import decision_row
 
 
 def test_decisions_are_returned_in_append_order(repo: Repository) -> None:
@@ -34,7 +36,8 @@ def test_each_decision_is_audited_in_the_same_transaction(repo: Repository) -> N
     repo.append_decision(f.decision(override=0.25))
     (row,) = repo.audit_rows(since_seq=before)
     assert (row.action, row.entity, row.user) == ("decide (override)", "decision:D-1", "dr.jones")
-    assert row.new_value == "0.25"
+    # the audit row holds the decision's whole stored row, not a pointer to it
+    assert json.loads(row.new_value or "") == decision_row(f.decision(override=0.25))
     assert row.old_value == '{"case_id":"C-1","target_id":"renal/coverage","value":0.5}'
     assert row.reason == "checked against the record"
     assert row.model_sha256 == "m" * 64

@@ -6,7 +6,7 @@ import pytest
 
 import factories as f
 from concord.domain import CaseStatus
-from concord.errors import NotFoundError, StoreError
+from concord.errors import InputError, NotFoundError, StoreError
 from concord.store import Repository
 
 
@@ -15,6 +15,7 @@ def stored(repo: Repository) -> Repository:
     rec = f.record()
     repo.save_record(rec, "importer")
     repo.save_case(f.case(rec), "runner")
+    repo.set_case_status("C-1", CaseStatus.REVIEWED, "dr.jones", reason="decided")
     return repo
 
 
@@ -43,7 +44,18 @@ def test_a_head_that_is_not_in_the_trail_is_refused(stored: Repository) -> None:
     with pytest.raises(StoreError, match="audit head"):
         stored.record_signature("C-1", "dr.jones", "approved", "ab", "x.pdf", (seq, "f" * 64))
     assert stored.latest_signature("C-1") is None
-    assert stored.case_status("C-1") is CaseStatus.NEEDS_REVIEW
+    assert stored.case_status("C-1") is CaseStatus.REVIEWED
+
+
+def test_only_a_reviewed_or_amended_case_is_signed(stored: Repository) -> None:
+    head = stored.audit_head()
+    stored.record_signature("C-1", "dr.jones", "approved", "ab", "x.pdf", head)
+    with pytest.raises(InputError, match="'signed': it cannot be signed"):
+        stored.record_signature("C-1", "dr.jones", "approved", "cd", "y.pdf", head)
+    stored.set_case_status("C-1", CaseStatus.AMENDED, "dr.jones", reason="decided again")
+    again = stored.record_signature("C-1", "dr.jones", "approved", "cd", "y.pdf", head)
+    first = stored.signatures("C-1")[0]
+    assert again.supersedes == first.signature_id and first.supersedes is None
 
 
 def test_signing_an_unknown_case_names_it(stored: Repository) -> None:

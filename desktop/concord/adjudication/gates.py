@@ -1,7 +1,10 @@
 """Which triggered gates a brief addresses, and which it contradicts.
 
 A bullet addresses a gate when it names the gate id or when its text uses the gate's address
-terms (lexicon). Citing the line that fired the gate is not enough: the bullet must say it.
+terms (lexicon), and it cites at least one evidence line verified against the record: a
+bullet whose evidence all failed verification addresses nothing. Citing the line that fired
+the gate is not enough: the bullet must say it. `addressing_items` is the one rule: the
+scorecard, the mutual-omission check, the app and the PDF all use it.
 A bullet that puts a negation cue right before the gate's terms ("no bleomycin exposure")
 contradicts the gate instead of addressing it. The cues are the record's
 (`concord.evidence.negation`) plus "normal": a brief that says "normal potassium" denies
@@ -47,8 +50,12 @@ def item_addresses(item: BriefItem, gate: GateHit, rule: GateRule | None) -> boo
 def addressing_items(
     brief: Brief, gate: GateHit, rules: Mapping[str, GateRule]
 ) -> tuple[BriefItem, ...]:
+    """The bullets of `brief` that address `gate` (each cites verified evidence)."""
     rule = rules.get(gate.gate_id)
-    return tuple(i for i in brief.items if item_addresses(i, gate, rule))
+    unsupported = {i.item_id for i in brief.unsupported_items()}
+    return tuple(
+        i for i in brief.items if i.item_id not in unsupported and item_addresses(i, gate, rule)
+    )
 
 
 def contradicting_items(

@@ -7,10 +7,16 @@ import getpass
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from concord.errors import AuthError
 from concord.services import Services
+
+if TYPE_CHECKING:
+    from concord.accounts.session import Session
+
+PASSWORD_ENV = "CONCORD_PASSWORD"
+ADMIN_PASSWORD_ENV = "CONCORD_ADMIN_PASSWORD"
 
 
 def emit_json(value: Any) -> None:
@@ -24,17 +30,26 @@ def say(message: str) -> None:
 
 
 def current_user(args: argparse.Namespace) -> str:
+    """Who is named for an import, a run or an export from the command line (these are
+    attributed, not authenticated; decisions and signatures are)."""
     return getattr(args, "user", None) or os.environ.get("CONCORD_USER") or getpass.getuser()
 
 
-def password(prompt: str) -> str:
-    """From CONCORD_PASSWORD (scripts) or the terminal prompt; never from the command line."""
-    env = os.environ.get("CONCORD_PASSWORD")
-    if env is not None:
-        return env
+def password(prompt: str, env: str = PASSWORD_ENV) -> str:
+    """From `env` (scripts) or the terminal prompt; never from the command line."""
+    value = os.environ.get(env)
+    if value is not None:
+        return value
     if not sys.stdin.isatty():
-        raise AuthError("no password: set CONCORD_PASSWORD or run in a terminal")
+        raise AuthError(f"no password: set {env} or run in a terminal")
     return getpass.getpass(prompt)
+
+
+def sign_in_as(svc: Services, name: str, env: str = PASSWORD_ENV) -> Session:
+    """The user's session for one command: their password from `env` or the prompt."""
+    from concord.accounts.session import sign_in
+
+    return sign_in(svc.repo, name, password(f"Password for {name}: ", env))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

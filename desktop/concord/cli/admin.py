@@ -1,18 +1,36 @@
-"""users add, audit verify."""
+"""users add / list / passwd, audit verify."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from concord.cli._common import add_json_flag, emit_json, password, services
+from concord import paths
+from concord.cli._common import (
+    ADMIN_PASSWORD_ENV,
+    add_json_flag,
+    emit_json,
+    password,
+    services,
+    sign_in_as,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    users = sub.add_parser("users", help="users and their signing keys")
+    users = sub.add_parser("users", help="users, their credentials and signing keys")
     usub = users.add_subparsers(dest="users_command", required=True, metavar="ACTION")
-    p = usub.add_parser("add", help="create a user (clinicians also get a signing key)")
+    p = usub.add_parser(
+        "add",
+        help="enrol a user (the first is the admin; later ones need --admin); clinicians "
+        "also get a signing certificate",
+    )
     p.add_argument("name", metavar="NAME")
     p.add_argument("--role", required=True, choices=["clinician", "annotator", "admin"])
+    p.add_argument(
+        "--admin",
+        metavar="ADMIN",
+        help="the admin enrolling the user (password from the prompt or CONCORD_ADMIN_PASSWORD)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_users_add)
 
@@ -20,24 +38,51 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(func=cmd_users_list)
 
+    p = usub.add_parser("passwd", help="change your password (old one from CONCORD_PASSWORD)")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=cmd_users_passwd)
+
     audit = sub.add_parser("audit", help="the append-only, hash-chained audit trail")
     asub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
-    p = asub.add_parser("verify", help="recompute the hash chain")
+    p = asub.add_parser(
+        "verify",
+        help="recompute the hash chain and check the tables, anchors and signed PDFs against it",
+    )
+    p.add_argument(
+        "--anchor",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also check the heads in this anchor file (e.g. the copy kept off the workstation)",
+    )
+    p.add_argument(
+        "--pdfs", type=Path, metavar="DIR", help="check the heads printed in these signed PDFs"
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_audit_verify)
 
 
 def cmd_users_add(args: argparse.Namespace) -> int:
-    from concord.signoff import create_user
+    from concord.accounts.enrolment import enrol_user
 
     svc = services()
-    secret = password(f"New password for {args.name}: ") if args.role == "clinician" else None
-    info = create_user(svc.repo, args.name, args.role, secret)
+    admin = sign_in_as(svc, args.admin, ADMIN_PASSWORD_ENV) if args.admin else None
+    secret = password(f"New password for {args.name}: ")
+    info = enrol_user(svc.repo, args.name, args.role, secret, admin=admin)
     if args.json:
-        emit_json(info)
+        emit_json(
+            {
+                "name": info.name,
+                "role": info.role.value,
+                "fingerprint": info.fingerprint,
+                "public_key": info.public_key,
+                "enrolled_by": info.enrolled_by,
+            }
+        )
     else:
-        extra = f"; certificate {info['fingerprint'][:16]}…" if info.get("fingerprint") else ""
-        print(f"user {args.name} ({args.role}) created{extra}")
+        extra = f"; certificate {info.fingerprint[:16]}…" if info.fingerprint else ""
+        print(f"user {info.name} ({info.role.value}) enrolled by {info.enrolled_by}{extra}")
     return 0
 
 
@@ -47,20 +92,41 @@ def cmd_users_list(args: argparse.Namespace) -> int:
         emit_json({"users": [u.model_dump(mode="json") for u in users]})
     else:
         for u in users:
-            print(f"{u.name:24} {u.role}")
+            state = "" if u.enrolled else "  (no credential: re-enrol with users add --admin)"
+            print(f"{u.name:24} {u.role.value}{state}")
+    return 0
+
+
+def cmd_users_passwd(args: argparse.Namespace) -> int:
+    from concord.accounts.enrolment import change_password
+
+    svc = services()
+    session = sign_in_as(svc, args.name)
+    new = password(f"New password for {args.name}: ", "CONCORD_NEW_PASSWORD")
+    change_password(svc.repo, session, new)
+    print(f"password of {session.name} changed")
     return 0
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    report = services().repo.verify_audit()
-    data = {"ok": report.ok, "rows": report.rows, "first_bad_seq": report.first_bad_seq}
+    from concord.integrity import verify_installation
+
+    report = verify_installation(
+        services().repo,
+        home=paths.concord_home(),
+        extra_anchors=args.anchor,
+        pdf_dir=args.pdfs,
+    )
     if args.json:
-        emit_json(data)
+        emit_json(report.model_dump(mode="json"))
+    elif report.ok:
+        checked = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.checked.items())
+        print(f"audit trail intact ({report.rows} rows; checked {checked})")
     else:
-        print(
-            "audit chain intact"
-            if report.ok
-            else f"AUDIT CHAIN BROKEN at seq {report.first_bad_seq}",
-            f"({report.rows} rows)",
-        )
+        where = f" at seq {report.first_bad_seq}" if report.first_bad_seq is not None else ""
+        print(f"AUDIT TRAIL NOT INTACT{where} ({report.rows} rows):")
+        for problem in report.problems:
+            seq = f" [seq {problem.seq}]" if problem.seq is not None else ""
+            subject = f" {problem.subject}:" if problem.subject else ""
+            print(f"  {problem.check}{seq}{subject} {problem.detail}")
     return 0 if report.ok else 1

@@ -10,7 +10,8 @@ from concord.astrid.load import load_items
 from concord.astrid.report import render_report, run_report
 from concord.astrid.store import AstridStore, set_content_sha256
 from concord.astrid.targets import astrid_targets, make_astrid_decision
-from concord.cli._common import add_json_flag, current_user, emit_json, say, services
+from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
+from concord.decisions import record_decision
 from concord.errors import InputError
 from concord.store import write_transaction
 
@@ -167,18 +168,19 @@ def cmd_decide(args: argparse.Namespace) -> int:
     items = store.items(run.set_id)
     if not args.target.startswith("astrid/"):
         raise InputError("ASTRID target ids start with astrid/", subject=args.target)
+    session = sign_in_as(svc, args.user)
     decision = make_astrid_decision(
         run,
         items,
         args.target,
-        user=args.user,
+        user=session.name,
         reason=args.reason,
         override=args.override,
         blind=args.blind,
         decision_id=args.decision_id,
     )
-    svc.repo.get_user(decision.user)
-    created = svc.repo.append_decision(decision)
+    outcome = record_decision(svc.repo, session, decision)
+    decision, created = outcome.decision, outcome.created
     decided = {d.target_id for d in svc.repo.decisions(case_id=run.run_id)}
     remaining = [t.id for t in astrid_targets(run, items) if t.id not in decided]
     if args.json:

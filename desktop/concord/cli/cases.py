@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 
 from concord.adjudication.targets import case_targets
-from concord.cli._common import add_json_flag, current_user, emit_json, say, services
+from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
 from concord.cli._tables import case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
-from concord.domain import CaseStatus, Record
+from concord.decisions import record_decision
+from concord.domain import Record
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.review import make_decision, outstanding
@@ -172,6 +173,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_decide(args: argparse.Namespace) -> int:
     svc = services()
     case = svc.repo.get_case(args.case_id)
+    session = sign_in_as(svc, args.user)
     # A retry under the same --decision-id is the same decision: keep its first time.
     earlier = next(
         (
@@ -184,37 +186,33 @@ def cmd_decide(args: argparse.Namespace) -> int:
     decision = make_decision(
         case,
         args.target,
-        user=args.user,
+        user=session.name,
         reason=args.reason,
         override=args.override,
         decision_id=args.decision_id,
         at=earlier.at if earlier else None,
     )
-    svc.repo.get_user(decision.user)
-    created = svc.repo.append_decision(decision)
-    remaining = outstanding(case, svc.repo.decisions(case_id=case.case_id))
-    status = svc.repo.case_status(case.case_id)
-    if not remaining and status == CaseStatus.NEEDS_REVIEW:
-        svc.repo.set_case_status(
-            case.case_id,
-            CaseStatus.REVIEWED,
-            decision.user,
-            reason="every required judgement decided",
-        )
+    outcome = record_decision(svc.repo, session, decision, case=case)
+    decision = outcome.decision
+    remaining = [t.id for t in outcome.outstanding]
     if args.json:
         emit_json(
             {
                 "decision": decision.model_dump(mode="json"),
-                "created": created,
-                "outstanding": [t.id for t in remaining],
+                "created": outcome.created,
+                "outstanding": remaining,
+                "status": outcome.status.value if outcome.status else None,
+                "counts_for_signoff": decision.counts_for_signoff,
             }
         )
     else:
-        verb = "recorded" if created else "already recorded (no change)"
+        verb = "recorded" if outcome.created else "already recorded (no change)"
+        label = "" if decision.counts_for_signoff else " as a label (not counted for sign-off)"
+        status = f"; case {outcome.status.value}" if outcome.status else ""
         print(
-            f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
-            f"{decision.original_value!r} -> {decision.new_value!r}; "
-            f"{len(remaining)} required judgement(s) outstanding"
+            f"{decision.decision_id} {verb}{label}: {decision.target_id} "
+            f"{decision.action.value} {decision.original_value!r} -> {decision.new_value!r}; "
+            f"{len(remaining)} required judgement(s) outstanding{status}"
         )
     return 0
 

@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from concord.cli._common import add_json_flag, current_user, emit_json, say, services
+from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
 from concord.cli._tables import table
+from concord.decisions import record_decision
 from concord.errors import InputError
 from concord.eval import agreement
 from concord.eval.bands import BANDS, OVERALL
@@ -16,7 +17,7 @@ from concord.eval.configs import DEFAULT_K, DEFAULT_MAX_TOKENS, GenerationConfig
 from concord.eval.embedder import GgufEmbedder, choose_embedding_entry
 from concord.eval.eval_store import EvalStore
 from concord.eval.generate import generate_answers
-from concord.eval.grading import Grade, grade_decision, human_grades, record_grade
+from concord.eval.grading import Grade, grade_decision, human_grades
 from concord.eval.questions import load_question_set
 from concord.eval.screening import (
     DEFAULT_RANK_KEY,
@@ -285,17 +286,17 @@ def cmd_grade(args: argparse.Namespace) -> int:
     svc = services()
     store = _store(svc)
     grade = Grade.GOOD if args.good else Grade.BAD
+    session = sign_in_as(svc, args.user)
     decision = grade_decision(
         store,
         args.answer_id,
         grade,
-        user=args.user,
+        user=session.name,
         reason=args.reason,
         shown_prediction=args.shown_prediction,
         blind=args.blind,
     )
-    svc.repo.get_user(decision.user)  # a grade is a decision: only a registered user makes one
-    record_grade(svc.repo, decision)
+    decision = record_decision(svc.repo, session, decision).decision  # a grade is a decision
     if args.json:
         emit_json(decision.model_dump(mode="json"))
     else:

@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 
 from concord import paths
-from concord.cli._common import add_json_flag, emit_json, password, services
-from concord.report.verify import verify_pdf
-from concord.signoff import sign_case
+from concord.cli._common import add_json_flag, emit_json, services, sign_in_as
+from concord.signoff import sign_case, verify_signed_record
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,13 +26,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export_pdf(args: argparse.Namespace) -> int:
     svc = services()
-    secret = password(f"Password for {args.user}: ")
-    signed = sign_case(svc.repo, args.case_id, user=args.user, password=secret, out=args.out)
+    session = sign_in_as(svc, args.user)
+    signed = sign_case(svc.repo, session, args.case_id, out=args.out, rules=svc.screen.definitions)
     data = {
         "path": str(signed.path),
         "meaning": signed.meaning,
         "signed_at": signed.signed_at.isoformat(),
         "audit_head": {"seq": signed.audit_head_seq, "hash": signed.audit_head_hash},
+        "signature_id": signed.signature_id,
+        "supersedes": signed.supersedes,
+        "reviewed": signed.reviewed,
+        "not_reviewed": signed.not_reviewed,
     }
     if args.json:
         emit_json(data)
@@ -43,14 +46,22 @@ def cmd_export_pdf(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_pdf(args: argparse.Namespace) -> int:
-    result = verify_pdf(args.file, paths.concord_home())
-    data = result.to_json()
+    home = paths.concord_home(create=False)
+    repo = services().repo if paths.database_path().exists() else None
+    data = verify_signed_record(args.file, repo, home)
     if args.json:
         emit_json(data)
     else:
-        state = "VALID" if result.valid else "NOT VALID"
-        print(
-            f"{state}: intact={result.intact} trusted={result.trusted} signer={result.signer} "
-            f"signed_at={result.signed_at}" + (f" ({result.reason})" if result.reason else "")
+        state = "VALID" if data["valid"] else "NOT VALID"
+        registered = data["registered"]
+        who = (
+            " (certificate registered for this user)"
+            if registered.get("fingerprint_matches")
+            else ""
         )
-    return 0 if result.valid else 1
+        print(
+            f"{state}: intact={data['intact']} trusted={data['trusted']} "
+            f"signer={data['signer']}{who} signed_at={data['signed_at']}"
+            + (f" ({data['reason']})" if data["reason"] else "")
+        )
+    return 0 if data["valid"] else 1

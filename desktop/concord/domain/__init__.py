@@ -28,6 +28,7 @@ from concord.domain.scorecard import (
     Trace,
 )
 from concord.domain.target import TargetKind, TargetRef, TargetRefError
+from concord.domain.user import UserRole
 
 __all__ = [
     "Alignment",
@@ -63,5 +64,6 @@ __all__ = [
     "TargetRef",
     "TargetRefError",
     "Trace",
+    "UserRole",
     "VerifiedEvidence",
 ]

@@ -9,19 +9,32 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from concord.domain._base import Frozen
-from concord.domain.brief import Brief
-from concord.domain.gate import GateHit
+from concord.domain.brief import Brief, BriefStatus
+from concord.domain.gate import GateHit, GateStatus, Severity
 from concord.domain.scorecard import Scorecard
 from concord.domain.target import TargetKind, TargetRef
 
 
 class CaseStatus(StrEnum):
+    """Where a case is in its life. Every state is shown as it is; none is silent:
+
+    not run -> running -> run failed (a reason, human review, re-run makes a new case)
+                       -> needs review -> reviewed -> signed -> amended (re-sign required)
+                                                       ^-------------------'
+    """
+
     NOT_RUN = "not run"
     RUNNING = "running"
+    RUN_FAILED = "run failed"
     NEEDS_REVIEW = "needs review"
     REVIEWED = "reviewed"
     SIGNED = "signed"
-    FAILED = "failed"
+    AMENDED = "amended - re-sign required"
+
+    @property
+    def signable(self) -> bool:
+        """A clinician may sign (or, when amended, sign again) in this state."""
+        return self in (CaseStatus.REVIEWED, CaseStatus.AMENDED)
 
 
 class Target(Frozen):
@@ -126,9 +139,50 @@ class Case(Frozen):
         return min(self.scorecards, key=lambda s: s.overall).grade
 
     @property
-    def human_review(self) -> bool:
-        return (
-            any(s.human_review for s in self.scorecards)
-            or bool(self.mutual_omissions)
-            or bool(self.injection)
+    def run_failure(self) -> str | None:
+        """Why the run failed, or None. Without the anaesthetist brief (the reference every
+        specialist is compared with) nothing was adjudicated: the case is not a clean one."""
+        try:
+            anaesthetist = self.brief("anaesthetist")
+        except KeyError:
+            return "the anaesthetist brief is missing"
+        if anaesthetist.status == BriefStatus.FAILED:
+            return f"the anaesthetist brief failed: {anaesthetist.failure_reason or 'no reason'}"
+        return None
+
+    @property
+    def major_gates(self) -> tuple[str, ...]:
+        """Ids of the triggered major gates."""
+        return tuple(
+            g.gate_id
+            for g in self.gates
+            if g.status == GateStatus.TRIGGERED and g.severity == Severity.MAJOR
         )
+
+    @property
+    def review_reasons(self) -> tuple[str, ...]:
+        """Why a human must review the case (empty: no automatic flag)."""
+        reasons: list[str] = []
+        if self.run_failure:
+            reasons.append(f"run failed: {self.run_failure}")
+        if self.major_gates:
+            reasons.append("triggered major gate: " + ", ".join(self.major_gates))
+        if self.mutual_omissions:
+            reasons.append("mutual omission of " + ", ".join(self.mutual_omissions))
+        for card in self.scorecards:
+            reasons += [f"{card.specialist}: {r}" for r in card.review_reasons]
+            if card.human_review and not card.review_reasons:
+                reasons.append(f"{card.specialist}: flagged by the judge")
+        if self.injection:
+            reasons.append("the record contains text addressed to a model")
+        return tuple(dict.fromkeys(reasons))
+
+    @property
+    def human_review(self) -> bool:
+        """Any triggered major gate, a failed run, a mutual omission or a judge's flag."""
+        return bool(self.review_reasons)
+
+    @property
+    def initial_status(self) -> CaseStatus:
+        """The status a case is stored with when its run ends."""
+        return CaseStatus.RUN_FAILED if self.run_failure else CaseStatus.NEEDS_REVIEW

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import Field, field_validator
 
 from concord.domain._base import Frozen
 from concord.domain.target import TargetKind
+from concord.domain.user import UserRole
 
 
 class DecisionAction(StrEnum):
@@ -33,6 +35,16 @@ class Decision(Frozen):
     )
     blind: bool = Field(default=False, description="Judge verdict was hidden when answering")
     spans: tuple[dict[str, Any], ...] = Field(default=(), description="Evidence spans involved")
+    role: UserRole | None = Field(
+        default=None,
+        description="The decider's role when deciding (None: recorded before roles were kept); "
+        "only a clinician's decision counts towards a clinical sign-off",
+    )
+    signature: str = Field(
+        default="",
+        description="Base64 Ed25519 signature of `signed_payload()` by the decider's own key "
+        "('' before it is recorded, and for decisions recorded before keys existed)",
+    )
 
     @field_validator("at")
     @classmethod
@@ -40,3 +52,16 @@ class Decision(Frozen):
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("decision time must be timezone-aware (UTC)")
         return value
+
+    @property
+    def counts_for_signoff(self) -> bool:
+        """A clinician's decision; an annotator's is a label only."""
+        return self.role == UserRole.CLINICIAN
+
+    def signed_payload(self) -> bytes:
+        """The exact bytes the decider signs: canonical JSON of every field but the
+        signature, the time in one fixed UTC form (so the bytes survive the store)."""
+        data = self.model_dump(mode="json", exclude={"signature"})
+        data["at"] = self.at.astimezone(UTC).isoformat(timespec="microseconds")
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")

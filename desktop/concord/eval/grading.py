@@ -13,6 +13,7 @@ import uuid
 from collections import Counter
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from concord.domain import Decision, DecisionAction, TargetKind, TargetRef, TargetRefError
 from concord.errors import InputError
@@ -21,6 +22,8 @@ from concord.store import Repository
 from concord.store.codec import utc_now
 
 TARGET_KIND = TargetKind.EVAL_GRADE
+if TYPE_CHECKING:
+    from concord.accounts.session import Session
 
 
 class Grade(StrEnum):
@@ -94,8 +97,11 @@ def grade_decision(
     )
 
 
-def record_grade(repo: Repository, decision: Decision) -> bool:
-    return repo.append_decision(decision)
+def record_grade(repo: Repository, session: Session, decision: Decision) -> Decision:
+    """Store a grade: a decision like any other (`concord.decisions.record_decision`)."""
+    from concord.decisions import record_decision
+
+    return record_decision(repo, session, decision).decision
 
 
 def grade_decisions(repo: Repository, set_id: str | None = None) -> list[Decision]:

@@ -4,6 +4,7 @@ grader's position, and whether each answer has been graded by this grader."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from concord.domain import Decision
 from concord.eval.eval_store import EvalStore
@@ -15,6 +16,9 @@ from concord.eval.grading import (
     record_grade,
 )
 from concord.eval.rows import Answer, Prediction, Question
+
+if TYPE_CHECKING:
+    from concord.accounts.session import Session
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class GradingQueue:
     def previous(self) -> None:
         self.position = max(self.position - 1, 0)
 
-    def grade(self, grade: Grade | str, reason: str, *, blind: bool) -> Decision:
+    def grade(self, grade: Grade | str, reason: str, *, blind: bool, session: Session) -> Decision:
         """Record the grade; the prediction counts as shown only when not blind."""
         item = self.current()
         if item is None:
@@ -90,7 +94,7 @@ class GradingQueue:
             shown_prediction=shown,
             blind=blind and item.prediction is not None,
         )
-        record_grade(self.store.repo, decision)
+        decision = record_grade(self.store.repo, session, decision)
         self.reload()
         following = next(
             (i for i in range(self.position + 1, self.total) if self.items[i].my_grade is None),

@@ -1,20 +1,20 @@
-"""The installation's root CA and each clinician's signing key.
+"""The installation's root CA and each clinician's certificate.
 
 Layout under ``CONCORD_HOME/pki/`` (folder mode 0700, files 0600 where the OS supports it)::
 
     pki/root/root-ca.pem      the installation root certificate (public; give it to verifiers)
-    pki/root/root-ca.key.pem  the root private key, PKCS#8, encrypted (AES-256-CBC, scrypt KDF)
-    pki/root/root-ca.secret   the random passphrase that decrypts it, readable by the owner only
-    pki/users/<safe name>.p12 a clinician's key + certificate, PKCS#12 under their own password
-    pki/users/<safe name>.crt.pem  the same certificate in the clear (public; for fingerprints)
+    pki/root/root-ca.key.pem  the root private key, PKCS#8, encrypted under a random secret
+    pki/users/<safe name>.key the user's credential, sealed under their password
+                              (`concord.pki.credentials`): identity key, a clinician's RSA
+                              signing key, and, for an admin, the root key's secret
+    pki/users/<safe name>.crt.pem  a clinician's certificate (public; for fingerprints)
 
-Why a key file and not a password for the root key: the root signs a clinician's certificate
-when an administrator runs ``concord users add``, which asks only for the *new* user's
-password, so the root key must be usable without a second secret typed by a person. Keeping
-the passphrase in a separate owner-only file means a copy of the key file alone (a backup, a
-misplaced export) is useless, and the key is never stored in clear. It does not protect the
-root key against someone who runs as the same OS account; a hospital that needs that puts the
-root key in an HSM or the OS key store and issues certificates from there.
+The secret that decrypts the root key is stored nowhere in clear: it lives only inside admins'
+credential files, so the root key can be used only while an admin who has typed their password
+enrols a user. A copy of the data folder alone cannot mint a certificate. (Installations made
+before this kept the secret in ``pki/root/root-ca.secret``; the first admin who signs in to
+enrol a user takes it into their credential and the file is destroyed, see
+`take_legacy_root_secret`.)
 
 The root folder is created complete in a temporary folder and renamed into place, so two
 processes starting at once cannot end up with a certificate and a key that do not match.
@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
-from concord.errors import AuthError, InputError, NotFoundError, SigningError
+from concord.errors import InputError, NotFoundError, SigningError
+from concord.pki.credentials import Credential
 from concord.report._files import ensure_private_dir, write_atomic
 
 if TYPE_CHECKING:
@@ -52,9 +52,7 @@ USER_KEY_BITS = 3072
 ROOT_VALIDITY = dt.timedelta(days=20 * 365)
 USER_VALIDITY = dt.timedelta(days=5 * 365)
 CLOCK_SKEW = dt.timedelta(minutes=5)
-MIN_PASSWORD_LENGTH = 8
 MAX_NAME_LENGTH = 64  # RFC 5280 upper bound for a certificate common name
-PKCS12_KDF_ROUNDS = 200_000
 
 _ROOT_DIR = "root"
 _ROOT_CERT = "root-ca.pem"
@@ -103,12 +101,19 @@ def _now() -> dt.datetime:
 # --------------------------------------------------------------------------- root CA
 
 
-def ensure_root_ca(home: Path) -> RootCA:
-    """Return the installation root CA, creating it on first use."""
+def create_root_ca(home: Path, *, replace_orphan: bool = False) -> bytes:
+    """Create the installation root CA; returns the secret that decrypts its key, which the
+    caller seals into the first admin's credential (it is written nowhere else).
+
+    `replace_orphan`: a root whose secret no one holds (its first enrolment failed half way)
+    is moved aside to ``pki/root.orphaned-<time>`` and a new one made.
+    """
     root_dir = _root_dir(home)
-    if not (root_dir / _ROOT_CERT).is_file():
-        _create_root_ca(home)
-    return _load_root_ca(home)
+    if (root_dir / _ROOT_CERT).is_file():
+        if not replace_orphan:
+            raise SigningError("this installation already has a root certificate", subject=home)
+        os.rename(root_dir, root_dir.with_name(f"root.orphaned-{_now():%Y%m%dT%H%M%S%f}"))
+    return _create_root_ca(home)
 
 
 def existing_root_ca(home: Path) -> RootCA | None:
@@ -119,8 +124,10 @@ def existing_root_ca(home: Path) -> RootCA | None:
 
 
 def root_certificate(home: Path, *, encoding: str = "pem") -> bytes:
-    """The installation root certificate, PEM (default) or DER; created on first use."""
-    root = ensure_root_ca(home)
+    """The installation root certificate, PEM (default) or DER."""
+    root = existing_root_ca(home)
+    if root is None:
+        raise NotFoundError("this installation has no root certificate yet", subject=home)
     if encoding == "pem":
         return root.pem
     if encoding == "der":
@@ -128,7 +135,7 @@ def root_certificate(home: Path, *, encoding: str = "pem") -> bytes:
     raise InputError(f"unknown certificate encoding {encoding!r} (use 'pem' or 'der')")
 
 
-def _create_root_ca(home: Path) -> None:
+def _create_root_ca(home: Path) -> bytes:
     pki = ensure_private_dir(pki_dir(home))
     staging = Path(tempfile.mkdtemp(prefix=".root-", dir=pki))
     try:
@@ -174,7 +181,6 @@ def _create_root_ca(home: Path) -> None:
             serialization.PrivateFormat.PKCS8,
             serialization.BestAvailableEncryption(secret),
         )
-        write_atomic(staging / _ROOT_SECRET, secret + b"\n", private=True)
         write_atomic(staging / _ROOT_KEY, key_pem, private=True)
         write_atomic(staging / _ROOT_CERT, cert.public_bytes(serialization.Encoding.PEM))
         try:
@@ -182,9 +188,39 @@ def _create_root_ca(home: Path) -> None:
         except OSError:
             if not (_root_dir(home) / _ROOT_CERT).is_file():
                 raise
-            # Another process created the root first: keep theirs.
+            raise SigningError(
+                "another process created the installation root at the same time", subject=home
+            ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return secret
+
+
+def read_legacy_root_secret(home: Path) -> bytes | None:
+    """An installation made before root secrets were sealed in admins' credentials kept it in
+    a file beside the key: its content, or None. The caller seals it into an admin's
+    credential, then calls `destroy_legacy_root_secret`."""
+    path = _root_dir(home) / _ROOT_SECRET
+    if not path.is_file():
+        return None
+    return path.read_bytes().strip()
+
+
+def destroy_legacy_root_secret(home: Path) -> None:
+    """Overwrite, sync and remove the legacy secret file (once an admin's credential holds it)."""
+    path = _root_dir(home) / _ROOT_SECRET
+    if not path.is_file():
+        return
+    size = path.stat().st_size
+    with open(path, "r+b") as handle:
+        handle.write(b"\0" * max(size, 64))
+        handle.flush()
+        os.fsync(handle.fileno())
+    path.unlink()
+
+
+def legacy_root_secret_present(home: Path) -> bool:
+    return (_root_dir(home) / _ROOT_SECRET).is_file()
 
 
 def _load_root_ca(home: Path) -> RootCA:
@@ -198,10 +234,9 @@ def _load_root_ca(home: Path) -> RootCA:
     return RootCA(certificate=cert, cert_path=path)
 
 
-def _load_root_key(home: Path) -> rsa.RSAPrivateKey:
+def _load_root_key(home: Path, secret: bytes) -> rsa.RSAPrivateKey:
     root_dir = _root_dir(home)
     try:
-        secret = (root_dir / _ROOT_SECRET).read_bytes().strip()
         key = serialization.load_pem_private_key((root_dir / _ROOT_KEY).read_bytes(), secret)
     except (OSError, ValueError, TypeError) as exc:
         raise SigningError(
@@ -213,19 +248,6 @@ def _load_root_key(home: Path) -> rsa.RSAPrivateKey:
 
 
 # --------------------------------------------------------------------------- users
-
-
-def check_password(password: str, *, name: str = "") -> None:
-    """Password policy for signing keys; raises InputError with the rule that was broken."""
-    who = f" for {name}" if name else ""
-    if not password or not password.strip():
-        raise InputError(f"the password{who} must not be empty")
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise InputError(
-            f"the password{who} is too short: use at least {MIN_PASSWORD_LENGTH} characters"
-        )
-    if name and password.strip().casefold() == name.strip().casefold():
-        raise InputError(f"the password{who} must not be the user name")
 
 
 def check_user_name(name: str) -> str:
@@ -248,25 +270,32 @@ def safe_name(name: str) -> str:
     return f"{slug}-{digest}"
 
 
-def user_key_path(home: Path, name: str) -> Path:
-    return pki_dir(home) / _USERS_DIR / f"{safe_name(check_user_name(name))}.p12"
+def credential_path(home: Path, name: str) -> Path:
+    """Where the user's sealed credential lives."""
+    return pki_dir(home) / _USERS_DIR / f"{safe_name(check_user_name(name))}.key"
 
 
-def issue_user_certificate(home: Path, name: str, password: str, *, replace: bool = False) -> Path:
-    """Create a clinician's signing key and certificate, stored as a password-protected PKCS#12.
+def certificate_path(home: Path, name: str) -> Path:
+    return pki_dir(home) / _USERS_DIR / f"{safe_name(check_user_name(name))}.crt.pem"
 
-    The certificate has CN = `name`, key usage digitalSignature + nonRepudiation, and is
-    issued by the installation root. Returns the path of the ``.p12`` file.
+
+def new_signing_key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=USER_KEY_BITS)
+
+
+def issue_user_certificate(
+    home: Path, name: str, public_key: rsa.RSAPublicKey, root_secret: bytes
+) -> x509.Certificate:
+    """Certify a clinician's RSA public key with the installation root, whose key
+    `root_secret` (from an admin's unlocked credential) decrypts; writes the certificate.
+
+    The certificate has CN = `name`, key usage digitalSignature + nonRepudiation.
     """
     name = check_user_name(name)
-    check_password(password, name=name)
-    out = user_key_path(home, name)
-    if out.exists() and not replace:
-        raise InputError(f"a signing key already exists for {name}", subject=out)
-
-    root = ensure_root_ca(home)
-    root_key = _load_root_key(home)
-    key = rsa.generate_private_key(public_exponent=65537, key_size=USER_KEY_BITS)
+    root = existing_root_ca(home)
+    if root is None:
+        raise SigningError("this installation has no root certificate", subject=pki_dir(home))
+    root_key = _load_root_key(home, root_secret)
     now = _now()
     not_after = min(now + USER_VALIDITY, root.certificate.not_valid_after_utc)
     root_ski = root.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
@@ -281,7 +310,7 @@ def issue_user_certificate(home: Path, name: str, password: str, *, replace: boo
             )
         )
         .issuer_name(root.certificate.subject)
-        .public_key(key.public_key())
+        .public_key(public_key)
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - CLOCK_SKEW)
         .not_valid_after(not_after)
@@ -300,32 +329,22 @@ def issue_user_certificate(home: Path, name: str, password: str, *, replace: boo
             ),
             critical=True,
         )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
         .add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(root_ski.value),
             critical=False,
         )
         .sign(root_key, hashes.SHA256())
     )
-    encryption = (
-        serialization.PrivateFormat.PKCS12.encryption_builder()
-        .kdf_rounds(PKCS12_KDF_ROUNDS)
-        .key_cert_algorithm(pkcs12.PBES.PBESv2SHA256AndAES256CBC)
-        .hmac_hash(hashes.SHA256())
-        .build(password.encode("utf-8"))
-    )
-    data = pkcs12.serialize_key_and_certificates(
-        name.encode("utf-8"), key, cert, [root.certificate], encryption
-    )
-    ensure_private_dir(out.parent)
-    write_atomic(out.with_suffix(".crt.pem"), cert.public_bytes(serialization.Encoding.PEM))
-    write_atomic(out, data, private=True)
-    return out
+    path = certificate_path(home, name)
+    ensure_private_dir(path.parent)
+    write_atomic(path, cert.public_bytes(serialization.Encoding.PEM))
+    return cert
 
 
 def user_certificate(home: Path, name: str) -> x509.Certificate | None:
     """The clinician's public certificate (no password needed), or None if there is none."""
-    path = user_key_path(home, name).with_suffix(".crt.pem")
+    path = certificate_path(home, name)
     if not path.is_file():
         return None
     try:
@@ -339,30 +358,19 @@ def certificate_fingerprint(certificate: x509.Certificate) -> str:
     return certificate.fingerprint(hashes.SHA256()).hex()
 
 
-@dataclass(frozen=True)
-class UserKey:
-    """A clinician's unlocked key material (cryptography objects)."""
+def signer_for(home: Path, credential: Credential) -> SimpleSigner:
+    """A pyHanko signer from a clinician's unlocked credential and certificate."""
+    from asn1crypto import keys as asn1_keys
+    from asn1crypto import x509 as asn1_x509
+    from pyhanko.sign.signers import SimpleSigner
+    from pyhanko_certvalidator.registry import SimpleCertificateStore
 
-    name: str
-    certificate: x509.Certificate
-    private_key: rsa.RSAPrivateKey
-    root: RootCA
-
-
-def load_user_key(home: Path, name: str, password: str) -> UserKey:
-    """Unlock a clinician's PKCS#12. Wrong password -> AuthError; nothing is written."""
-    name = check_user_name(name)
-    path = user_key_path(home, name)
-    if not path.is_file():
-        raise NotFoundError(f"no signing key for {name} (create it with 'concord users add')")
-    try:
-        key, cert, _extra = pkcs12.load_key_and_certificates(
-            path.read_bytes(), password.encode("utf-8")
-        )
-    except ValueError:
-        raise AuthError(f"wrong password for {name}") from None
-    if key is None or cert is None or not isinstance(key, rsa.RSAPrivateKey):
-        raise SigningError(f"the signing key file for {name} is incomplete", subject=path)
+    name = credential.user
+    if credential.signing is None:
+        raise SigningError(f"{name} has no signing key (only clinicians sign)")
+    cert = user_certificate(home, name)
+    if cert is None:
+        raise NotFoundError(f"no certificate for {name}", subject=certificate_path(home, name))
     root = existing_root_ca(home)
     if root is None:
         raise SigningError("this installation has no root certificate", subject=pki_dir(home))
@@ -372,30 +380,20 @@ def load_user_key(home: Path, name: str, password: str) -> UserKey:
         raise SigningError(
             f"the certificate of {name} was not issued by this installation's root"
         ) from None
+    if cert.public_key() != credential.signing.public_key():
+        raise SigningError(f"the certificate of {name} does not match their signing key")
     if cert.not_valid_after_utc < _now():
-        expiry = f"{cert.not_valid_after_utc:%Y-%m-%d}"
-        raise SigningError(f"the certificate of {name} expired on {expiry}")
-    return UserKey(name=name, certificate=cert, private_key=key, root=root)
-
-
-def load_signer(home: Path, name: str, password: str) -> SimpleSigner:
-    """A pyHanko signer for the clinician. Wrong password -> AuthError; nothing is written."""
-    from asn1crypto import keys as asn1_keys
-    from asn1crypto import x509 as asn1_x509
-    from pyhanko.sign.signers import SimpleSigner
-    from pyhanko_certvalidator.registry import SimpleCertificateStore
-
-    user = load_user_key(home, name, password)
+        raise SigningError(
+            f"the certificate of {name} expired on {cert.not_valid_after_utc:%Y-%m-%d}"
+        )
     der = serialization.Encoding.DER
-    signing_cert = asn1_x509.Certificate.load(user.certificate.public_bytes(der))
-    root_cert = asn1_x509.Certificate.load(user.root.der)
     key_info = asn1_keys.PrivateKeyInfo.load(
-        user.private_key.private_bytes(
+        credential.signing.private_bytes(
             der, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
     )
     return SimpleSigner(
-        signing_cert=signing_cert,
+        signing_cert=asn1_x509.Certificate.load(cert.public_bytes(der)),
         signing_key=key_info,
-        cert_registry=SimpleCertificateStore.from_certs([root_cert]),
+        cert_registry=SimpleCertificateStore.from_certs([asn1_x509.Certificate.load(root.der)]),
     )

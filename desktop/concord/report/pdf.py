@@ -10,12 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import io
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 
+from concord.adjudication.gates import GateRule
 from concord.domain import Case, Decision, DecisionAction, Record
 from concord.errors import InputError
 from concord.report import sections
@@ -33,6 +35,7 @@ from concord.report.styles import (
     para,
     styles,
 )
+from concord.review import review_counts
 
 SIGNATURE_FIELD = "ClinicianSignature"
 MEANING_ACCEPTED = "Reviewed — judgements accepted"
@@ -42,7 +45,7 @@ MEANING_OVERRIDES = "Reviewed — with overrides"
 def signature_meaning(decisions: list[Decision]) -> str:
     """The default meaning of a signature, from the decisions in force."""
     latest: dict[str, Decision] = {}
-    for d in sorted(decisions, key=lambda d: d.at):
+    for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
         latest[d.target_id] = d
     if any(d.action == DecisionAction.OVERRIDE for d in latest.values()):
         return MEANING_OVERRIDES
@@ -59,8 +62,24 @@ def render_review_pdf(
     signed_at: dt.datetime,
     audit_head: tuple[int, str],
     out: Path,
+    rules: Mapping[str, GateRule] | None = None,
+    supersedes: sections.PriorSignature | None = None,
 ) -> dict[str, Any]:
-    """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict."""
+    """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict.
+
+    `rules`: the record screen's gate rules (what addresses a gate); loaded from the
+    resources when not given. `supersedes`: the earlier signature an amended case replaces.
+    """
+    if rules is None:
+        from concord.screen.record_screen import RecordScreen
+
+        rules = RecordScreen.load().definitions
+    reviewed, not_reviewed = review_counts(case, decisions)
+    amended = tuple(
+        d
+        for d in decisions
+        if supersedes is not None and d.counts_for_signoff and d.at > supersedes.signed_at
+    )
     ctx = sections.ReviewContext(
         case=case,
         record=record,
@@ -69,6 +88,11 @@ def render_review_pdf(
         meaning=meaning,
         signed_at=signed_at,
         audit_head=audit_head,
+        rules=rules,
+        reviewed=reviewed,
+        not_reviewed=not_reviewed,
+        supersedes=supersedes,
+        amended_after=amended,
     )
     _check_inputs(ctx)
     payload = review_record(ctx)

@@ -46,6 +46,18 @@ def review_record(review: ReviewContext) -> dict[str, Any]:
             "meaning": review.meaning,
         },
         "audit_head": {"seq": seq, "hash": head_hash},
+        "review": {"reviewed": review.reviewed, "not_reviewed": review.not_reviewed},
+        "supersedes": (
+            {
+                "signature_id": review.supersedes.signature_id,
+                "signer": review.supersedes.signer,
+                "signed_at": iso_utc(review.supersedes.signed_at),
+                "pdf_sha256": review.supersedes.pdf_sha256,
+                "amended_targets": sorted({d.target_id for d in review.amended_after}),
+            }
+            if review.supersedes is not None
+            else None
+        ),
     }
 
 

@@ -7,8 +7,8 @@ string cells) before it reaches Paragraph markup.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from reportlab.lib import colors
 from reportlab.platypus import (
@@ -22,6 +22,7 @@ from reportlab.platypus import (
 )
 
 from concord.adjudication.config import load_scoring_config, subscore_title
+from concord.adjudication.gates import GateRule, addressing_items
 from concord.domain import (
     Brief,
     BriefSection,
@@ -71,6 +72,17 @@ SIGNATURE_BOX_HEIGHT = 66.0
 SIGNATURE_BOX_WIDTH = 300.0
 
 
+@dataclass(frozen=True)
+class PriorSignature:
+    """The signature a new record supersedes."""
+
+    signature_id: int
+    signer: str
+    signed_at: dt.datetime
+    pdf_sha256: str
+    audit_head_seq: int
+
+
 @dataclass
 class ReviewContext:
     case: Case
@@ -80,9 +92,19 @@ class ReviewContext:
     meaning: str
     signed_at: dt.datetime
     audit_head: tuple[int, str]
+    rules: Mapping[str, GateRule] = field(default_factory=dict)
+    """The record screen's gate rules: what counts as addressing a gate."""
+    reviewed: int = 0
+    """Judgements a clinician decided."""
+    not_reviewed: int = 0
+    """Judgements no clinician decided."""
+    supersedes: PriorSignature | None = None
+    amended_after: tuple[Decision, ...] = ()
+    """Clinician decisions made after the superseded signature."""
 
     def __post_init__(self) -> None:
         self.history = decision_history(self.decisions)
+        self.labels = sum(1 for d in self.decisions if not d.counts_for_signoff)
 
     def target_label(self, target_id: str) -> str:
         """A clinician-readable name for a decision target id (the id itself is kept too)."""
@@ -165,18 +187,19 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
         ["Model", f"{case.model_name}  ·  SHA-256 {short_hash(case.model_sha256)}"],
         ["Scoring configuration", case.config_version or "—"],
     ]
+    rows.append(["Review", review_statement(ctx)])
     ident = table(rows, [110, FRAME_WIDTH - 110], header=False, zebra=False)
     if case.human_review:
-        reasons = sorted({r for s in case.scorecards for r in s.review_reasons})
-        if case.mutual_omissions:
-            reasons.append("mutual omission of " + ", ".join(case.mutual_omissions))
         status = _banner(
-            "<b>Human review required.</b> " + esc("; ".join(reasons) or "flagged by the judge"),
+            "<b>Human review required.</b> " + esc("; ".join(case.review_reasons)),
             ALERT_BG,
             ALERT_BORDER,
         )
     else:
         status = _banner("No automatic flag for human review.", OK_BG, colors.HexColor("#2E7D32"))
+    out_extra: list[Flowable] = []
+    if ctx.supersedes is not None:
+        out_extra = [Spacer(1, 6), _banner(supersession_markup(ctx), ALERT_BG, ALERT_BORDER)]
     return [
         markup("Pre-operative risk review record", st.title),
         para(
@@ -189,7 +212,32 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
         ident,
         Spacer(1, 6),
         status,
+        *out_extra,
     ]
+
+
+def review_statement(ctx: ReviewContext) -> str:
+    """How much of the case a clinician reviewed, in one sentence (also in the JSON)."""
+    total = ctx.reviewed + ctx.not_reviewed
+    text = (
+        f"{ctx.reviewed} of {total} judgements reviewed by a clinician; "
+        f"{ctx.not_reviewed} not reviewed"
+    )
+    if ctx.labels:
+        text += f"; {ctx.labels} annotator label(s) recorded, not counted towards this sign-off"
+    return text + "."
+
+
+def supersession_markup(ctx: ReviewContext) -> str:
+    prior = ctx.supersedes
+    assert prior is not None
+    changed = ", ".join(sorted({d.target_id for d in ctx.amended_after})) or "none"
+    return "<b>AMENDED RECORD — supersedes the earlier signed record.</b> " + esc(
+        f"This record replaces signature #{prior.signature_id} by {prior.signer} at "
+        f"{iso_utc(prior.signed_at)} UTC (PDF SHA-256 {prior.pdf_sha256}, audit head seq "
+        f"{prior.audit_head_seq}). Judgements decided again since then: {changed}. "
+        "The earlier record must no longer be relied on."
+    )
 
 
 def _banner(text_markup: str, background: colors.Color, border: colors.Color) -> Table:
@@ -261,7 +309,7 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
         ]
         extra: list[tuple[object, ...]] = []
         for r, gate in enumerate(ordered, start=1):
-            addressed = _addressed_by(anaesthetist, gate)
+            addressed = _addressed_by(anaesthetist, gate, ctx.rules)
             if gate.gate_id in mutual:
                 addressed_cell = markup(
                     coloured("MISSED by both (mutual omission)", ALERT_BORDER, bold=True),
@@ -317,10 +365,11 @@ def brief_or_none(case: Case, agent: str) -> Brief | None:
         return None
 
 
-def _addressed_by(brief: Brief | None, gate: GateHit) -> list[str]:
+def _addressed_by(brief: Brief | None, gate: GateHit, rules: Mapping[str, GateRule]) -> list[str]:
+    """The bullets that address the gate, by the scorecard's own rule."""
     if brief is None:
         return []
-    return [i.item_id for i in brief.items if gate.gate_id in i.gate_ids]
+    return [i.item_id for i in addressing_items(brief, gate, rules)]
 
 
 # ------------------------------------------------------------------ summary
@@ -732,7 +781,7 @@ def decisions_section(ctx: ReviewContext, number_: int) -> list[Flowable]:
                         st.cell,
                     ),
                     para(human_utc(d.at).removesuffix(" UTC"), st.cell),
-                    para(d.user, st.cell),
+                    para(_who(d), st.cell),
                     markup(action + blind, st.cell),
                     para(f"{value_text(d.original_value)} → {value_text(d.new_value)}", st.cell),
                     para(d.reason or "—", st.cell),
@@ -747,11 +796,19 @@ def decisions_section(ctx: ReviewContext, number_: int) -> list[Flowable]:
     out.append(
         para(
             f"{len(ctx.history)} judgements decided ({accepted} accepted, {overridden} "
-            f"overridden) in {len(ctx.decisions)} decisions.",
+            f"overridden) in {len(ctx.decisions)} decisions. " + review_statement(ctx),
             st.small,
         )
     )
     return out
+
+
+def _who(decision: Decision) -> str:
+    if decision.role is None:
+        return decision.user
+    if decision.counts_for_signoff:
+        return f"{decision.user} ({decision.role.value})"
+    return f"{decision.user} ({decision.role.value}; label, not counted)"
 
 
 class SignatureBox(Flowable):

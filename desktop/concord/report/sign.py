@@ -2,9 +2,9 @@
 
 The visible stamp goes into the empty `ClinicianSignature` field that `render_review_pdf`
 placed under the signature block on the last page (or, for another PDF, into a new field at
-the bottom of its last page). The output is written atomically: the signed bytes are checked
-with `verify_pdf_bytes` first, and only then moved into place, so on any failure nothing
-new appears at `out`.
+the bottom of its last page). `sign_pdf_bytes` returns the signed bytes, checked with
+`verify_pdf_bytes`; the caller decides where they go (`concord.signoff` moves them into place
+only once the signature is recorded). The key is the clinician's unlocked credential.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from concord.errors import InputError, SigningError
-from concord.pki.keys import load_signer
+from concord.pki.credentials import Credential
+from concord.pki.keys import signer_for
 from concord.report._files import write_atomic
 from concord.report.pdf import SIGNATURE_FIELD
 from concord.report.record_json import ATTACHMENT_NAME
@@ -47,38 +48,30 @@ class SignatureInfo:
     subfilter: str = "ETSI.CAdES.detached"
 
 
-def sign_pdf(
-    unsigned: Path,
-    out: Path,
+def sign_pdf_bytes(
+    data: bytes,
     *,
     home: Path,
-    user: str,
-    password: str,
+    credential: Credential,
     meaning: str,
+    source: Path | str = "document",
     reason: str | None = None,
     location: str = "",
-) -> SignatureInfo:
-    """Sign `unsigned` as `user` and write the signed PDF to `out` (atomically).
+) -> tuple[bytes, SignatureInfo]:
+    """Sign the PDF `data` with the clinician's unlocked credential; nothing is written.
 
-    Wrong password -> AuthError before anything is written. A Concord review PDF whose
-    printed name or meaning differ from `user`/`meaning` is refused (SigningError).
+    A Concord review PDF whose printed name or meaning differ from the signer/`meaning` is
+    refused (SigningError); so is a result that does not verify.
     """
-    unsigned, out = Path(unsigned), Path(out)
     if not meaning.strip():
         raise InputError("the meaning of the signature must not be empty")
-    signer = load_signer(home, user, password)  # AuthError / NotFoundError first
-    try:
-        data = unsigned.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the PDF to sign ({exc.strerror or exc})", subject=unsigned
-        ) from exc
+    signer = signer_for(home, credential)
     certificate = signer.signing_cert
-    if certificate is None:  # pragma: no cover - load_signer always sets it
-        raise SigningError(f"no certificate in the signing key of {user}")
-    name = str(certificate.subject.native.get("common_name", user))
+    if certificate is None:  # pragma: no cover - signer_for always sets it
+        raise SigningError(f"no certificate in the signing key of {credential.user}")
+    name = str(certificate.subject.native.get("common_name", credential.user))
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    stated = _check_manifestation(data, name, meaning, unsigned, now)
+    stated = _check_manifestation(data, name, meaning, Path(source), now)
     signed_at = stated or now  # the stamp repeats the time printed in the record
     try:
         signed = _sign_bytes(data, signer, name, meaning, reason or meaning, location, signed_at)
@@ -86,20 +79,57 @@ def sign_pdf(
         raise
     except Exception as exc:
         raise SigningError(
-            f"cannot sign the PDF ({type(exc).__name__}: {exc})", subject=unsigned
+            f"cannot sign the PDF ({type(exc).__name__}: {exc})", subject=source
         ) from exc
-
-    check = verify_pdf_bytes(signed, home, name=str(out))
+    check = verify_pdf_bytes(signed, home, name=str(source))
     if not check.valid:
-        raise SigningError(f"the signed PDF did not verify: {check.reason}", subject=out)
-    write_atomic(out, signed)
-    return SignatureInfo(
-        path=out,
+        raise SigningError(f"the signed PDF did not verify: {check.reason}", subject=source)
+    info = SignatureInfo(
+        path=Path(source),
         signer=name,
         signed_at=signed_at,
         meaning=meaning,
         field_name=SIGNATURE_FIELD,
         certificate_sha256=certificate.sha256.hex(),
+    )
+    return signed, info
+
+
+def sign_pdf(
+    unsigned: Path,
+    out: Path,
+    *,
+    home: Path,
+    credential: Credential,
+    meaning: str,
+    reason: str | None = None,
+    location: str = "",
+) -> SignatureInfo:
+    """Sign the PDF at `unsigned` and write it to `out` atomically (nothing on failure)."""
+    unsigned, out = Path(unsigned), Path(out)
+    try:
+        data = unsigned.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the PDF to sign ({exc.strerror or exc})", subject=unsigned
+        ) from exc
+    signed, info = sign_pdf_bytes(
+        data,
+        home=home,
+        credential=credential,
+        meaning=meaning,
+        source=unsigned,
+        reason=reason,
+        location=location,
+    )
+    write_atomic(out, signed)
+    return SignatureInfo(
+        path=out,
+        signer=info.signer,
+        signed_at=info.signed_at,
+        meaning=info.meaning,
+        field_name=info.field_name,
+        certificate_sha256=info.certificate_sha256,
     )
 
 
@@ -214,4 +244,4 @@ def _sign_bytes(
     return bytes(output.getvalue())
 
 
-__all__ = ["SignatureInfo", "VerifyResult", "sign_pdf", "verify_pdf"]
+__all__ = ["SignatureInfo", "VerifyResult", "sign_pdf", "sign_pdf_bytes", "verify_pdf"]

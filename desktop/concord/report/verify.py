@@ -177,7 +177,7 @@ def _summarise(data: bytes, signatures: list[Any], statuses: list[Any], name: st
             )
 
     meaning = None
-    manifest = _attached_manifest(data)
+    manifest = attached_record(data)
     if manifest is not None:
         signature_block = manifest.get("signature", {})
         meaning = signature_block.get("meaning")
@@ -213,7 +213,7 @@ def _common_name(cert: Any) -> str | None:
     return str(value) if value is not None else None
 
 
-def _attached_manifest(data: bytes) -> dict[str, Any] | None:
+def attached_record(data: bytes) -> dict[str, Any] | None:
     """The attached review-record.json, if present and parseable."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError

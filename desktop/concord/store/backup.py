@@ -261,7 +261,7 @@ def restore_database(
         try:
             with _closing(_connect(candidate, read_only=True)) as source:
                 _snapshot(source, snapshot)
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged schema text too
             raise StoreError(f"not a usable database ({exc})", subject=candidate) from exc
         checked = check_database(snapshot, subject=candidate)
         if live.exists():

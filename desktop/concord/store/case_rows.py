@@ -98,6 +98,11 @@ def scorecard_rows(case: Case) -> list[dict[str, Any]]:
     ]
 
 
+def case_json_sha256(case: Case) -> str:
+    """SHA-256 of the case JSON as stored in `cases.json` (what the audit row pins)."""
+    return hashlib.sha256(case.model_dump_json().encode("utf-8")).hexdigest()
+
+
 def prompt_hashes(case: Case) -> dict[str, str]:
     return {b.agent: b.prompt_sha256 for b in case.briefs}
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,9 +14,13 @@ from sqlite_utils import Database
 
 from concord import paths
 from concord.errors import StoreError
+from concord.store.anchor import record_head
 
 BUSY_TIMEOUT_MS = 5000
 """How long a writer waits for another process's write lock before giving up."""
+NEARLY_FULL_BYTES = 1024 * 1024
+"""Free space below which an I/O error while writing is reported as a full disk."""
+SQLITE_FULL = 13
 
 
 def open_database(path: Path | None = None) -> Database:
@@ -51,15 +57,38 @@ def _database_file(db: Database) -> str | None:
     return row[2] if row and row[2] else None
 
 
+def disk_is_full(folder: Path | str | None) -> bool:
+    """Whether the file system holding `folder` has (next to) no free space left."""
+    if folder is None:
+        return False
+    try:
+        return shutil.disk_usage(folder).free < NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
+def is_disk_full_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
 def write_failure(db: Database, exc: sqlite3.Error) -> StoreError:
-    """One clear line for a write that SQLite refused (locked, disk full, I/O error...)."""
+    """One clear line for a write that SQLite refused (locked, disk full, I/O error...).
+
+    A full disk often reaches SQLite as a plain I/O error (the write-ahead log or its index
+    cannot grow): when the database's file system has no space left it is reported as full.
+    """
     text = str(exc)
+    database = _database_file(db)
+    folder = Path(database).parent if database else None
+    full = getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "full" in text
+    if not full and "I/O" in text:
+        full = disk_is_full(folder)
     if "locked" in text or "busy" in text:
         problem = (
             f"the database is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s)"
             "; nothing was written, try again"
         )
-    elif "full" in text:
+    elif full:
         problem = "the disk is full; nothing was written"
     elif "I/O" in text:
         problem = "disk I/O error while writing; nothing was written"
@@ -67,7 +96,7 @@ def write_failure(db: Database, exc: sqlite3.Error) -> StoreError:
         problem = "the database is read-only; nothing was written"
     else:
         problem = f"database write failed ({text}); nothing was written"
-    return StoreError(problem, subject=_database_file(db))
+    return StoreError(problem, subject=database)
 
 
 @contextmanager
@@ -98,3 +127,4 @@ def write_transaction(db: Database) -> Iterator[Database]:
         if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
             raise write_failure(db, exc) from exc
         raise
+    record_head(db)  # committed: anchor the new head outside the database

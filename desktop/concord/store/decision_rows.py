@@ -28,3 +28,9 @@ def decision_from_row(row: dict[str, Any]) -> Decision:
 def same_content(a: Decision, b: Decision) -> bool:
     """Equal once both have been through the store's JSON (tuples vs lists, time zones)."""
     return decision_row(a) == decision_row(b)
+
+
+def audited_content(row: dict[str, Any]) -> dict[str, Any]:
+    """The whole decisions row as the audit trail keeps it (`audit verify` compares the
+    table with this, column by column)."""
+    return dict(row)

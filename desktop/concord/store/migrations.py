@@ -25,7 +25,7 @@ from sqlite_utils import Database
 from concord.errors import StoreError
 from concord.store import schema_astrid as astrid_schema
 from concord.store import schema_eval as eval_schema
-from concord.store import schema_v1
+from concord.store import schema_v1, schema_v4
 from concord.store.audit import append_audit
 from concord.store.codec import system_user, utc_iso, utc_now
 from concord.store.connection import write_transaction
@@ -46,6 +46,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", schema_v1.SQL),
     Migration(2, "astrid", astrid_schema.SQL),
     Migration(3, "eval", eval_schema.SQL),
+    Migration(4, "identity and integrity", schema_v4.SQL),
 )
 
 _VERSION_TABLE = """

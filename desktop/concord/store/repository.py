@@ -6,7 +6,6 @@ Every write is one transaction together with the audit row that describes it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -29,8 +28,13 @@ from concord.store.audit import (
 )
 from concord.store.codec import system_user, utc_iso, utc_now
 from concord.store.connection import open_database, write_transaction
-from concord.store.decision_rows import decision_from_row, decision_row, same_content
-from concord.store.rows import CaseSummary, RecordSummary, Signature, User, UserRole
+from concord.store.decision_rows import (
+    audited_content,
+    decision_from_row,
+    decision_row,
+    same_content,
+)
+from concord.store.rows import CaseSummary, RecordSummary, Signature, User
 
 _RECORD_SUMMARIES = """
 SELECT r.record_id, r.name, r.imported_at,
@@ -128,25 +132,41 @@ class Repository:
 
     # users -----------------------------------------------------------------------------
 
-    def add_user(self, name: str, role: UserRole | str, *, by: str | None = None) -> None:
-        name = name.strip()
-        if not name:
-            raise InputError("user name is empty")
-        try:
-            role = UserRole(role)
-        except ValueError:
-            raise InputError(f"unknown role {role!r} (clinician, annotator or admin)") from None
+    def enrol_user(self, statement: dict[str, Any], signature: str, *, legacy: bool) -> None:
+        """Store an enrolment (see `concord.accounts.enrolment`): the users row and an audit
+        row holding the whole signed statement, together. `legacy`: the name was created
+        before credentials existed and is enrolled in place."""
+        row = {
+            "name": statement["name"],
+            "role": statement["role"],
+            "created_at": statement["at"],
+            "cert_fingerprint": statement["cert_fingerprint"],
+            "skeleton": statement["skeleton"],
+            "public_key": statement["public_key"],
+            "enrolled_by": statement["enrolled_by"],
+        }
         with write_transaction(self.db):
-            if self.db.execute("SELECT 1 FROM users WHERE name = ?", [name]).fetchone():
-                raise InputError("user already exists", subject=name)
-            row = {"name": name, "role": str(role), "created_at": utc_iso(utc_now())}
-            _insert(self.db.conn, "users", row)
+            try:
+                if legacy:
+                    self.db.execute(
+                        "UPDATE users SET role = :role, cert_fingerprint = :cert_fingerprint, "
+                        "skeleton = :skeleton, public_key = :public_key, "
+                        "enrolled_by = :enrolled_by WHERE name = :name AND public_key IS NULL",
+                        row,
+                    )
+                else:
+                    _insert(self.db.conn, "users", row)
+            except sqlite3.IntegrityError as exc:
+                raise InputError(
+                    "user already exists (or a look-alike of the name does)",
+                    subject=statement["name"],
+                ) from exc
             append_audit(
                 self.db.conn,
-                user=by or system_user(),
-                action="user add",
-                entity=f"user:{name}",
-                new_value={"role": str(role)},
+                user=statement["enrolled_by"],
+                action="user enrol",
+                entity=f"user:{statement['name']}",
+                new_value={"statement": statement, "signature": signature},
             )
 
     def get_user(self, name: str) -> User:
@@ -155,21 +175,6 @@ class Repository:
 
     def list_users(self) -> list[User]:
         return [User.model_validate(r) for r in self.db.query("SELECT * FROM users ORDER BY name")]
-
-    def set_user_certificate(self, name: str, fingerprint: str, *, by: str | None = None) -> None:
-        with write_transaction(self.db):
-            old = self.get_user(name).cert_fingerprint
-            self.db.execute(
-                "UPDATE users SET cert_fingerprint = ? WHERE name = ?", [fingerprint, name]
-            )
-            append_audit(
-                self.db.conn,
-                user=by or name,
-                action="user certificate",
-                entity=f"user:{name}",
-                old_value=old,
-                new_value=fingerprint,
-            )
 
     # records ---------------------------------------------------------------------------
 
@@ -203,13 +208,12 @@ class Repository:
 
     # cases -----------------------------------------------------------------------------
 
-    def save_case(
-        self, case: Case, user: str, status: CaseStatus = CaseStatus.NEEDS_REVIEW
-    ) -> bool:
+    def save_case(self, case: Case, user: str, status: CaseStatus | None = None) -> bool:
         """Store a case with its brief, evidence, gate, scorecard and run rows, in one
-        transaction. Saving the same case again is a no-op (returns False); a different
-        case under a stored case_id is refused: a re-run is a new case."""
-        status = _case_status(status)
+        transaction, with the status its run ended in (`Case.initial_status`: run failed or
+        needs review) unless one is given. Saving the same case again is a no-op (returns
+        False); a different case under a stored case_id is refused: a re-run is a new case."""
+        status = _case_status(status if status is not None else case.initial_status)
         with write_transaction(self.db):
             if self._case_exists(case):
                 return False
@@ -225,6 +229,7 @@ class Repository:
                     "status": str(status),
                     "worst_grade": case.worst_grade,
                     "human_review": case.human_review,
+                    "json_sha256": case_rows.case_json_sha256(case),
                 },
                 model_sha256=case.model_sha256,
                 prompt_version=case_rows.prompts_digest(case),
@@ -294,13 +299,16 @@ class Repository:
     # decisions -------------------------------------------------------------------------
 
     def append_decision(self, decision: Decision) -> bool:
-        """Append a decision and its audit row together. Returns False (and writes nothing)
-        when the same decision is already stored; a different one under its id is refused."""
-        values = decision.model_dump(mode="json", include={"original_value", "new_value"})
+        """Append a decision and its audit row together; the audit row holds the decision's
+        whole stored row (`decision_rows.audited_content`), so the chain, not the table, is
+        the record. Returns False (and writes nothing) when the same decision is already
+        stored; a different one under its id is refused. Decisions are recorded through
+        `concord.decisions.record_decision`, which signs them and keeps the case status."""
         with write_transaction(self.db):
             if self._decision_exists(decision):
                 return False
-            _insert(self.db.conn, "decisions", decision_row(decision))
+            row = decision_row(decision)
+            _insert(self.db.conn, "decisions", row)
             append_audit(
                 self.db.conn,
                 user=decision.user,
@@ -309,9 +317,9 @@ class Repository:
                 old_value={
                     "case_id": decision.case_id,
                     "target_id": decision.target_id,
-                    "value": values["original_value"],
+                    "value": decision.model_dump(mode="json")["original_value"],
                 },
-                new_value=values["new_value"],
+                new_value=audited_content(row),
                 reason=decision.reason,
                 model_sha256=decision.shown.get("model_sha256", ""),
                 prompt_version=decision.shown.get("prompt_sha256", ""),
@@ -349,13 +357,21 @@ class Repository:
         path: Path | str,
         audit_head: tuple[int, str],
         signed_at: datetime | None = None,
+        *,
+        certificate_sha256: str = "",
+        reviewed: int = 0,
+        not_reviewed: int = 0,
     ) -> Signature:
         """Record that `user` signed the case's PDF, and mark the case signed, together.
-        `audit_head` is the (seq, hash) printed in the PDF; it must exist in the trail."""
+        `audit_head` is the (seq, hash) printed in the PDF; it must exist in the trail. A
+        signature of an amended case supersedes the case's latest earlier signature."""
         moment = utc_iso(signed_at or utc_now(), what="signed_at")
         with write_transaction(self.db):
             old = self.case_status(case_id)
+            if not old.signable:
+                raise InputError(f"case is '{old.value}': it cannot be signed", subject=case_id)
             self._check_head(*audit_head)
+            earlier = self.latest_signature(case_id)
             row = {
                 "case_id": case_id,
                 "user": user,
@@ -365,6 +381,10 @@ class Repository:
                 "path": str(path),
                 "audit_head_seq": audit_head[0],
                 "audit_head_hash": audit_head[1],
+                "certificate_sha256": certificate_sha256,
+                "supersedes": earlier.signature_id if earlier is not None else None,
+                "reviewed": reviewed,
+                "not_reviewed": not_reviewed,
             }
             _insert(self.db.conn, "signatures", row)
             self.db.execute(
@@ -376,12 +396,17 @@ class Repository:
                 action="sign",
                 entity=f"case:{case_id}",
                 old_value=str(old),
-                new_value={"pdf_sha256": pdf_sha256, "meaning": meaning},
+                new_value={**row, "status": str(CaseStatus.SIGNED)},
                 reason=meaning,
             )
         signature = self.latest_signature(case_id)
         assert signature is not None
         return signature
+
+    def signatures(self, case_id: str | None = None) -> list[Signature]:
+        sql = "SELECT * FROM signatures WHERE (:case IS NULL OR case_id = :case)"
+        rows = self.db.query(sql + " ORDER BY signature_id", {"case": case_id})
+        return [Signature.model_validate(r) for r in rows]
 
     def _check_head(self, seq: int, hash_: str) -> None:
         if (seq, hash_) == (0, GENESIS_HASH):
@@ -408,9 +433,6 @@ class Repository:
 
     def audit_rows(self, since_seq: int = 0) -> list[AuditEntry]:
         return list(iter_audit(self.db, since_seq=since_seq))
-
-    def iter_audit_rows(self, since_seq: int = 0) -> Iterator[AuditEntry]:
-        return iter_audit(self.db, since_seq=since_seq)
 
     def verify_audit(self) -> AuditReport:
         return verify_chain(self.db)

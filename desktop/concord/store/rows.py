@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from concord.domain import CaseStatus
+from concord.domain import CaseStatus, UserRole
 
 
 class _Row(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class UserRole(StrEnum):
-    CLINICIAN = "clinician"
-    ANNOTATOR = "annotator"
-    ADMIN = "admin"
 
 
 class User(_Row):
@@ -26,6 +18,19 @@ class User(_Row):
     cert_fingerprint: str | None = Field(
         default=None, description="SHA-256 fingerprint of the signing certificate, if any"
     )
+    skeleton: str | None = Field(
+        default=None, description="Confusable skeleton of the name (UTS #39), unique"
+    )
+    public_key: str | None = Field(
+        default=None,
+        description="Base64 Ed25519 public key of the user's credential; None for a user "
+        "created before credentials existed (cannot sign in until re-enrolled)",
+    )
+    enrolled_by: str | None = Field(default=None, description="The admin who enrolled the user")
+
+    @property
+    def enrolled(self) -> bool:
+        return self.public_key is not None
 
 
 class RecordSummary(_Row):
@@ -63,6 +68,12 @@ class Signature(_Row):
     path: str = Field(description="Where the signed PDF was written")
     audit_head_seq: int = Field(description="Audit head printed in the PDF")
     audit_head_hash: str
+    certificate_sha256: str = Field(default="", description="The signer's certificate")
+    supersedes: int | None = Field(
+        default=None, description="signature_id of the earlier signature this one replaces"
+    )
+    reviewed: int = Field(default=0, description="Judgements a clinician had decided")
+    not_reviewed: int = Field(default=0, description="Judgements no clinician had decided")
 
 
 class ExportResult(_Row):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from concord.accounts.session import Session
 from concord.domain import Decision
 from concord.eval.agreement import between_annotators, judge_vs_human
 from concord.eval.eval_store import EvalStore
@@ -64,6 +65,7 @@ def grade_answer(
     reason: str,
     *,
     blind: bool,
+    session: Session,
 ) -> GradingState:
     """Record one grade (a decision) and return the queue, moved to the next answer this
     grader has not graded."""
@@ -73,7 +75,7 @@ def grade_answer(
     if not positions:
         raise LookupError(f"answer {answer_id} is not in set {set_id}")
     queue.position = positions[0]
-    decision = queue.grade(grade, reason, blind=blind)
+    decision = queue.grade(grade, reason, blind=blind, session=session)
     return _state(queue, store, decision)
 
 

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from concord.accounts.session import Session as SignedIn
 from concord.eval.configs import DEFAULT_K
 from concord.eval.grading import Grade
 from concord.eval.grading_queue import QueueItem
@@ -81,6 +82,7 @@ class GradingView(QWidget):
         self.setObjectName("gradingPage")
         self.db = db
         self.user = user
+        self.signed_in: SignedIn | None = None  # set by the main window; grades as this user
         self.jobs = jobs  # generates answers; None: the page only grades
         self._keep_banner: tuple[str, str] | None = None  # shown again after the reload
         self.blind = False
@@ -145,7 +147,7 @@ class GradingView(QWidget):
         self.my_grade = plain_label("", bold=True, wrap=False)
         self.my_grade.setObjectName("gradingMine")
         self.reason = QLineEdit(objectName="gradingReason")
-        self.reason.setPlaceholderText("Reason (optional; kept for the next answers until cleared)")
+        self.reason.setPlaceholderText("Reason (optional; for this answer only)")
         self.reason.returnPressed.connect(self.setFocus)
         self.status = plain_label()
         self.status.setObjectName("gradingStatus")
@@ -481,11 +483,16 @@ class GradingView(QWidget):
         answer_id = item.answer.answer_id
         reason = self.reason.text().strip()
         blind = self.prediction_hidden(item)
+        signed_in = self.signed_in
+        if signed_in is None:
+            self.status.setText("Sign in to grade answers.")
+            return
+        self.reason.clear()  # a reason belongs to one grade only
         self.busy = True
         self.show_current()
         self.db.call(
             lambda repo: grade_answer(
-                repo, set_id, user, answer_id, grade.value, reason, blind=blind
+                repo, set_id, user, answer_id, grade.value, reason, blind=blind, session=signed_in
             ),
             self._graded,
             self._failed("The grade was not stored"),

@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from concord.accounts.session import Session
+from concord.decisions import record_decision
 from concord.domain import Case, CaseStatus, Decision, GateHit, GateStatus, Record
 from concord.errors import ConcordError
 from concord.records import load_record
 from concord.records.patients import load_patients, plan_patients
-from concord.review import outstanding
 from concord.store import Repository
 from concord.store.rows import RecordSummary
 
@@ -116,21 +117,22 @@ class DecisionResult:
     status: CaseStatus
     outstanding: int
     became_reviewed: bool
+    became: CaseStatus | None = None
 
 
-def append_decision(repo: Repository, case: Case, decision: Decision, user: str) -> DecisionResult:
-    """Append a decision; when nothing required is outstanding, mark the case reviewed."""
-    repo.append_decision(decision)
-    decisions = repo.decisions(case_id=case.case_id)
-    status = repo.case_status(case.case_id)
-    left = outstanding(case, decisions)
-    became = False
-    if not left and status == CaseStatus.NEEDS_REVIEW:
-        repo.set_case_status(
-            case.case_id, CaseStatus.REVIEWED, user, reason="every required judgement decided"
-        )
-        status, became = CaseStatus.REVIEWED, True
-    return DecisionResult(decisions, status, len(left), became)
+def append_decision(
+    repo: Repository, case: Case, decision: Decision, session: Session
+) -> DecisionResult:
+    """Record a decision as the signed-in user (`concord.decisions.record_decision`)."""
+    outcome = record_decision(repo, session, decision, case=case)
+    status = outcome.status or repo.case_status(case.case_id)
+    return DecisionResult(
+        repo.decisions(case_id=case.case_id),
+        status,
+        len(outcome.outstanding),
+        outcome.became_reviewed,
+        outcome.became,
+    )
 
 
 def demo_files() -> list[Path]:

@@ -18,9 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QInputDialog,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QStackedWidget,
     QTabWidget,
@@ -28,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from concord import paths
+from concord.accounts.session import Session
 from concord.domain import CaseStatus, Decision
 from concord.errors import ConcordError
 from concord.eval.agreement import LabelDisagreement
@@ -99,11 +98,13 @@ class MainWindow(QMainWindow):
         runtime_factory: RuntimeFactory = default_runtime_factory,
         user: str | None = None,
         settings: PanelSettings | None = None,
+        session: Session | None = None,
     ) -> None:
         super().__init__()
         self.setWindowTitle("Concord — pre-operative risk review")
         self.setAcceptDrops(True)
-        self.user = user or current_user()
+        self.session = session  # the signed-in user; None: the window can look, not decide
+        self.user = session.name if session is not None else (user or current_user())
         self.settings = settings or PanelSettings(judges=1, max_specialists=UI_MAX_SPECIALISTS)
         self.db = DbThread(parent=self)
         self.runner = PanelRunner(runtime_factory, parent=self)
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.case_view)
         self.qa_view = QaReviewView(self.db, self.user, self.jobs)
         self.grading_view = GradingView(self.db, self.user, self.jobs)
+        self.qa_view.signed_in = self.grading_view.signed_in = session
         self.agreement_view = AgreementView(self.db)
         self.pages = QTabWidget()
         self.pages.setObjectName("mainPages")
@@ -724,8 +726,11 @@ class MainWindow(QMainWindow):
         case = self.case_view.case
         if case is None:
             return
-        user = self.user
-        self.case_view.bar.reason.clear()
+        session = self.session
+        self.case_view.bar.reason.clear()  # a reason belongs to one decision only
+        if session is None:
+            self.case_view.show_message("Sign in to record decisions.", "warning")
+            return
 
         def done(result: loaders.DecisionResult) -> None:
             if self.case_view.case is None or self.case_view.case.case_id != case.case_id:
@@ -737,12 +742,18 @@ class MainWindow(QMainWindow):
                     "Every required judgement is decided: the case is reviewed and can be signed.",
                     "info",
                 )
+            elif result.became == CaseStatus.AMENDED:
+                self.case_view.show_message(
+                    "The case was signed: this decision amends it. Sign it again; the new "
+                    "record will supersede the earlier one.",
+                    "warning",
+                )
             self.statusBar().showMessage(
                 f"Decision stored ({decision.action.value} {decision.target_id})", 5_000
             )
 
         self.db.call(
-            lambda repo: loaders.append_decision(repo, case, decision, user),
+            lambda repo: loaders.append_decision(repo, case, decision, session),
             done,
             self._db_error("The decision was not stored"),
         )
@@ -753,44 +764,49 @@ class MainWindow(QMainWindow):
         case = self.case_view.case
         if case is None or self.case_view.bundle is None:
             return
-        if self.case_view.bundle.status != CaseStatus.REVIEWED:
+        if not self.case_view.bundle.status.signable:
             self.case_view.show_message(
-                "Only a reviewed case can be signed: decide every required judgement first.",
+                "Only a reviewed (or amended) case can be signed: decide every required "
+                "judgement first.",
                 "warning",
             )
             return
-        password, ok = QInputDialog.getText(
-            self, "Sign review record", f"Password for {self.user}:", QLineEdit.EchoMode.Password
-        )
-        if not ok:
+        if self.session is None:
+            self.case_view.show_message("Sign in to sign.", "warning")
+            return
+        from concord.ui.signin import ask_password
+
+        password = ask_password(self, self.session.name, "Sign review record")
+        if password is None:
             return
         out, _ = QFileDialog.getSaveFileName(
             self, "Save signed PDF", f"{case.case_id}.pdf", "PDF (*.pdf)"
         )
         if not out:
             return
-        user, case_id = self.user, case.case_id
+        name, case_id = self.session.name, case.case_id
 
-        def sign(repo):
+        def sign(repo):  # runs in the database thread
+            from concord.accounts.session import sign_in
             from concord.signoff import sign_case
 
-            return sign_case(repo, case_id, user=user, password=password, out=Path(out))
+            signer = sign_in(repo, name, password)  # the password is asked again to sign
+            return sign_case(repo, signer, case_id, out=Path(out))
 
         def done(result) -> None:
             self.case_view.set_status(CaseStatus.SIGNED)
+            superseded = (
+                f"; it supersedes signature #{result.supersedes}" if result.supersedes else ""
+            )
             self.case_view.show_message(
-                f"Signed by {user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
-                f"({result.meaning}); PDF written to {result.path}",
+                f"Signed by {name} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
+                f"({result.meaning}); PDF written to {result.path}{superseded}",
                 "info",
             )
             self.refresh_worklist()
 
         def failed(exc: BaseException) -> None:
-            if isinstance(exc, ImportError):
-                text = "Signing is not available in this installation (concord.signoff is missing)."
-            else:
-                text = f"The case was not signed: {error_text(exc)}"
-            self.case_view.show_message(text)
+            self.case_view.show_message(f"The case was not signed: {error_text(exc)}")
 
         self.db.call(sign, done, failed)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from concord.accounts.session import Session
 from concord.astrid.grounding import GroundingSpan, align_sentence
 from concord.astrid.items import QaItem
 from concord.astrid.load import load_items
@@ -19,6 +20,7 @@ from concord.astrid.results import QaRun
 from concord.astrid.sentences import Sentence, split_sentences
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import astrid_targets
+from concord.decisions import record_decision
 from concord.domain import Decision, Target, TargetKind, TargetRef
 from concord.store import Repository
 
@@ -195,10 +197,10 @@ def resume_item(session: QaSession) -> int:
 
 
 def append_qa_decision(
-    repo: Repository, decision: Decision, user: str
+    repo: Repository, decision: Decision, session: Session
 ) -> tuple[dict[str, Decision], int]:
-    repo.append_decision(decision)
-    return my_decisions(repo, decision.case_id, user)
+    record_decision(repo, session, decision)
+    return my_decisions(repo, decision.case_id, session.name)
 
 
 def import_qa_file(repo: Repository, path: Path, user: str) -> QaImport:

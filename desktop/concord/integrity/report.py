@@ -1,0 +1,37 @@
+"""The result of `concord audit verify --json`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Problem(BaseModel):
+    """One thing that does not hold, with where it was found."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    check: str = Field(description="chain, decisions, users, cases, signatures, anchor, pdf")
+    detail: str
+    seq: int | None = Field(default=None, description="Audit row involved, if one is")
+    subject: str = Field(default="", description="Decision, user, case, file ... involved")
+
+
+class IntegrityReport(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ok: bool = Field(description="The chain recomputes and every cross-check holds")
+    rows: int = Field(description="Rows present in the audit table")
+    first_bad_seq: int | None = Field(
+        description="First seq whose row is altered, missing or out of place, or that an "
+        "anchor, signature or PDF no longer finds; None when none is known"
+    )
+    problems: list[Problem] = Field(default_factory=list)
+    checked: dict[str, int] = Field(
+        default_factory=dict,
+        description="How many of each were checked: decisions, users, cases, signatures, "
+        "anchor_heads, pdfs",
+    )
+    anchors: list[str] = Field(default_factory=list, description="Anchor files read")
+    legacy_decisions: int = Field(
+        default=0, description="Decisions recorded before decisions were signed (not signed)"
+    )
