@@ -5,9 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import PASSWORD, SIGNER, build_case, build_decisions, build_record
+from report_fixtures import (
+    build_case,
+    build_decisions,
+    build_record,
+    credential_of,
+    make_installation,
+)
 
 from concord.domain import Case, Decision, Record
+from concord.pki.credentials import Credential
 
 
 @pytest.fixture()
@@ -28,8 +35,12 @@ def decisions(case: Case) -> list[Decision]:
 @pytest.fixture(scope="session")
 def pki_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One installation with a root CA and the signer's key, shared (key generation is slow)."""
-    from concord.pki.keys import issue_user_certificate
-
     home = tmp_path_factory.mktemp("concord-home")
-    issue_user_certificate(home, SIGNER, PASSWORD)
+    make_installation(home)
     return home
+
+
+@pytest.fixture(scope="session")
+def credential(pki_home: Path) -> Credential:
+    """The signer's unlocked credential."""
+    return credential_of(pki_home)

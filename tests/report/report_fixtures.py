@@ -8,6 +8,7 @@ deliberately contain markup-like text (<b>, <img src=x>, &) that must print lite
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 from concord.domain import (
@@ -28,7 +29,9 @@ from concord.domain import (
     Severity,
     SourceDocument,
     SubScore,
+    UserRole,
 )
+from concord.pki.credentials import Credential
 from factories import decision, evidence, gate, item, span, subscore, trace
 
 UTC = dt.UTC
@@ -465,6 +468,7 @@ def build_decisions(case: Case) -> list[Decision]:
             at=at + dt.timedelta(minutes=minutes),
             shown=shown,
             spans=(),
+            role=UserRole.CLINICIAN,
         )
 
     critical = "respiratory/subscore/critical_items"
@@ -508,3 +512,24 @@ def build_decisions(case: Case) -> list[Decision]:
             minutes=12,
         ),
     ]
+
+
+def make_installation(home: Path) -> None:
+    """An installation at `home`: its first admin (who holds the root key) and the signer,
+    enrolled exactly as `concord users add` does."""
+    from concord.accounts.enrolment import enrol_user
+    from concord.accounts.session import sign_in
+    from concord.store import Repository
+    from identity import ADMIN, ADMIN_PASSWORD
+
+    with Repository.open(home / "concord.sqlite") as repo:
+        enrol_user(repo, ADMIN, "admin", ADMIN_PASSWORD, admin=None, home=home)
+        admin = sign_in(repo, ADMIN, ADMIN_PASSWORD, home=home)
+        enrol_user(repo, SIGNER, "clinician", PASSWORD, admin=admin, home=home)
+
+
+def credential_of(home: Path) -> Credential:
+    from concord.pki.credentials import unseal
+    from concord.pki.keys import credential_path
+
+    return unseal(credential_path(home, SIGNER), PASSWORD, user=SIGNER)

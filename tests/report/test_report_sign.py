@@ -10,10 +10,18 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader, PdfWriter
-from report_fixtures import PASSWORD, SIGNER, build_case, build_decisions, build_record
+from report_fixtures import (
+    SIGNER,
+    build_case,
+    build_decisions,
+    build_record,
+    credential_of,
+    make_installation,
+)
 
-from concord.errors import AuthError, SigningError
-from concord.pki.keys import issue_user_certificate, root_certificate
+from concord.errors import SigningError
+from concord.pki.credentials import Credential
+from concord.pki.keys import root_certificate
 from concord.report.pdf import MEANING_OVERRIDES, render_review_pdf
 from concord.report.sign import sign_pdf
 from concord.report.verify import verify_pdf
@@ -44,7 +52,9 @@ def _byte_range(path: Path) -> tuple[int, int, int, int]:
 
 
 @pytest.fixture(scope="module")
-def signed_pdf(pki_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def signed_pdf(
+    pki_home: Path, credential: Credential, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     folder = tmp_path_factory.mktemp("signed")
     unsigned = _unsigned(folder / "unsigned.pdf")
     out = folder / "signed.pdf"
@@ -52,8 +62,7 @@ def signed_pdf(pki_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
         unsigned,
         out,
         home=pki_home,
-        user=SIGNER,
-        password=PASSWORD,
+        credential=credential,
         meaning=MEANING_OVERRIDES,
         location="Pre-assessment clinic",
     )
@@ -132,14 +141,14 @@ def test_page_appended_in_an_incremental_update_fails(
 
 def test_certificate_from_a_foreign_root_is_not_trusted(tmp_path: Path, pki_home: Path) -> None:
     foreign_home = tmp_path / "other-hospital"
-    issue_user_certificate(foreign_home, SIGNER, PASSWORD)
+    foreign_home.mkdir()
+    make_installation(foreign_home)
     out = tmp_path / "foreign.pdf"
     sign_pdf(
         _unsigned(tmp_path / "u.pdf"),
         out,
         home=foreign_home,
-        user=SIGNER,
-        password=PASSWORD,
+        credential=credential_of(foreign_home),
         meaning=MEANING_OVERRIDES,
     )
     assert verify_pdf(out, foreign_home).valid  # valid where it was made...
@@ -150,42 +159,26 @@ def test_certificate_from_a_foreign_root_is_not_trusted(tmp_path: Path, pki_home
     assert "root" in result.reason
 
 
-def test_wrong_password_raises_and_writes_nothing(tmp_path: Path, pki_home: Path) -> None:
-    folder = tmp_path / "out"
-    unsigned = _unsigned(folder / "u.pdf")
-    out = folder / "signed.pdf"
-    with pytest.raises(AuthError, match=f"wrong password for {SIGNER}"):
-        sign_pdf(
-            unsigned,
-            out,
-            home=pki_home,
-            user=SIGNER,
-            password="wrong password!",
-            meaning=MEANING_OVERRIDES,
-        )
-    assert not out.exists()
-    assert sorted(p.name for p in folder.iterdir()) == ["u.pdf"]  # no temp files left
-
-
-def test_record_naming_another_signer_is_refused(tmp_path: Path, pki_home: Path) -> None:
+def test_record_naming_another_signer_is_refused(
+    tmp_path: Path, pki_home: Path, credential: Credential
+) -> None:
     unsigned = _unsigned(tmp_path / "u.pdf", signer="Dr Someone Else")
     out = tmp_path / "signed.pdf"
     with pytest.raises(SigningError, match="names 'Dr Someone Else' as signer"):
-        sign_pdf(
-            unsigned, out, home=pki_home, user=SIGNER, password=PASSWORD, meaning=MEANING_OVERRIDES
-        )
+        sign_pdf(unsigned, out, home=pki_home, credential=credential, meaning=MEANING_OVERRIDES)
     assert not out.exists()
 
 
-def test_signing_twice_is_refused(signed_pdf: Path, pki_home: Path, tmp_path: Path) -> None:
+def test_signing_twice_is_refused(
+    signed_pdf: Path, pki_home: Path, tmp_path: Path, credential: Credential
+) -> None:
     out = tmp_path / "again.pdf"
     with pytest.raises(SigningError, match="already signed"):
         sign_pdf(
             signed_pdf,
             out,
             home=pki_home,
-            user=SIGNER,
-            password=PASSWORD,
+            credential=credential,
             meaning=MEANING_OVERRIDES,
         )
     assert not out.exists()

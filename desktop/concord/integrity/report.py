@@ -14,6 +14,10 @@ class Problem(BaseModel):
     detail: str
     seq: int | None = Field(default=None, description="Audit row involved, if one is")
     subject: str = Field(default="", description="Decision, user, case, file ... involved")
+    chain_damaged: bool = Field(
+        default=False,
+        description="The chain itself is altered or missing rows at `seq` (not only a table)",
+    )
 
 
 class IntegrityReport(BaseModel):

@@ -53,7 +53,12 @@ def verify_installation(
         problems: list[Problem] = []
         if chain.first_bad_seq is not None:
             problems.append(
-                Problem(check="chain", seq=chain.first_bad_seq, detail="hash chain broken")
+                Problem(
+                    check="chain",
+                    seq=chain.first_bad_seq,
+                    detail="hash chain broken",
+                    chain_damaged=True,
+                )
             )
         keys, user_problems, users = _check_users(repo, trail)
         problems += user_problems
@@ -68,7 +73,7 @@ def verify_installation(
         problems += anchor_problems
         pdf_problems, pdfs = _check_pdfs(repo, trail, pdf_dir, home) if pdf_dir else ([], 0)
         problems += pdf_problems
-    seqs = [p.seq for p in problems if p.seq is not None]
+    seqs = [p.seq for p in problems if p.seq is not None and p.chain_damaged]
     return IntegrityReport(
         ok=not problems,
         rows=chain.rows,
@@ -378,6 +383,7 @@ def _check_signatures(repo: Repository, trail: Trail) -> tuple[list[Problem], in
                     subject=subject,
                     detail=f"the audit head printed at signing (seq {head_seq}) is no longer "
                     "in the chain: the trail was rewritten or truncated",
+                    chain_damaged=True,
                 )
             )
     for seq, _case, new in audited:
@@ -405,11 +411,14 @@ def _missing_head(trail: Trail, seq: int, head: str, where: str) -> Problem | No
             f"{where} holds head seq {seq}, but the chain ends at seq {trail.last_seq}: rows "
             "were removed (truncated or wiped)"
         )
-        return Problem(check="anchor", seq=min(seq, trail.last_seq + 1), detail=detail)
+        return Problem(
+            check="anchor", seq=min(seq, trail.last_seq + 1), detail=detail, chain_damaged=True
+        )
     return Problem(
         check="anchor",
         seq=seq,
         detail=f"{where} holds a different hash for seq {seq}: the chain was rewritten",
+        chain_damaged=True,
     )
 
 

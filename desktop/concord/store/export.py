@@ -28,9 +28,13 @@ LABEL_FIELDS = (
     "shown",
     "blind",
     "spans",
+    "role",
+    "signature",
 )
 """Columns of a label, in file order. `original_value` is what the judge showed,
-`new_value` the human value, `shown` the hashes of model, prompt and inputs shown."""
+`new_value` the human value, `shown` the hashes of model, prompt and inputs shown, `role` the
+decider's role (an annotator's label never counts for a clinical sign-off), `signature` the
+decider's Ed25519 signature of the decision."""
 
 _CSV_JSON_FIELDS = ("original_value", "new_value", "shown", "spans")
 
