@@ -28,7 +28,7 @@ class Ran:
         return json.loads(self.out)
 
 
-def make_run(capsys, monkeypatch) -> Callable[..., Ran]:  # noqa: ANN001
+def make_run(capsys, monkeypatch) -> Callable[..., Ran]:
     def call(*argv: str, password: str | None = None, admin_password: str | None = None) -> Ran:
         for env, value in (
             ("CONCORD_PASSWORD", password),

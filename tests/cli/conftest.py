@@ -11,7 +11,7 @@ from installation import Ran, make_installation, make_run
 
 
 @pytest.fixture
-def run(capsys, monkeypatch) -> Callable[..., Ran]:  # noqa: ANN001
+def run(capsys, monkeypatch) -> Callable[..., Ran]:
     return make_run(capsys, monkeypatch)
 
 

@@ -11,12 +11,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from identity import PASSWORD
-from installation import CLINICIAN, decide_all
 
 from concord import paths
 from concord.store import Repository
 from concord.store.audit import row_hash
+from identity import PASSWORD
+from installation import CLINICIAN, decide_all
 
 TRIGGERS = (
     "audit_no_update",
@@ -56,7 +56,7 @@ def recompute_chain(conn: sqlite3.Connection, since: int = 1) -> None:
 
 
 @pytest.fixture
-def signed(installation: Repository, run, tmp_path: Path) -> Path:  # noqa: ANN001
+def signed(installation: Repository, run, tmp_path: Path) -> Path:
     """Every required judgement decided and the case signed; returns the PDF folder."""
     decide_all(run)
     pdfs = tmp_path / "pdfs"
@@ -69,7 +69,7 @@ def signed(installation: Repository, run, tmp_path: Path) -> Path:  # noqa: ANN0
     return pdfs
 
 
-def verify(run, *extra: str) -> dict:  # noqa: ANN001
+def verify(run, *extra: str) -> dict:
     done = run("audit", "verify", "--json", *extra)
     data = done.json()
     assert (done.code == 0) == data["ok"]
@@ -80,7 +80,7 @@ def checks(report: dict) -> set[str]:
     return {p["check"] for p in report["problems"]}
 
 
-def test_decisions_table_edited_after_dropping_its_trigger(signed: Path, run) -> None:  # noqa: ANN001
+def test_decisions_table_edited_after_dropping_its_trigger(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         conn.execute(
             "UPDATE decisions SET new_value = '\"negated\"', action = 'override' "
@@ -91,7 +91,7 @@ def test_decisions_table_edited_after_dropping_its_trigger(signed: Path, run) ->
     assert any("differs from the audited decision" in p["detail"] for p in report["problems"])
 
 
-def test_a_recomputed_chain_after_an_edit(signed: Path, run) -> None:  # noqa: ANN001
+def test_a_recomputed_chain_after_an_edit(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         seq = conn.execute("SELECT seq FROM audit WHERE action LIKE 'decide%' LIMIT 1").fetchone()[
             0
@@ -109,7 +109,7 @@ def test_a_recomputed_chain_after_an_edit(signed: Path, run) -> None:  # noqa: A
     assert "pdf" in checks(with_pdfs)
 
 
-def test_tail_truncation_with_sqlite_sequence_wound_back(signed: Path, run) -> None:  # noqa: ANN001
+def test_tail_truncation_with_sqlite_sequence_wound_back(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         last = conn.execute("SELECT max(seq) FROM audit").fetchone()[0]
         conn.execute("DELETE FROM audit WHERE seq > ?", [last - 2])
@@ -121,7 +121,7 @@ def test_tail_truncation_with_sqlite_sequence_wound_back(signed: Path, run) -> N
     assert verify(run, "--pdfs", str(signed))["ok"] is False
 
 
-def test_a_wiped_audit_table_while_decisions_and_signatures_remain(signed: Path, run) -> None:  # noqa: ANN001
+def test_a_wiped_audit_table_while_decisions_and_signatures_remain(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         conn.execute("DELETE FROM audit")
         conn.execute("DELETE FROM sqlite_sequence WHERE name = 'audit'")
@@ -133,7 +133,7 @@ def test_a_wiped_audit_table_while_decisions_and_signatures_remain(signed: Path,
 def test_a_whole_rewrite_including_the_anchor_is_caught_by_the_kept_copy_and_the_pdfs(
     signed: Path,
     run,
-    tmp_path: Path,  # noqa: ANN001
+    tmp_path: Path,
 ) -> None:
     kept = tmp_path / "off-the-workstation.anchors"
     for anchor in paths.concord_home().glob("*.anchors"):
@@ -158,7 +158,7 @@ def test_a_whole_rewrite_including_the_anchor_is_caught_by_the_kept_copy_and_the
 
 def test_a_forged_decision_appended_with_a_valid_chain_is_not_signed_by_its_user(
     signed: Path,
-    run,  # noqa: ANN001
+    run,
 ) -> None:
     """An insider who appends a decision and extends the chain (and the anchor) correctly
     still cannot sign it with the clinician's key."""
@@ -174,14 +174,14 @@ def test_a_forged_decision_appended_with_a_valid_chain_is_not_signed_by_its_user
     assert any("not signed by Dr Smith's key" in p["detail"] for p in report["problems"])
 
 
-def test_a_users_row_edited_to_another_role_or_key(signed: Path, run) -> None:  # noqa: ANN001
+def test_a_users_row_edited_to_another_role_or_key(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         conn.execute("UPDATE users SET role = 'clinician' WHERE name = 'Ann Otator'")
     report = verify(run)
     assert not report["ok"] and "users" in checks(report)
 
 
-def test_a_case_status_or_content_edited_in_the_table(signed: Path, run) -> None:  # noqa: ANN001
+def test_a_case_status_or_content_edited_in_the_table(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         conn.execute("UPDATE cases SET status = 'needs review'")
         conn.execute("UPDATE cases SET json = replace(json, '\"Low\"', '\"High\"')")
@@ -191,7 +191,7 @@ def test_a_case_status_or_content_edited_in_the_table(signed: Path, run) -> None
     assert "differs from the one audited" in details
 
 
-def test_the_json_shape_and_text_output(signed: Path, run) -> None:  # noqa: ANN001
+def test_the_json_shape_and_text_output(signed: Path, run) -> None:
     data = verify(run, "--pdfs", str(signed))
     assert data["ok"] and data["first_bad_seq"] is None
     assert data["checked"]["pdfs"] == 1 and data["checked"]["anchor_heads"] > 0

@@ -13,7 +13,7 @@ from installation import ANNOTATOR, ANNOTATOR_PASSWORD, CLINICIAN, decide_all, r
 TARGET = "gate/hyperkalaemia"
 
 
-def _decide(run, user: str, password: str | None, target: str = TARGET):  # noqa: ANN001, ANN202
+def _decide(run, user: str, password: str | None, target: str = TARGET):
     return run(
         "decide",
         "C-1",
@@ -34,14 +34,14 @@ def _decisions() -> int:
         return int(conn.execute("SELECT count(*) FROM decisions").fetchone()[0])
 
 
-def test_a_decision_without_the_password_is_refused(installation: Repository, run) -> None:  # noqa: ANN001
+def test_a_decision_without_the_password_is_refused(installation: Repository, run) -> None:
     done = _decide(run, CLINICIAN, None)
     assert done.code == 1 and "no password" in done.err and _decisions() == 0
 
 
 def test_a_decision_under_a_colleagues_name_with_a_wrong_password_is_refused_and_audited(
     installation: Repository,
-    run,  # noqa: ANN001
+    run,
 ) -> None:
     done = _decide(run, CLINICIAN, ANNOTATOR_PASSWORD)  # the annotator tries the clinician's name
     assert done.code == 1 and "wrong password" in done.err and _decisions() == 0
@@ -49,7 +49,7 @@ def test_a_decision_under_a_colleagues_name_with_a_wrong_password_is_refused_and
     assert (last.action, last.entity) == ("sign-in failed", f"user:{CLINICIAN}")
 
 
-def test_the_right_password_records_a_signed_decision(installation: Repository, run) -> None:  # noqa: ANN001
+def test_the_right_password_records_a_signed_decision(installation: Repository, run) -> None:
     done = _decide(run, CLINICIAN, PASSWORD)
     assert done.code == 0, done.err
     decision = done.json()["decision"]
@@ -59,7 +59,7 @@ def test_the_right_password_records_a_signed_decision(installation: Repository, 
 
 def test_an_annotator_records_labels_that_never_count_towards_sign_off(
     installation: Repository,
-    run,  # noqa: ANN001
+    run,
 ) -> None:
     before = required_ids(run)
     decide_all(run, ANNOTATOR, ANNOTATOR_PASSWORD)
@@ -76,12 +76,12 @@ def test_an_annotator_records_labels_that_never_count_towards_sign_off(
     assert {r["role"] for r in rows} == {"annotator"} and len(rows) == len(before)
 
 
-def test_an_admin_does_not_decide(installation: Repository, run) -> None:  # noqa: ANN001
+def test_an_admin_does_not_decide(installation: Repository, run) -> None:
     done = _decide(run, ADMIN, ADMIN_PASSWORD)
     assert done.code == 1 and "admins manage users" in done.err and _decisions() == 0
 
 
-def test_users_add_needs_an_admin_and_their_password(installation: Repository, run) -> None:  # noqa: ANN001
+def test_users_add_needs_an_admin_and_their_password(installation: Repository, run) -> None:
     no_admin = run(
         "users", "add", "Dr Mallory", "--role", "clinician", password="rounds-at-dawn-daily"
     )
@@ -127,7 +127,7 @@ def test_users_add_needs_an_admin_and_their_password(installation: Repository, r
     assert ok.json()["enrolled_by"] == ADMIN and ok.json()["fingerprint"]
 
 
-def test_a_homoglyph_of_an_existing_user_is_refused(installation: Repository, run) -> None:  # noqa: ANN001
+def test_a_homoglyph_of_an_existing_user_is_refused(installation: Repository, run) -> None:
     for twin in (
         "Dr Smіth",
         "DR SMlTH",
@@ -155,7 +155,7 @@ def test_a_homoglyph_of_an_existing_user_is_refused(installation: Repository, ru
     assert sorted(u.name for u in installation.list_users()) == [ANNOTATOR, ADMIN, CLINICIAN]
 
 
-def test_weak_and_common_passwords_are_refused(installation: Repository, run) -> None:  # noqa: ANN001
+def test_weak_and_common_passwords_are_refused(installation: Repository, run) -> None:
     for weak, why in (
         ("12345678", "too short"),
         ("password1234", "most common"),

@@ -14,6 +14,7 @@ import pytest
 from tests.ui.scripted_outputs import scripted_runtime
 
 from concord import paths
+from concord.accounts.session import Session
 from concord.domain import Case, Record
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
@@ -51,6 +52,18 @@ def make_case(record: Record) -> Case:
         svc.close()
 
 
+def session_for(user: str, role: str = "clinician") -> Session:
+    """The user signed in as the app's sign-in dialog would, enrolled first if needed."""
+    from concord.accounts.session import sign_in
+    from concord.store import Repository
+    from identity import PASSWORD, enrol
+
+    with Repository.open() as repo:
+        if any(u.name == user and u.enrolled for u in repo.list_users()):
+            return sign_in(repo, user, PASSWORD)
+        return enrol(repo, user, role)
+
+
 @pytest.fixture
 def make_window(qtbot) -> Iterator[Callable[..., object]]:
     from concord.ui.main_window import MainWindow
@@ -59,9 +72,10 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:
 
     def factory(runtime_factory=None, **kw):
         rf = runtime_factory or (lambda svc, model: scripted_runtime())
+        session = session_for(kw.pop("user", USER), kw.pop("role", "clinician"))
         window = MainWindow(
             runtime_factory=rf,
-            user=kw.pop("user", USER),
+            session=session,
             settings=kw.pop("settings", PanelSettings(judges=1, max_specialists=3)),
         )
         qtbot.addWidget(window)

@@ -14,6 +14,7 @@ from concord.eval.rows import Prediction
 from concord.store import Repository
 from concord.store.codec import utc_iso, utc_now
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING
+from identity import enrol
 
 
 @pytest.fixture
@@ -58,6 +59,8 @@ def test_keyboard_grading_records_decisions(make_window, set_id, qtbot, repo) ->
     assert [d.new_value for d in decisions] == ["good", "bad"]
     assert decisions[0].target_id == f"eval/{first}/grade"
     assert decisions[0].reason == "matches the experts" and decisions[0].user == USER
+    # the reason belonged to the first grade only: it is not reused for the next one
+    assert decisions[1].reason == "graded bad (no comment)" and view.reason.text() == ""
     assert decisions[0].original_value is None  # no prediction was shown
     qtbot.keyClick(window, Qt.Key.Key_P)
     qtbot.keyClick(window, Qt.Key.Key_P)
@@ -138,10 +141,14 @@ def test_agreement_lists_disagreements_and_opens_the_item(
     store = EvalStore(repo)
     answers = store.answers(set_id)
     for user, grades in (("ann", "ggbb"), ("bob", "gbbb")):
+        session = enrol(repo, user, "annotator")
         for answer, g in zip(answers, grades, strict=True):
             record_grade(
                 repo,
-                grade_decision(store, answer.answer_id, "good" if g == "g" else "bad", user=user),
+                session,
+                grade_decision(
+                    store, answer.answer_id, "good" if g == "g" else "bad", user=user, reason="r"
+                ),
             )
     window = make_window()
     qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)

@@ -148,8 +148,7 @@ def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypa
 
 
 def test_annotators_start_in_blind_mode(make_window, qtbot, repo) -> None:
-    repo.add_user("ann.otator", "annotator")
-    window = make_window(user="ann.otator")
+    window = make_window(user="ann.otator", role="annotator")
     idle(qtbot, window, lambda: window.blind)
     assert window.blind_action.isChecked() and window.case_view.queue.blind
     assert window.qa_view.blind and window.grading_view.blind

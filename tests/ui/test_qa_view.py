@@ -108,6 +108,11 @@ def test_accept_and_override_by_keyboard(qa, qtbot, repo) -> None:
     assert last.reason == "not in the leaflet"
     assert view.progress.value() == 0  # no item finished yet
     assert "you: ungrounded" in texts(view)[2]
+    # the reason went with that decision only: the next accept does not carry it
+    assert view.reason.text() == ""
+    qtbot.keyClick(window, Qt.Key.Key_A)
+    idle(qtbot, window, lambda: len(repo.decisions()) == 3)
+    assert repo.decisions()[-1].reason == "accepted as shown"
 
 
 def test_blind_mode_hides_verdicts_reasons_and_labels_until_answered(qa, qtbot, repo) -> None:

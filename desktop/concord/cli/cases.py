@@ -115,6 +115,7 @@ def case_json(svc: Services, case_id: str) -> dict:
         "status": svc.repo.case_status(case_id).value,
         "worst_grade": case.worst_grade,
         "human_review": case.human_review,
+        "review_reasons": list(case.review_reasons),
         "case": case.model_dump(mode="json"),
         "targets": [t.model_dump(mode="json") for t in case_targets(case)],
         "outstanding": [t.id for t in outstanding(case, decisions)],

@@ -481,7 +481,7 @@ class GradingView(QWidget):
             return
         set_id, user = self.state.set_id, self.user
         answer_id = item.answer.answer_id
-        reason = self.reason.text().strip()
+        reason = self.reason.text().strip() or f"graded {grade.value} (no comment)"
         blind = self.prediction_hidden(item)
         signed_in = self.signed_in
         if signed_in is None:
