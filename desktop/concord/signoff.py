@@ -70,15 +70,15 @@ def sign_case(
     require_role(session, UserRole.CLINICIAN, doing="sign")
     home = Path(home) if home is not None else paths.concord_home()
     case = repo.get_case(case_id)
-    _check_signable(repo, case_id)
     decisions = repo.decisions(case_id=case_id)
     remaining = outstanding(case, decisions)
-    if remaining:
+    if remaining and repo.case_status(case_id) != CaseStatus.RUN_FAILED:
         raise InputError(
             f"{len(remaining)} required judgement(s) not yet decided by a clinician "
             f"(first: {remaining[0].id})",
             subject=case_id,
         )
+    _check_signable(repo, case_id)
     record = repo.get_record(case.record_id)
     meaning = signature_meaning(decisions)
     signed_at = datetime.now(UTC)

@@ -14,9 +14,11 @@ from concord.astrid.llm_judge import JudgeSettings, judge_item, judge_items
 from concord.astrid.report import run_report
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import astrid_targets, make_astrid_decision, resolve_labels
+from concord.decisions import record_decision
 from concord.errors import InputError, NotFoundError
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository, verify_chain
+from identity import PASSWORD, enrol
 
 from .conftest import DEMO, metric_of, rule_judge
 
@@ -119,7 +121,7 @@ def test_decisions_become_human_labels(repo: Repository, demo_items, scripted) -
     ids = {t.id for t in targets}
     assert "astrid/gritty-unfaithful/cf/sentence/2" in ids
     assert {"astrid/back-pain/ra", "astrid/back-pain/cr", "astrid/back-pain/cf"} <= ids
-    repo.add_user("dr_a", "clinician")
+    session = enrol(repo, "dr_a", "clinician")
     before = run_report(store, run_id, clinical=False)["agreement"]["rows"][0]["metrics"]["ra"]
     # the scripted judge says every answer attempts; the clinician says back-pain refuses
     # (as the file does) and overrides drops-frequency to "refuses" (against the file)
@@ -141,7 +143,7 @@ def test_decisions_become_human_labels(repo: Repository, demo_items, scripted) -
     d3 = make_astrid_decision(run, demo_items, "astrid/driving/cr", user="dr_a", reason="agree")
     assert d3.action == "accept" and d3.new_value == "relevant"
     for d in (d1, d2, d3):
-        assert repo.append_decision(d)
+        assert record_decision(repo, session, d).created
     labels = resolve_labels(demo_items, repo.decisions(case_id=run_id))
     assert labels["drops-frequency"].ra is True
     assert labels["drops-frequency"].source["ra"] == "decision"
@@ -238,13 +240,14 @@ def fake_services(monkeypatch, repo, scripted):
     return fake
 
 
-def test_cli_astrid_json_and_decide(fake_services, repo, capsys) -> None:
+def test_cli_astrid_json_and_decide(fake_services, repo, capsys, monkeypatch) -> None:  # noqa: ANN001
     assert cli(["astrid", str(DEMO), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["items"]) == 14 and out["run_id"].startswith("QA-RUN-")
     assert set(out["agreement"]["rows"][0]["metrics"]) >= {"cf", "cr", "ra"}
     assert out["summary"]["refusal_accuracy_vs_scope"]["mean"] is not None
-    repo.add_user("dr_b", "clinician")
+    enrol(repo, "dr_b", "clinician")
+    monkeypatch.setenv("CONCORD_PASSWORD", PASSWORD)
     assert (
         cli(
             [

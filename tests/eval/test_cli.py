@@ -13,6 +13,7 @@ from concord.errors import ConcordError
 from concord.llm.scripted import ScriptedRuntime
 from concord.services import Services
 from concord.store import Repository
+from identity import PASSWORD, enrol
 
 from .conftest import FakeEmbedder, scripted_answers
 
@@ -41,7 +42,10 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_eval_loop_from_the_command_line(
-    capsys: pytest.CaptureFixture[str], question_file: Path, fake_models: None
+    capsys: pytest.CaptureFixture[str],
+    question_file: Path,
+    fake_models: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     set_id = run(capsys, "import", str(question_file))["set_id"]
     for t in ("0.2", "1.8"):
@@ -50,10 +54,11 @@ def test_the_eval_loop_from_the_command_line(
     ranking = run(capsys, "similarity", set_id)["configurations"]
     assert [r["temperature"] for r in ranking] == [0.2, 1.8] and ranking[0]["rank"] == 1
     answers = run(capsys, "answers", set_id)["answers"]
+    monkeypatch.setenv("CONCORD_PASSWORD", PASSWORD)
     with pytest.raises(ConcordError, match="ann"):  # graders must be registered users
         run(capsys, "grade", answers[0]["answer_id"], "--good", "--reason", "r", "--user", "ann")
     with Repository.open() as repo:
-        repo.add_user("ann", "annotator")
+        enrol(repo, "ann", "annotator")
     for a in answers:
         flag = "--good" if a["temperature"] < 1 else "--bad"
         run(capsys, "grade", a["answer_id"], flag, "--reason", "read", "--user", "ann")
@@ -68,7 +73,10 @@ def test_the_eval_loop_from_the_command_line(
     assert agreement["judge_vs_human"] == []  # no prediction was shown when grading
 
 
-def test_bad_input_is_one_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_bad_input_is_one_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONCORD_PASSWORD", PASSWORD)
     parser = argparse.ArgumentParser(prog="concord")
     eval_cli.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["eval", "import", str(tmp_path / "missing.jsonl")])

@@ -12,6 +12,7 @@ from concord.domain import Decision, DecisionAction
 from concord.eval.eval_store import EvalStore
 from concord.eval.grading import grade_decision, record_grade
 from concord.store import export_labels_csv, export_labels_jsonl
+from identity import enrol
 
 from .conftest import make_answers
 
@@ -20,9 +21,11 @@ def test_every_decision_appears_once_and_nothing_else(
     store: EvalStore, set_id: str, tmp_path: Path
 ) -> None:
     make_answers(store, set_id, temperatures=(0.2,), k=2)
+    ann = enrol(store.repo, "ann", "annotator")
     for n, answer in enumerate(store.answers(set_id)):
         record_grade(
             store.repo,
+            ann,
             grade_decision(
                 store,
                 answer.answer_id,

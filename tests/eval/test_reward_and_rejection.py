@@ -12,6 +12,7 @@ from concord.eval.rejection import Candidate, pick_best, rejection_table, select
 from concord.eval.reward import RewardModel, fit_reward_model
 from concord.eval.screening import rank_configurations, screen_answers
 from concord.eval.workflow import rejection_report, train_reward
+from identity import enrol
 
 from .conftest import FAKE_EMBED_SHA, FakeEmbedder, make_answers
 
@@ -86,10 +87,12 @@ def test_whole_loop_with_scripted_answers(store: EvalStore, set_id: str) -> None
     list(screen_answers(store, embedder, set_id, "ann"))
     ranking = rank_configurations(store, set_id, FAKE_EMBED_SHA)
     assert [r["temperature"] for r in ranking] == [0.2, 1.8]  # good answers rank first
+    ann = enrol(store.repo, "ann", "annotator")
     for answer in store.answers(set_id):
         good = answer.temperature < 1.0
         record_grade(
             store.repo,
+            ann,
             grade_decision(
                 store, answer.answer_id, "good" if good else "bad", user="ann", reason="read it"
             ),
@@ -110,8 +113,10 @@ def test_whole_loop_with_scripted_answers(store: EvalStore, set_id: str) -> None
 def test_grades_combine_latest_per_user_then_majority(store: EvalStore, set_id: str) -> None:
     make_answers(store, set_id, temperatures=(0.2,), k=1)
     answer = store.answers(set_id)[0].answer_id
+    sessions = {u: enrol(store.repo, u, "annotator") for u in ("a", "b", "c")}
     for user, grade in [("a", "bad"), ("a", "good"), ("b", "bad"), ("c", "bad")]:
-        record_grade(store.repo, grade_decision(store, answer, grade, user=user, reason="r"))
+        decision = grade_decision(store, answer, grade, user=user, reason="r")
+        record_grade(store.repo, sessions[user], decision)
     assert human_grades(store.repo, set_id)[answer] == "bad"
     decision = grade_decision(store, answer, "good", user="d", shown_prediction="good")
     assert decision.action == "accept" and decision.target_id == f"eval/{answer}/grade"

@@ -18,6 +18,7 @@ from concord.llm.scripted import ScriptedRuntime
 from concord.pipeline import NO_OPERATION, PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services
+from identity import PASSWORD, enrol
 
 from .brief_writer import BriefWriter
 
@@ -99,8 +100,13 @@ def test_every_evidence_span_is_the_record_text(svc):
 
 def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
     case, _ = run_case(svc, BLEO, BriefWriter(consult=["oncology"]), judges=0)
+    monkeypatch.setenv("CONCORD_PASSWORD", "ward-round-at-seven")
+    assert main(["users", "add", "Dr Admin", "--role", "admin"]) == 0  # the first user
+    monkeypatch.setenv("CONCORD_ADMIN_PASSWORD", "ward-round-at-seven")
     monkeypatch.setenv("CONCORD_PASSWORD", "correct horse battery")
-    assert main(["users", "add", "Dr Ada Lovelace", "--role", "clinician"]) == 0
+    assert (
+        main(["users", "add", "Dr Ada Lovelace", "--role", "clinician", "--admin", "Dr Admin"]) == 0
+    )
     capsys.readouterr()
 
     assert main(["show", case.case_id, "--json"]) == 0
@@ -149,6 +155,7 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
     result = json.loads(capsys.readouterr().out)
     assert result["valid"] and result["intact"] and result["trusted"]
     assert result["signer"] == "Dr Ada Lovelace"
+    assert result["registered"]["fingerprint_matches"] is True
 
     tampered = tmp_path / "tampered.pdf"
     data = bytearray(out.read_bytes())
@@ -170,9 +177,9 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
 
 def test_annotator_cannot_sign(svc, tmp_path, capsys, monkeypatch):
     case, _ = run_case(svc, BLEO, BriefWriter(consult=["oncology"]), judges=0)
-    assert main(["users", "add", "ann", "--role", "annotator"]) == 0
-    monkeypatch.setenv("CONCORD_PASSWORD", "whatever123")
+    enrol(svc.repo, "ann", "annotator")
+    monkeypatch.setenv("CONCORD_PASSWORD", PASSWORD)
     out = tmp_path / "x.pdf"
     assert main(["export-pdf", case.case_id, "--user", "ann", "--out", str(out)]) == 1
-    assert "only clinicians can sign" in capsys.readouterr().err
+    assert "only a clinician can sign" in capsys.readouterr().err
     assert not out.exists()

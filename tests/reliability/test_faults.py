@@ -25,6 +25,7 @@ from concord.pipeline import PanelSettings, run_panel
 from concord.services import Services
 from concord.store import Repository
 from concord.store import connection as connection_module
+from identity import PASSWORD, enrol
 
 USER = "dr.jones"
 TARGET = "renal/overall"
@@ -46,12 +47,13 @@ def _consistent(repo: Repository) -> tuple[int, int, tuple[int, str]]:
 
 
 @pytest.fixture
-def stored(repo: Repository) -> Repository:
-    """A record, a case and a clinician in the database."""
+def stored(repo: Repository, monkeypatch: pytest.MonkeyPatch) -> Repository:
+    """A record, a case and a clinician in the database (their password for the CLI)."""
+    monkeypatch.setenv("CONCORD_PASSWORD", PASSWORD)
     rec = f.record()
     repo.save_record(rec, "tester")
     repo.save_case(f.case(rec), "tester")
-    repo.add_user(USER, "clinician")
+    enrol(repo, USER, "clinician")
     return repo
 
 

@@ -3,7 +3,7 @@
 A password must:
 
 * be at least `MIN_LENGTH` characters long (and at most `MAX_LENGTH`);
-* not be, or contain, the user's name;
+* not be, or contain, the user's name (names of four letters or more);
 * not be one of the 30,000 most common passwords (zxcvbn's list, compared without case);
 * be rated at least `MIN_SCORE` ("safely unguessable") by zxcvbn, which also counts
   dictionary words, keyboard walks, repeats, sequences and dates.
@@ -32,7 +32,11 @@ def check_password(password: str, *, name: str = "") -> None:
     if len(password) > MAX_LENGTH:
         raise InputError(f"the password{who} is longer than {MAX_LENGTH} characters")
     folded = password.casefold()
-    if name and "".join(name.casefold().split()) in "".join(folded.split()):
+    compact_name = "".join(name.casefold().split())
+    compact = "".join(folded.split())
+    if compact_name and (
+        compact == compact_name or (len(compact_name) >= 4 and compact_name in compact)
+    ):
         raise InputError(f"the password{who} must not contain the user name")
 
     from zxcvbn import zxcvbn

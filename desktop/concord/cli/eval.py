@@ -286,17 +286,17 @@ def cmd_grade(args: argparse.Namespace) -> int:
     svc = services()
     store = _store(svc)
     grade = Grade.GOOD if args.good else Grade.BAD
-    session = sign_in_as(svc, args.user)
     decision = grade_decision(
         store,
         args.answer_id,
         grade,
-        user=session.name,
+        user=args.user,
         reason=args.reason,
         shown_prediction=args.shown_prediction,
         blind=args.blind,
     )
-    decision = record_decision(svc.repo, session, decision).decision  # a grade is a decision
+    session = sign_in_as(svc, args.user)  # a grade is a decision: its grader signs in
+    decision = record_decision(svc.repo, session, decision).decision
     if args.json:
         emit_json(decision.model_dump(mode="json"))
     else:
