@@ -82,7 +82,7 @@ def _script(char: str) -> str | None:
 
 def _refuse_mixed_scripts(text: str) -> None:
     for word in text.split():
-        scripts = {_script(c) for c in word} & LOOKALIKE_SCRIPTS
+        scripts = {s for c in word if (s := _script(c)) in LOOKALIKE_SCRIPTS}
         if len(scripts) > 1:
             raise InputError(
                 f"the user name mixes {' and '.join(sorted(s.title() for s in scripts))} "

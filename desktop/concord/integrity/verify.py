@@ -132,8 +132,8 @@ def _check_users(
         in_force[name] = statement
     users = repo.list_users()
     for user in users:
-        statement = in_force.get(user.name)
-        if statement is None:
+        found = in_force.get(user.name)
+        if found is None:
             if user.public_key is not None or user.name not in trail.legacy_users:
                 problems.append(
                     Problem(
@@ -143,6 +143,7 @@ def _check_users(
                     )
                 )
             continue
+        statement = found
         row = {
             "role": user.role.value,
             "public_key": user.public_key,
