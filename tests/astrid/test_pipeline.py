@@ -240,7 +240,7 @@ def fake_services(monkeypatch, repo, scripted):
     return fake
 
 
-def test_cli_astrid_json_and_decide(fake_services, repo, capsys, monkeypatch) -> None:  # noqa: ANN001
+def test_cli_astrid_json_and_decide(fake_services, repo, capsys, monkeypatch) -> None:
     assert cli(["astrid", str(DEMO), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["items"]) == 14 and out["run_id"].startswith("QA-RUN-")

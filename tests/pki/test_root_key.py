@@ -80,7 +80,7 @@ def test_a_certificate_minted_with_the_root_key_is_not_the_registered_one(
     repo: Repository,
     capsys,
     monkeypatch,
-    tmp_path: Path,  # noqa: ANN001
+    tmp_path: Path,
 ) -> None:
     """Even an attacker who got the root key (here: from the admin's own credential) cannot
     sign as Dr Smith: verify-pdf against the installation names the mismatch."""

@@ -15,7 +15,7 @@ from concord.report.pdf import render_review_pdf
 from concord.screen.record_screen import RecordScreen
 
 
-def _case_with_anaesthetist_citing(cite: str):  # noqa: ANN202
+def _case_with_anaesthetist_citing(cite: str):
     rec = f.record()
     case = f.case(rec)
     anaesthetist = case.briefs[0]
