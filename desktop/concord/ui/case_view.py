@@ -48,7 +48,9 @@ class CaseView(QWidget):
         self.sign_button = QPushButton("Sign…")
         self.sign_button.setObjectName("signButton")
         self.sign_button.setEnabled(False)
-        self.sign_button.setToolTip("Sign the review record (enabled once the case is reviewed)")
+        self.sign_button.setToolTip(
+            "Sign the review record (enabled once the case is reviewed, and again when amended)"
+        )
         self.sign_button.clicked.connect(self.sign_requested.emit)
         self.banner = plain_label()
         self.banner.setObjectName("messageBanner")
@@ -139,7 +141,7 @@ class CaseView(QWidget):
             f"color:white; background:{colour}; padding:4px 8px; "
             "border-radius:4px; font-weight:bold"
         )
-        self.sign_button.setEnabled(status == CaseStatus.REVIEWED)
+        self.sign_button.setEnabled(status.signable)
 
     def _grade_badges(self) -> None:
         case = self.case
