@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from concord import paths
+from concord.domain import DecisionAction
 from concord.store import Repository
 from concord.store.audit import row_hash
 from identity import PASSWORD
@@ -165,7 +166,11 @@ def test_a_forged_decision_appended_with_a_valid_chain_is_not_signed_by_its_user
     with Repository.open() as repo:
         real = repo.decisions()[0]
         forged = real.model_copy(
-            update={"decision_id": "DEC-forged", "new_value": "negated", "action": "override"}
+            update={
+                "decision_id": "DEC-forged",
+                "new_value": "negated",
+                "action": DecisionAction.OVERRIDE,
+            }
         )
         repo.append_decision(forged)  # the store's own append: chain and anchor stay valid
         assert repo.verify_audit().ok
