@@ -81,7 +81,7 @@ PINNED = {
     "records/nul_byte.txt": "NUL byte at byte offset 14",
     "records/deep_list.json": "nested too deeply",
     "records/deep_in_text_field.json": "nested too deeply",
-    "records/no_text.pdf": "no extractable text",
+    "records/no_text.pdf": "scanned PDF has no text",
     "records/encrypted.pdf": "password-protected",
     "records/truncated.pdf": "PDF is broken or unreadable",
     "evidence/deep.jsonl": "line 1: unreadable JSON (RecursionError)",
