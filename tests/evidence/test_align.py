@@ -1,4 +1,5 @@
-"""Named alignment cases: EXACT, FUZZY, FAILED, numbers, negation, sources, hints."""
+"""Named alignment cases: EXACT, FUZZY, FAILED, numbers, negation, context, sources, hints,
+and the diff shown for what is not verified."""
 
 from __future__ import annotations
 
@@ -8,12 +9,7 @@ import pytest
 
 from concord.domain import Alignment, AlignmentStatus, EvidenceLine, Record, SourceDocument
 from concord.errors import InputError
-from concord.evidence.align import (
-    FUZZY_THRESHOLD,
-    align_extract,
-    read_evidence_jsonl,
-    verify_lines,
-)
+from concord.evidence.align import align_extract, read_evidence_jsonl, verify_lines
 from concord.evidence.normalize import normalize_whitespace
 
 NOTE = """Bloods 12/03:
@@ -54,12 +50,17 @@ def test_exact_with_mangled_whitespace_maps_to_original_text(record: Record) -> 
     assert a.flags == ()
 
 
+def changes(alignment: Alignment) -> list[tuple[str, str]]:
+    return [(c.record, c.quote) for c in alignment.diff]
+
+
 def test_potassium_3_6_against_6_3_is_never_verified(record: Record) -> None:
     a = align_extract(record, "K+ 3.6 mmol/L", "note")
     assert not a.verified
     assert a.status is AlignmentStatus.FAILED
     assert "number_mismatch" in a.flags
     assert span_text(record, a) == "K+ 6.3 mmol/L"
+    assert changes(a) == [("6.3", "3.6")]
 
 
 def test_potassium_verbatim_is_exact(record: Record) -> None:
@@ -88,10 +89,12 @@ def test_negated_mention_is_flagged_and_verified_when_quoted_whole(record: Recor
 def test_dropping_the_negation_is_never_verified(record: Record) -> None:
     a = align_extract(record, "bleomycin exposure", "note")
     assert not a.verified and a.status is AlignmentStatus.FAILED
-    assert {"negated", "negation_mismatch"} <= set(a.flags)
+    assert {"negated", "negation_mismatch", "context_cut"} <= set(a.flags)
     assert span_text(record, a) == "bleomycin exposure"
+    assert changes(a) == [("No history of", "")]
     b = align_extract(record, "chest pain", "note")
     assert not b.verified and "negation_mismatch" in b.flags
+    assert changes(b) == [("Denies", "")]
 
 
 def test_adding_a_negation_is_never_verified() -> None:
@@ -100,23 +103,26 @@ def test_adding_a_negation_is_never_verified() -> None:
     assert not a.verified and "negation_mismatch" in a.flags
 
 
-def test_fuzzy_typo_keeps_span_and_score(record: Record) -> None:
+def test_a_misspelt_word_is_not_the_same_words(record: Record) -> None:
     a = align_extract(record, "severe aortic stenossis, AVA 0.8 cm2", "note")
-    assert a.status is AlignmentStatus.FUZZY and a.verified
-    assert FUZZY_THRESHOLD <= a.score < 100
+    assert a.status is AlignmentStatus.FAILED and not a.verified
+    assert a.flags == ("word_mismatch",) and 90 <= a.score < 100
     assert span_text(record, a) == "severe aortic stenosis, AVA 0.8 cm2"
+    assert changes(a) == [("stenosis", "stenossis")]
 
 
 def test_fuzzy_is_case_insensitive(record: Record) -> None:
     a = align_extract(record, "DENIES CHEST PAIN", "note")
-    assert a.status is AlignmentStatus.FUZZY and a.score == 100
+    assert a.status is AlignmentStatus.FUZZY and a.verified and a.score == 100
     assert span_text(record, a) == "Denies chest pain"
+    assert a.diff == ()
 
 
-def test_fuzzy_with_number_mismatch_is_not_verified(record: Record) -> None:
+def test_a_word_and_a_number_changed_are_both_shown(record: Record) -> None:
     a = align_extract(record, "severe aortic stenossis, AVA 0.6 cm2", "note")
     assert a.status is AlignmentStatus.FAILED and not a.verified
-    assert "number_mismatch" in a.flags and a.score >= FUZZY_THRESHOLD
+    assert {"number_mismatch", "word_mismatch"} <= set(a.flags)
+    assert changes(a) == [("stenosis", "stenossis"), ("0.8", "0.6")]
 
 
 def test_unrelated_sentence_fails(record: Record) -> None:
@@ -219,7 +225,7 @@ def test_extract_must_carry_the_governing_negation() -> None:
         n="Denies chest pain, no radiation to the arm.\nPMH: no diabetes, no history of bleomycin"
     )
     a = align_extract(record, "chest pain, no radiation to the arm", "n")
-    assert not a.verified and "negation_mismatch" in a.flags
+    assert not a.verified and {"negation_mismatch", "context_cut"} <= set(a.flags)
     b = align_extract(record, "no history of bleomycin", "n")
     assert b.verified and "negated" in b.flags
 

@@ -1,21 +1,24 @@
-"""Deterministic alignment of an evidence extract to the patient record.
+"""Deterministic alignment of an evidence extract to the patient record: what "verified"
+means.
+
+An extract is verified when its canonical tokens (`concord.evidence.canonical`: case,
+whitespace and line wraps, bullets, dash and quote variants, NFKC forms, invisible
+characters and a trailing full stop folded away) occur contiguously in a document's
+canonical tokens, on whole words, and the quote neither cuts off the words that govern its
+meaning (`concord.evidence.context`) nor joins parts of different table rows. Nothing else
+is forgiven: a different word, number, unit, sign or symbol is a different quote, however
+similar the strings.
 
 Outcome of `align_extract`:
-  EXACT   the extract occurs verbatim after whitespace normalisation; `doc.text[start:end]`
-          is the original record text (newlines and all), score 100.
-  FUZZY   rapidfuzz alignment (case-insensitive) scoring >= FUZZY_THRESHOLD; span and score
-          of the aligned record text.
-  FAILED  nothing usable. start/end are None when nothing similar was found. When the best
-          candidate differs from the extract in numbers/units (`number_mismatch`) or in
-          negation (`negation_mismatch`), the status is FAILED too, with that flag, and the
-          candidate's span and score are kept so the clinician can see what the record says.
-          Such an extract is therefore never verified, however similar the rest of it is.
-Flags: unknown_source (the named source_id does not exist; all documents were searched),
-source_mismatch (found in a document other than the named one), number_mismatch,
-negation_mismatch, negated (a negation cue governs the aligned text in the record),
-empty_extract.
-Preference among candidates: clean (no mismatch) > exact > in the named (or hinted) source
-> higher score > whole-word edges > nearer the hinted line > earlier.
+  EXACT   verified, and equal to the record text after whitespace normalisation alone;
+  FUZZY   verified, equal only once the other formatting is folded;
+  FAILED  not verified. When record text close to the extract exists, its span, its
+          similarity and `diff` (the words the extract changed) are kept, with flags
+          saying what kind of change it is (number_mismatch, negation_mismatch,
+          word_mismatch, context_cut, row_join); otherwise start/end are None.
+Flags that only inform: negated (a negation governs the aligned text), unknown_source,
+source_mismatch, empty_extract. Among several occurrences: verified > in the named (or
+hinted) source > nearer the hinted line > earlier.
 """
 
 from __future__ import annotations
@@ -26,146 +29,141 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from concord.domain import Alignment, AlignmentStatus, EvidenceLine, Line, Record
-from concord.evidence.fuzzy import (
-    FUZZY_MIN_CHARS,
-    FUZZY_THRESHOLD,
-    FuzzyMatch,
-    fuzzy_matches,
-    scan_matches,
+from concord.domain.evidence import (
+    BLOCKING_FLAGS,
+    Alignment,
+    AlignmentFlag,
+    AlignmentStatus,
+    EvidenceLine,
+    WordChange,
 )
-from concord.evidence.negation import (
-    negation_cue_after,
-    negation_cue_before,
-    negation_cue_leading,
-    negation_cues_in,
-)
-from concord.evidence.normalize import fold_case, normalize_whitespace
-from concord.evidence.numbers import numbers_differ, widen_to_numbers
+from concord.domain.record import Line, Record
+from concord.evidence.canonical import TokenText
+from concord.evidence.clauses import crosses_rows, line_end, line_start, whole_lines
+from concord.evidence.context import QuoteCues, governors, negated
+from concord.evidence.context_words import ContextKind
+from concord.evidence.explain import Change, cuts_word, nearest
+from concord.evidence.normalize import normalize_whitespace
+from concord.evidence.numbers import is_unit
 from concord.evidence.pack_file import read_evidence_jsonl
 from concord.evidence.record_index import DocumentIndex, record_index
-from concord.evidence.skeleton import Skeleton
 
-UNKNOWN_SOURCE = "unknown_source"
-SOURCE_MISMATCH = "source_mismatch"
-NUMBER_MISMATCH = "number_mismatch"
-NEGATION_MISMATCH = "negation_mismatch"
-NEGATED = "negated"
-EMPTY_EXTRACT = "empty_extract"
-BLOCKING_FLAGS = frozenset({NUMBER_MISMATCH, NEGATION_MISMATCH})
-"""Flags that make an aligned extract FAILED (never verified)."""
-MAX_EXACT_OCCURRENCES = 50
+MAX_OCCURRENCES = 50
+"""Occurrences of an extract looked at per document (the first ones)."""
+SIGNS = frozenset("<>≤≥=%+-^/~±")
+"""Symbols that change a quantity: a comparison, a sign, a ratio, an exponent."""
 
-__all__ = [
-    "FUZZY_MIN_CHARS",
-    "FUZZY_THRESHOLD",
-    "align_extract",
-    "content_flags",
-    "read_evidence_jsonl",
-    "verify_lines",
-]
+__all__ = ["align_extract", "read_evidence_jsonl", "verify_lines"]
 
 _LINE_ID = re.compile(r"\bL(\d+)\b")
 
 
 @dataclass(frozen=True)
-class _Candidate:
-    source_id: str
+class _Found:
+    """One place in one document where the extract was looked for."""
+
+    doc: DocumentIndex
     order: int  # position of the document in the record
-    start: int
+    start: int  # token range in the document
     end: int
-    score: float
-    exact: bool
-    flags: tuple[str, ...]
+    flags: tuple[AlignmentFlag, ...]
+    diff: tuple[WordChange, ...]
+    closeness: tuple[float, int] = (100.0, 0)  # token similarity, the quote's words kept
 
     @property
-    def clean(self) -> bool:
+    def verified(self) -> bool:
         return not BLOCKING_FLAGS.intersection(self.flags)
 
-
-def content_flags(text: str, start: int, end: int, extract: str) -> tuple[str, ...]:
-    """number_mismatch / negation_mismatch / negated for `extract` aligned to
-    text[start:end]. Numbers are compared on the span widened to whole numbers; negation
-    differs when the cues inside differ, or a cue before the span governs it while the
-    extract does not open with a cue of its own."""
-    flags: list[str] = []
-    wide_start, wide_end = widen_to_numbers(text, start, end)
-    if numbers_differ(extract, text[wide_start:wide_end]):
-        flags.append(NUMBER_MISMATCH)
-    before = negation_cue_before(text, start)
-    inside = negation_cues_in(text[start:end])
-    dropped = before is not None and negation_cue_leading(extract) is None
-    if dropped or negation_cues_in(extract) != inside:
-        flags.append(NEGATION_MISMATCH)
-    if before or inside or negation_cue_after(text, end):
-        flags.append(NEGATED)
-    return tuple(flags)
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.doc.tokens.span(self.start, self.end)
 
 
-def _whole_words(text: str, start: int, end: int) -> bool:
-    cuts_start = 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum()
-    cuts_end = 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
-    return not (cuts_start or cuts_end)
+def _query(quote: TokenText) -> list[str]:
+    """The tokens to look for: the quote's, without a trailing full stop."""
+    tokens = quote.tokens()
+    if len(tokens) > 1 and tokens[-1] == "." and tokens[-2] != ".":
+        tokens.pop()
+    return tokens
 
 
-def _candidate(
-    doc: DocumentIndex, order: int, nstart: int, nend: int, score: float, exact: bool, extract: str
-) -> _Candidate:
-    start, end = doc.normalized.span_to_original(nstart, nend)
-    text = doc.document.text
-    flags = content_flags(text, start, end, extract)
-    return _Candidate(doc.document.source_id, order, start, end, score, exact, flags)
+def _occurrence(
+    doc: DocumentIndex, order: int, start: int, end: int, quote: TokenText, cues: QuoteCues
+) -> _Found:
+    """An exact token match, judged for context and table rows."""
+    tt = doc.tokens
+    dropped_stop = end - start < len(quote)
+    if dropped_stop and end < len(tt) and tt.token(end) == "." and tt.glued(end):
+        end += 1  # the quote's full stop is the record's
+    cut = governors(tt, start, end, cues)
+    flags: list[AlignmentFlag] = []
+    before = min((g.start for g in cut if g.end == start), default=start)
+    after = max((g.end for g in cut if g.start == end), default=end)
+    diff: list[WordChange | None] = [
+        WordChange(record=tt.surface(before, start), quote="") if before < start else None,
+        WordChange(record=tt.surface(end, after), quote="") if after > end else None,
+    ]
+    if cut:
+        flags.append(AlignmentFlag.CONTEXT_CUT)
+    if any(g.kind is ContextKind.NEGATION for g in cut):
+        flags.append(AlignmentFlag.NEGATION_MISMATCH)
+    if crosses_rows(tt, start, end) and not whole_lines(tt, start, end):
+        flags.append(AlignmentFlag.ROW_JOIN)
+        first, last = line_start(tt, start), line_end(tt, end - 1)
+        diff += [
+            WordChange(record=tt.surface(first, start), quote="") if first < start else None,
+            WordChange(record=tt.surface(end, last), quote="") if end < last else None,
+        ]
+    if negated(tt, start, end) or AlignmentFlag.NEGATION_MISMATCH in flags:
+        flags.append(AlignmentFlag.NEGATED)
+    changes = tuple(c for c in diff if c is not None)
+    return _Found(doc, order, start, end, tuple(flags), changes)
 
 
-def _exact_candidates(doc: DocumentIndex, order: int, query: str, extract: str) -> list[_Candidate]:
-    found: list[_Candidate] = []
-    at = doc.normalized.text.find(query)
-    while at >= 0 and len(found) < MAX_EXACT_OCCURRENCES:
-        found.append(_candidate(doc, order, at, at + len(query), 100.0, True, extract))
-        at = doc.normalized.text.find(query, at + 1)
-    return found
+def _change_flags(tt: TokenText, quote: TokenText, changes: Sequence[Change]) -> set[AlignmentFlag]:
+    flags: set[AlignmentFlag] = set()
+    for change in changes:
+        words = tt.tokens(change.record_start, change.record_end)
+        words += quote.tokens(change.quote_start, change.quote_end)
+        numeric = any(
+            any(c.isdigit() for c in w) or w in SIGNS or (len(w) > 1 and is_unit(w)) for w in words
+        )
+        flags.add(AlignmentFlag.NUMBER_MISMATCH if numeric else AlignmentFlag.WORD_MISMATCH)
+        record_negated = negated(tt, change.record_start, change.record_end)
+        if record_negated != negated(quote, change.quote_start, change.quote_end):
+            flags.add(AlignmentFlag.NEGATION_MISMATCH)
+    return flags
 
 
-def _fuzzy_candidates(doc: DocumentIndex, order: int, query: str, extract: str) -> list[_Candidate]:
-    made: dict[FuzzyMatch, _Candidate] = {}
-
-    def accept(match: FuzzyMatch) -> bool:
-        made[match] = _candidate(doc, order, match.start, match.end, match.score, False, extract)
-        return made[match].clean
-
-    fuzzy_matches(doc, fold_case(query), accept)
-    return list(made.values())
-
-
-def _number_mismatch_candidates(
-    doc: DocumentIndex, order: int, query: str, extract: str
-) -> list[_Candidate]:
-    """Where the extract aligns once numbers and units are replaced by placeholders, kept
-    only where its numbers differ: explains a failure as number_mismatch ("K+ 3.6" or
-    "K+ 6.3 mg/dL" against "K+ 6.3 mmol/L"). Scores are fuzz.ratio on the real text."""
-    folded = fold_case(query)
-    shape = Skeleton.of(folded).text
-    if shape == folded:
-        return []  # no numbers in the extract
-    skeleton = doc.skeleton
-    found: list[_Candidate] = []
-
-    def keep(match: FuzzyMatch) -> bool:
-        start, end = skeleton.to_source(match.start, match.end)
-        score = fuzz.ratio(folded, doc.folded[start:end])
-        made = _candidate(doc, order, start, end, score, False, extract)
-        if NUMBER_MISMATCH in made.flags:
-            found.append(made)
-            return True
-        return False
-
-    at = skeleton.text.find(shape)
-    while at >= 0 and len(found) < MAX_EXACT_OCCURRENCES:
-        keep(FuzzyMatch(at, at + len(shape), 100.0))
-        at = skeleton.text.find(shape, at + 1)
-    if not found and len(query) >= FUZZY_MIN_CHARS:
-        scan_matches(skeleton.text, shape, keep, [])
-    return found
+def _explained(doc: DocumentIndex, order: int, quote: TokenText, query: list[str]) -> _Found | None:
+    """The closest record text in `doc` when the extract is not there, with its diff."""
+    found = nearest(doc.tokens, doc.positions, query)
+    if found is None:
+        return None
+    tt = doc.tokens
+    changes = [
+        WordChange(
+            record=tt.surface(found.start + c.record_start, found.start + c.record_end),
+            quote=quote.surface(c.quote_start, c.quote_end),
+        )
+        for c in found.changes
+    ]
+    shifted = [
+        Change(found.start + c.record_start, found.start + c.record_end, c.quote_start, c.quote_end)
+        for c in found.changes
+    ]
+    flags = sorted(_change_flags(tt, quote, shifted))
+    if negated(tt, found.start, found.end):
+        flags.append(AlignmentFlag.NEGATED)
+    if not changes:  # the same tokens, but only as part of longer words
+        flags.insert(0, AlignmentFlag.WORD_MISMATCH)
+        changes = [
+            WordChange(
+                record=tt.surface(found.start, found.end), quote=quote.surface(0, len(quote))
+            )
+        ]
+    closeness = (found.similarity, found.words)
+    return _Found(doc, order, found.start, found.end, tuple(flags), tuple(changes), closeness)
 
 
 def _hint_line(record: Record, line_hint: str | None) -> Line | None:
@@ -181,67 +179,86 @@ def align_extract(
 ) -> Alignment:
     """Align `extract` to `record` (see the module doc for statuses and flags).
 
-    Guarantees: for EXACT and FUZZY, 0 <= start <= end <= len(doc.text) and
+    Guarantees: whenever start/end are set, 0 <= start <= end <= len(doc.text) and
     `record.document(source_id).text[start:end]` is the aligned record text; for EXACT it
-    equals the extract after whitespace normalisation. `verified` is True only for EXACT or
-    FUZZY without number or negation mismatch. Never raises for any string input.
+    equals the extract after whitespace normalisation. `verified` is True exactly for
+    EXACT and FUZZY. Never raises for any string input.
     """
     index = record_index(record)
-    route_flags: list[str] = []
+    route: list[AlignmentFlag] = []
     named = source_id if source_id in index.documents else None
     if source_id is not None and named is None:
-        route_flags.append(UNKNOWN_SOURCE)
+        route.append(AlignmentFlag.UNKNOWN_SOURCE)
     hint = _hint_line(record, line_hint)
     preferred = named or (hint.source_id if hint else None)
-    query = normalize_whitespace(extract)
+    quote = TokenText.of(extract)
+    query = _query(quote)
     if not query:
-        return Alignment(status=AlignmentStatus.FAILED, flags=(*route_flags, EMPTY_EXTRACT))
+        return Alignment(status=AlignmentStatus.FAILED, flags=(*route, AlignmentFlag.EMPTY_EXTRACT))
 
     docs = list(index.documents.values())
-    searched = sorted(range(len(docs)), key=lambda i: docs[i].document.source_id != preferred)
-    candidates = [c for i in searched for c in _exact_candidates(docs[i], i, query, extract)]
-    if not any(c.clean for c in candidates) and len(query) >= FUZZY_MIN_CHARS:
-        for i in searched:
-            found = _fuzzy_candidates(docs[i], i, query, extract)
-            candidates.extend(found)
-            if any(c.clean for c in found):
-                break
-    if not any(c.clean for c in candidates) and any(ch.isdigit() for ch in query):
-        for i in searched:
-            candidates.extend(_number_mismatch_candidates(docs[i], i, query, extract))
-    if not candidates:
-        return Alignment(status=AlignmentStatus.FAILED, flags=tuple(route_flags))
 
-    def rank(c: _Candidate) -> tuple[bool, bool, bool, float, bool, int, int, int]:
-        text = docs[c.order].document.text
-        near = -abs(c.start - hint.start) if hint and hint.source_id == c.source_id else -(10**12)
-        return (
-            c.clean,
-            c.exact,
-            c.source_id == preferred,
-            c.score,
-            _whole_words(text, c.start, c.end),
-            near,
-            -c.order,
-            -c.start,
-        )
+    def nearness(order: int, start: int) -> tuple[bool, int, int, int]:
+        """Where an occurrence sits: in the preferred source, near the hinted line, early."""
+        doc = docs[order]
+        offset = doc.tokens.starts[start]
+        near = abs(offset - hint.start) if hint and hint.source_id == doc.document.source_id else 0
+        return (doc.document.source_id != preferred, near, order, offset)
 
-    best = max(candidates, key=rank)
-    flags = list(route_flags)
-    if named is not None and best.source_id != named:
-        flags.append(SOURCE_MISMATCH)
+    places = sorted(
+        (
+            (order, start)
+            for order, doc in enumerate(docs)
+            for start in doc.tokens.find(query, MAX_OCCURRENCES)
+            if not cuts_word(doc.tokens, start, start + len(query))
+        ),
+        key=lambda place: nearness(*place),
+    )
+    cues = QuoteCues.of(quote)
+    found: list[_Found] = []
+    for order, start in places:  # nearest first, until one is verified
+        found.append(_occurrence(docs[order], order, start, start + len(query), quote, cues))
+        if found[-1].verified:
+            break
+    if not found:
+        found = [f for order, doc in enumerate(docs) if (f := _explained(doc, order, quote, query))]
+    if not found:
+        return Alignment(status=AlignmentStatus.FAILED, flags=tuple(route))
+
+    def rank(f: _Found) -> tuple[bool, tuple[float, int], bool, int, int, int]:
+        other_source, near, order, offset = nearness(f.order, f.start)
+        return (f.verified, f.closeness, not other_source, -near, -order, -offset)
+
+    best = max(found, key=rank)
+    start, end = best.span
+    source = best.doc.document.source_id
+    text = best.doc.document.text[start:end]
+    flags = list(route)
+    if named is not None and source != named:
+        flags.append(AlignmentFlag.SOURCE_MISMATCH)
     flags.extend(best.flags)
-    if not best.clean:
+    if not best.verified:
         status = AlignmentStatus.FAILED
+    elif normalize_whitespace(text) == normalize_whitespace(extract):
+        status = AlignmentStatus.EXACT
     else:
-        status = AlignmentStatus.EXACT if best.exact else AlignmentStatus.FUZZY
+        status = AlignmentStatus.FUZZY
+    score = 100.0 if status is AlignmentStatus.EXACT else _similarity(extract, text)
     return Alignment(
         status=status,
-        source_id=best.source_id,
-        start=best.start,
-        end=best.end,
-        score=round(best.score, 2),
+        source_id=source,
+        start=start,
+        end=end,
+        score=round(score, 2),
         flags=tuple(flags),
+        diff=best.diff,
+    )
+
+
+def _similarity(extract: str, text: str) -> float:
+    """Character similarity (0..100) of the two texts, whitespace and case aside."""
+    return float(
+        fuzz.ratio(normalize_whitespace(extract).casefold(), normalize_whitespace(text).casefold())
     )
 
 

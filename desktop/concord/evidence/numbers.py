@@ -1,19 +1,17 @@
-"""Numbers and units in clinical text, as a multiset of normalised tokens.
+"""Numbers and units in clinical text, normalised for comparing thresholds.
 
-Two texts "say the same numbers" when `numeric_tokens` gives equal multisets; two briefs
-state the same threshold when `quantities` gives the same (number, unit) pair. Tokens:
+Two briefs state the same threshold when `quantities` gives the same (number, unit) pair:
   numbers   3.6, 45000 (from 45,000), -2.5 (a sign only where it cannot be a range dash),
             3.6 == 3.60; 25-30 gives 25 and 30
   units     following a number: mmol/l, mg/dl, %, mmhg, cm^2 (cm2, cm²), x10^9/l (×10⁹/L),
             /ul (/µL), days, weeks ...; unknown words after a number are not units
-  labels    words containing digits: spo2, hba1c, t2dm
-  leftovers any other digit run, so that changing any digit changes the multiset
+  labels    words containing digits (spo2, hba1c, t2dm) are names, not quantities
+`is_unit` tells evidence verification whether a changed word is a unit.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from decimal import Decimal, InvalidOperation
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
@@ -91,32 +89,6 @@ def _signed_number(text: str, match: re.Match[str]) -> str:
     return _number(sign + match.group("num"))
 
 
-def numeric_tokens(text: str) -> Counter[str]:
-    """The multiset of number, unit and digit-label tokens in `text` (see module doc)."""
-    text = canonical(text)
-    tokens: Counter[str] = Counter()
-    covered = bytearray(len(text))
-    for match in _TOKENS.finditer(text):
-        end = match.end()
-        if match.group("sci"):
-            tokens["x10^" + match.group("sci")[4:]] += 1
-        elif match.group("label"):
-            tokens[match.group("label")] += 1
-        else:
-            tokens[_signed_number(text, match)] += 1
-            unit_text = match.group("unit")
-            unit = _unit(unit_text) if unit_text else None
-            if unit:
-                tokens[unit] += 1
-            elif unit_text:
-                end = match.start("unit")  # not a unit: leave it for the leftover scan
-        covered[match.start() : end] = b"\x01" * (end - match.start())
-    for match in re.finditer(r"\d+", text):
-        if not all(covered[match.start() : match.end()]):
-            tokens["#" + match.group()] += 1
-    return tokens
-
-
 def quantities(text: str) -> frozenset[tuple[str, str]]:
     """The distinct (number, unit) pairs written in `text`, unit "" where none follows:
     "K+ >= 6.0 mmol/L" gives ("6", "mmol/l"), as does "potassium 6 mmol/l". Words with
@@ -129,33 +101,3 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
             unit = _unit(unit_text) if unit_text else None
             found.add((_signed_number(text, match), unit or ""))
     return frozenset(found)
-
-
-def numbers_differ(extract: str, source: str) -> bool:
-    """True when the two texts do not contain the same numbers and units (as multisets)."""
-    return numeric_tokens(extract) != numeric_tokens(source)
-
-
-def _continues_number(text: str, left: int, right: int) -> bool:
-    """Whether the characters at `left` and `right` (adjacent) belong to one number."""
-    if left < 0 or right >= len(text):
-        return False
-    a, b = text[left], text[right]
-    if a.isdigit() and b.isdigit():
-        return True
-    if a.isdigit() and b in ".," and right + 1 < len(text) and text[right + 1].isdigit():
-        return True
-    return a in ".," and b.isdigit() and left > 0 and text[left - 1].isdigit()
-
-
-def widen_to_numbers(text: str, start: int, end: int) -> tuple[int, int]:
-    """(start, end) widened so that no number is cut at either edge, including a minus
-    sign before it: comparing "K+ 6" with text[widened] sees "6.3", and "45" sees "450"."""
-    while start > 0 and _continues_number(text, start - 1, start):
-        start -= 1
-    signed = start > 0 and text[start - 1] in "-−" and start < len(text)
-    if signed and text[start].isdigit() and _sign_allowed(text, start - 1):
-        start -= 1
-    while end < len(text) and end > 0 and _continues_number(text, end - 1, end):
-        end += 1
-    return start, end

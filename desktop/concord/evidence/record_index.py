@@ -1,23 +1,19 @@
 """Per-record search structures for alignment, built once and cached by content hash.
 
-For each document: its whitespace-normalised text with the offset map back to the
-original, a case-folded copy for fuzzy matching, and (built lazily) a word -> positions
-index used to pick the few windows worth a fuzzy alignment.
+For each document: its canonical tokens (`TokenText`) and, built lazily, a token ->
+positions index used to find the record text closest to a quote that failed.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict, defaultdict
 from functools import cached_property
 
 from concord.domain import Record, SourceDocument
-from concord.evidence.normalize import NormalizedText, fold_case
-from concord.evidence.skeleton import Skeleton
+from concord.evidence.canonical import TokenText
 
 MAX_CACHED_RECORDS = 8
-_WORD = re.compile(r"\w+")
 
 
 class DocumentIndex:
@@ -25,21 +21,15 @@ class DocumentIndex:
 
     def __init__(self, document: SourceDocument) -> None:
         self.document = document
-        self.normalized = NormalizedText.of(document.text)
-        self.folded = fold_case(self.normalized.text)
+        self.tokens = TokenText.of(document.text)
 
     @cached_property
-    def skeleton(self) -> Skeleton:
-        """`folded` with numbers and units replaced by placeholders (see evidence.skeleton)."""
-        return Skeleton.of(self.folded)
-
-    @cached_property
-    def word_positions(self) -> dict[str, list[int]]:
-        """Folded word -> its start offsets in the normalised text, ascending."""
-        positions: defaultdict[str, list[int]] = defaultdict(list)
-        for match in _WORD.finditer(self.folded):
-            positions[match.group()].append(match.start())
-        return dict(positions)
+    def positions(self) -> dict[str, list[int]]:
+        """Canonical token -> its token indices, ascending."""
+        found: defaultdict[str, list[int]] = defaultdict(list)
+        for index, token in enumerate(self.tokens.tokens()):
+            found[token].append(index)
+        return dict(found)
 
 
 class RecordIndex:

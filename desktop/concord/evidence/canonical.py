@@ -1,0 +1,290 @@
+"""The canonical token form of text: what "the same words" means for verification.
+
+Text is first cleaned, character by character, keeping where each character came from:
+  - invisible characters (Unicode format characters: zero-width spaces and joiners, soft
+    hyphens, bidirectional controls, BOM) are dropped; a soft hyphen at a line wrap counts
+    as a hyphen;
+  - NFKC (m² -> m2, µ -> μ, 10⁹ -> 109, full-width digits and signs -> ASCII, ligatures
+    split); a caret before a digit is the plain-text spelling of a superscript and goes too
+    (10^9 -> 109, cm^2 -> cm2, 10^-3 -> 10-3, as 10⁻³);
+  - dash variants (hyphen, en and em dash, minus sign ...) -> "-", quote variants -> ' and ",
+    the multiplication sign × -> x.
+The clean text is then cut into tokens: words (letters, with hyphenated parts joined, also
+across a line wrap: "haemo-\\nglobin" and "drug-eluting" give "haemoglobin" and
+"drugeluting"), numbers (digits with inner . or , : "6.3", "45,000") and single symbols.
+Tokens are case-folded. Bullets at the start of a line (•, -, * ... followed by a space)
+and table pipes are not tokens: they are layout. Whitespace is never a token; what lay
+between two tokens is kept as flags (a space, a line break, a blank line, a column gap).
+
+Every token keeps its span in the original text, so a run of tokens is always
+`text[start:end]` of the record.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+
+SEPARATOR = "\x1f"
+"""Joins tokens for searching; a whitespace character, so never part of a token."""
+
+# flags of a token: what lies between it and the token before it
+SPACE = 1  # whitespace or layout (never glued to the previous token)
+NEWLINE = 2  # a line break
+BLANK = 4  # a blank line or a page break
+GAP = 8  # a column gap on the same line: a tab, 2+ spaces, or a table pipe
+BULLET = 16  # a bullet or list marker was skipped
+LOWER = 32  # the token itself starts with a lower-case letter (the line continues a sentence)
+WORD = 64  # the token is a word or a number (not a symbol)
+COMPOUND = 128  # the token is a hyphenated word, its parts joined
+
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"
+_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u00b4`"
+_DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u301d\u301e"
+_ONE_TO_ONE = str.maketrans(
+    {
+        **dict.fromkeys(_DASHES, "-"),
+        **dict.fromkeys(_SINGLE_QUOTES, "'"),
+        **dict.fromkeys(_DOUBLE_QUOTES, '"'),
+        "\u00d7": "x",
+        "\u2715": "x",
+    }
+)
+_SOFT_HYPHEN = "\u00ad"
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_SPECIAL = re.compile(
+    r"[^\x00-\x7f]+|(?<=[^\W_])\^(?=[-\u2212\u207b]?[\d\u2070-\u2079\u00b2\u00b3\u00b9])"
+)
+"""What `clean` must look at character by character: non-ASCII runs and exponent carets."""
+_BREAK = f"(?:\\r\\n|[{_LINE_BREAKS}])"
+_TOKEN = re.compile(
+    rf"""
+    (?P<space>\s*)
+    (?:
+    (?P<word>[^\W\d_]+(?:-(?:[ \t]*{_BREAK}[ \t]*)?[^\W\d_]+)*)
+  | (?P<num>\d+(?:[.,]\d+)*|\.\d+)
+  | (?P<sym>\S)
+    )
+    """,
+    re.VERBOSE,
+)
+_JOINERS = re.compile(r"[-\s]+")
+BULLETS = frozenset("•◦▪▫‣⁃●○■□►▶➢➤∙·*-")
+"""A line starting with one of these and a space is a list item; the marker is layout."""
+PIPES = frozenset("|¦│┃")
+SENTENCE_PUNCTUATION = frozenset(".!?")
+
+
+def _clean_cluster(text: str, start: int, end: int) -> str:
+    """Clean form of text[start:end], one base character and its combining marks."""
+    first = text[start]
+    if first == "^":
+        return ""  # an exponent caret
+    if first == _SOFT_HYPHEN:
+        wraps = start > 0 and text[start - 1].isalpha()
+        rest = text[end : end + 8].lstrip(" \t")
+        return "-" if wraps and rest[:1] and rest[0] in _LINE_BREAKS else ""
+    if unicodedata.category(first) == "Cf":
+        return unicodedata.normalize("NFKC", text[start + 1 : end])
+    return unicodedata.normalize("NFKC", text[start:end])
+
+
+@dataclass(frozen=True)
+class CleanText:
+    """`text` cleaned (module doc) with, for each of its characters, the [start, end) of
+    the original characters it came from (None: the same as the original)."""
+
+    text: str
+    starts: array[int] | None
+    ends: array[int] | None
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """Original [start, end) of clean text[start:end] (end > start)."""
+        if self.starts is None or self.ends is None:
+            return start, end
+        return self.starts[start], self.ends[end - 1]
+
+
+def clean(text: str) -> CleanText:
+    """The clean form of `text` (see the module doc); ASCII text costs one translate."""
+    if text.isascii() and "^" not in text:
+        return CleanText(text.translate(_ONE_TO_ONE), None, None)
+    parts: list[str] = []
+    starts: array[int] = array("q")
+    ends: array[int] = array("q")
+    position = 0
+    for match in _SPECIAL.finditer(text):
+        run_start, run_end = match.span()
+        if run_start > position and unicodedata.combining(text[run_start]):
+            run_start -= 1  # the base character composes with the marks after it
+        parts.append(text[position:run_start])
+        starts.extend(range(position, run_start))
+        ends.extend(range(position + 1, run_start + 1))
+        at = run_start
+        while at < run_end:
+            stop = at + 1
+            while stop < run_end and unicodedata.combining(text[stop]):
+                stop += 1
+            out = _clean_cluster(text, at, stop)
+            parts.append(out)
+            starts.extend([at] * len(out))
+            ends.extend([stop] * len(out))
+            at = stop
+        position = run_end
+    parts.append(text[position:])
+    starts.extend(range(position, len(text)))
+    ends.extend(range(position + 1, len(text) + 1))
+    return CleanText("".join(parts).translate(_ONE_TO_ONE), starts, ends)
+
+
+def canonical_word(surface: str) -> str:
+    """The canonical token of one word or number as it appears in clean text."""
+    return _JOINERS.sub("", surface).casefold()
+
+
+def _between_flags(between: str, previous: str | None) -> int:
+    """Flags for the text between two tokens (whitespace and skipped layout only)."""
+    if not between:
+        return 0
+    if between == " ":
+        return SPACE
+    flags = SPACE
+    breaks = between.replace("\r\n", "\n")
+    lines = sum(breaks.count(c) for c in _LINE_BREAKS)
+    if lines:
+        flags |= NEWLINE
+        if lines >= 2 or "\f" in breaks:
+            flags |= BLANK
+        return flags
+    if previous is None:
+        return flags  # indentation before the first token
+    if any(p in between for p in PIPES):
+        return flags | GAP
+    if ("\t" in between or "  " in between) and previous not in SENTENCE_PUNCTUATION:
+        flags |= GAP
+    return flags
+
+
+@dataclass(frozen=True)
+class TokenText:
+    """The canonical tokens of an original string, with their spans and flags.
+
+    Tokens are stored joined by SEPARATOR (one string, cheap for long records);
+    `offsets[i]` is where token i starts in `joined` (offsets[n] = len(joined) + 1)."""
+
+    text: str
+    joined: str
+    offsets: array[int]
+    starts: array[int]
+    ends: array[int]
+    flags: bytearray
+
+    @classmethod
+    def of(cls, text: str) -> TokenText:
+        cleaned = clean(text)
+        source = cleaned.text
+        tokens: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        flags: list[int] = []
+        previous: str | None = None
+        pending = 0  # flags of layout skipped since the previous token
+        position = 0  # matches are contiguous: each is whitespace then one token
+        for space, word, number, symbol in _TOKEN.findall(source):
+            position += len(space)
+            start = position
+            if not space:
+                between = 0
+            elif space == " ":
+                between = SPACE
+            else:
+                between = _between_flags(space, previous)
+            if symbol:
+                position += 1
+                if symbol in PIPES:
+                    pending |= SPACE | GAP
+                    continue
+                if symbol in BULLETS and (not tokens or between & NEWLINE):
+                    after = source[position : position + 1]
+                    if not after or after.isspace():
+                        pending |= between | BULLET | SPACE
+                        continue
+                token = symbol.casefold()
+                flag = between | pending
+            elif word:
+                position += len(word)
+                token = canonical_word(word) if "-" in word else word.casefold()
+                flag = between | pending | WORD | (COMPOUND if "-" in word else 0)
+                if word[0].islower():
+                    flag |= LOWER
+            else:
+                position += len(number)
+                token = number
+                flag = between | pending | WORD
+            pending = 0
+            tokens.append(token)
+            starts.append(start)
+            ends.append(position)
+            flags.append(flag)
+            previous = token
+        if cleaned.starts is not None and cleaned.ends is not None:
+            starts = [cleaned.starts[k] for k in starts]
+            ends = [cleaned.ends[k - 1] for k in ends]
+        joined = SEPARATOR + SEPARATOR.join(tokens) + SEPARATOR if tokens else SEPARATOR
+        offsets = array("q", accumulate((len(t) + 1 for t in tokens), initial=1))
+        return cls(text, joined, offsets, array("q", starts), array("q", ends), bytearray(flags))
+
+    def __len__(self) -> int:
+        return len(self.flags)
+
+    def token(self, index: int) -> str:
+        return self.joined[self.offsets[index] : self.offsets[index + 1] - 1]
+
+    def tokens(self, start: int = 0, end: int | None = None) -> list[str]:
+        end = len(self) if end is None else end
+        if start >= end:
+            return []
+        return self.joined[self.offsets[start] : self.offsets[end] - 1].split(SEPARATOR)
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Original [start, end) of tokens start..end-1 (end > start)."""
+        return self.starts[start], self.ends[end - 1]
+
+    def surface(self, start: int, end: int) -> str:
+        """The original text of tokens start..end-1, whitespace collapsed ('' if none)."""
+        if start >= end:
+            return ""
+        a, b = self.span(start, end)
+        return " ".join(self.text[a:b].split())
+
+    def parts(self, index: int) -> list[str]:
+        """The case-folded parts of token `index` as written: "moderate-severe" gives
+        ["moderate", "severe"], "left-\\nsided" gives ["left", "sided"]."""
+        if not self.flags[index] & COMPOUND:
+            return [self.token(index)]
+        a, b = self.span(index, index + 1)
+        return [p for p in _JOINERS.split(clean(self.text[a:b]).text.casefold()) if p]
+
+    def find(self, needle: Sequence[str], limit: int) -> Iterator[int]:
+        """Token indices where `needle` occurs as a contiguous run, first `limit` ones."""
+        if not needle:
+            return
+        key = SEPARATOR + SEPARATOR.join(needle) + SEPARATOR
+        at = self.joined.find(key)
+        found = 0
+        while at >= 0 and found < limit:
+            yield bisect_left(self.offsets, at + 1)
+            found += 1
+            at = self.joined.find(key, at + 1)
+
+    def glued(self, index: int) -> bool:
+        """Whether token `index` follows the previous token with nothing between them."""
+        return 0 < index < len(self) and not self.flags[index] & SPACE
+
+    def is_word(self, index: int) -> bool:
+        return bool(self.flags[index] & WORD)

@@ -1,0 +1,117 @@
+"""Clauses, lines and table rows of a tokenised document (no cue words here).
+
+A clause ends at sentence punctuation (. ! ? ;), a blank line or page break, a list item,
+and a line break that does not continue the sentence. A line break continues the sentence
+when neither line is a table row and the next line starts in lower case or the line before
+ends on a word that cannot end a sentence ("of", "and", "no" ...).
+A line is a table row when it has a column gap: a tab, two or more spaces inside it (not
+after a full stop), or a pipe.
+
+Everything here works on token indices of a `TokenText`; scans are bounded, so the cost
+of a question does not grow with the document.
+"""
+
+from __future__ import annotations
+
+from concord.evidence.canonical import BLANK, BULLET, GAP, LOWER, NEWLINE, TokenText
+
+CLAUSE_ENDS = frozenset(".!?;")
+CONTINUING_WORDS = frozenset(
+    """a an and are as at by denies for from had has in is no nor not of on or the to
+    was were with without""".split()  # noqa: SIM905
+)
+"""A line ending on one of these words continues on the next line."""
+MAX_LINE_SCAN = 400
+"""Tokens looked at each way to find a line's edges; a longer line is not a table row."""
+MAX_CLAUSE_TOKENS = 400
+"""Tokens a clause may extend each way from a quote when it is widened to clause edges."""
+
+
+def line_start(tt: TokenText, index: int) -> int:
+    """First token of the line holding token `index` (bounded by MAX_LINE_SCAN)."""
+    low = max(0, index - MAX_LINE_SCAN)
+    while index > low and not tt.flags[index] & NEWLINE:
+        index -= 1
+    return index
+
+
+def line_end(tt: TokenText, index: int) -> int:
+    """One past the last token of the line holding token `index` (bounded)."""
+    high = min(len(tt), index + MAX_LINE_SCAN)
+    index += 1
+    while index < high and not tt.flags[index] & NEWLINE:
+        index += 1
+    return index
+
+
+def is_table_row(tt: TokenText, index: int) -> bool:
+    """Whether the line holding token `index` has a column gap."""
+    start, end = line_start(tt, index), line_end(tt, index)
+    if end - start >= MAX_LINE_SCAN:
+        return False
+    return any(tt.flags[k] & GAP for k in range(start, end))
+
+
+def _continues(tt: TokenText, index: int) -> bool:
+    """Whether the line break before token `index` continues the sentence."""
+    if is_table_row(tt, index - 1) or is_table_row(tt, index):
+        return False
+    return bool(tt.flags[index] & LOWER) or tt.token(index - 1) in CONTINUING_WORDS
+
+
+def boundary_before(tt: TokenText, index: int) -> bool:
+    """Whether a clause boundary lies between token index-1 and token `index`."""
+    if index <= 0 or index >= len(tt):
+        return True
+    flags = tt.flags[index]
+    if flags & (BLANK | BULLET) or tt.token(index - 1) in CLAUSE_ENDS:
+        return True
+    return bool(flags & NEWLINE) and not _continues(tt, index)
+
+
+def clause_bounds(tt: TokenText, start: int, end: int) -> tuple[int, int]:
+    """Tokens start..end-1 widened to whole clauses, ending punctuation included."""
+    low = max(0, start - MAX_CLAUSE_TOKENS)
+    while start > low and not boundary_before(tt, start):
+        start -= 1
+    high = min(len(tt), end + MAX_CLAUSE_TOKENS)
+    while end < high and not boundary_before(tt, end):
+        end += 1
+    return start, end
+
+
+def before_scope(tt: TokenText, start: int, words: int) -> int:
+    """First token of what may govern tokens from `start` on: back to the clause start or a
+    column gap, at most `words` words."""
+    index, seen = start, 0
+    while index > 0 and seen < words:
+        if boundary_before(tt, index) or tt.flags[index] & GAP:
+            break
+        index -= 1
+        seen += tt.is_word(index)
+    return index
+
+
+def after_scope(tt: TokenText, end: int, words: int) -> int:
+    """One past the last token of what may govern tokens before `end`: on to the clause
+    end (its punctuation included) across column gaps, at most `words` words."""
+    index, seen = end, 0
+    while index < len(tt) and seen < words and not boundary_before(tt, index):
+        seen += tt.is_word(index)
+        index += 1
+    return index
+
+
+def crosses_rows(tt: TokenText, start: int, end: int) -> bool:
+    """Whether tokens start..end-1 run from one table row into another."""
+    for index in range(start + 1, end):
+        if tt.flags[index] & NEWLINE and (is_table_row(tt, index - 1) or is_table_row(tt, index)):
+            return True
+    return False
+
+
+def whole_lines(tt: TokenText, start: int, end: int) -> bool:
+    """Whether tokens start..end-1 begin at a line's start and end at a line's end."""
+    starts_line = start == 0 or bool(tt.flags[start] & NEWLINE)
+    ends_line = end >= len(tt) or bool(tt.flags[end] & NEWLINE)
+    return starts_line and ends_line

@@ -1,0 +1,213 @@
+"""Whether a run of record tokens is quoted without the words that govern its meaning.
+
+A quote of the record's own words is still not the record's meaning when the clause it
+comes from goes on outside it: "No history of | bleomycin exposure", "Right | total hip
+replacement", "severe | aortic stenosis", "?| DVT", "MI | ruled out", "Chest pain: | none",
+"breast cancer | in mother", "TAVI | planned". `governors` finds such words: cues of each
+`ContextKind` before the quote (within a few words, in the same clause, not past a column
+gap or a terminator such as "but") or after it (in the value slot of a label, or closing
+the phrase). A cue before the quote does not count when the quote carries a cue of the
+same kind itself ("Denies chest pain, | no palpitations").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from concord.evidence.canonical import GAP, TokenText
+from concord.evidence.clauses import after_scope, before_scope, boundary_before
+from concord.evidence.context_words import (
+    AFTER,
+    BEFORE,
+    CHECKLIST,
+    NEGATION_ANY,
+    NOT_A_CUE,
+    PSEUDO_NEGATION,
+    TERMINATOR,
+    ContextKind,
+)
+
+BEFORE_WORDS = 6
+"""How far back (words) a cue may govern a quote."""
+AFTER_WORDS = 4
+"""How far on (words) a cue after a quote may govern it."""
+LABEL_MARKS = frozenset(":-=(")
+"""What may stand between a label and its value ("Chest pain: none", "AS (severe)")."""
+PHRASE_ENDS = frozenset(",.;)!?]")
+SIDE_WORDS = frozenset({"side", "sided"})
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """How a cue before a quote reaches it: at most `words` words between, and only the
+    punctuation in `crosses`."""
+
+    words: int
+    crosses: frozenset[str]
+
+
+_NEAR = _Reach(4, frozenset("-/'"))
+_LABELLED = _Reach(BEFORE_WORDS, frozenset(":-/'()"))
+REACH_BEFORE: dict[ContextKind, _Reach] = {
+    ContextKind.NEGATION: _Reach(BEFORE_WORDS, frozenset(",-/()'\"")),
+    ContextKind.LATERALITY: _Reach(3, frozenset("-'")),
+    ContextKind.SEVERITY: _NEAR,
+    ContextKind.GRADE: _NEAR,
+    ContextKind.HEDGE: _NEAR,
+    ContextKind.HISTORY: _NEAR,
+    ContextKind.FAMILY: _LABELLED,
+    ContextKind.PLAN: _LABELLED,
+}
+
+
+@dataclass(frozen=True)
+class Governor:
+    """Record tokens start..end-1 left out of a quote: the cue and what lies between it and
+    the quote."""
+
+    kind: ContextKind
+    start: int
+    end: int
+
+
+def _blocked(tt: TokenText, start: int, end: int, kind: ContextKind) -> set[int]:
+    """Tokens inside phrases that look like cues but are not (pseudo-negations for
+    negation; "38 year old" for past history)."""
+    cues = PSEUDO_NEGATION if kind is ContextKind.NEGATION else NOT_A_CUE
+    return {k for a, b in cues.find(tt, start, end) for k in range(a, b)}
+
+
+def _standalone_letter(tt: TokenText, index: int) -> bool:
+    """A one-letter token that is not part of "L4", "mmol/L" or "K+"."""
+    if len(tt.token(index)) > 1:
+        return True
+    glued_before = tt.glued(index) and tt.token(index - 1) not in "(["
+    glued_after = (
+        index + 1 < len(tt) and tt.glued(index + 1) and tt.token(index + 1) not in ")],.:;"
+    )
+    return not (glued_before or glued_after)
+
+
+@dataclass(frozen=True)
+class QuoteCues:
+    """What a quote brings of its own: the context kinds it carries, and whether it holds
+    a number."""
+
+    kinds: frozenset[ContextKind]
+    has_number: bool
+
+    @classmethod
+    def of(cls, quote: TokenText) -> QuoteCues:
+        kinds = frozenset(kind for kind in BEFORE if _carries(quote, kind))
+        return cls(kinds, any(c.isdigit() for c in quote.joined))
+
+
+def _carries(quote: TokenText, kind: ContextKind) -> bool:
+    """Whether the quote has a cue of `kind` of its own (a negation only in its opening
+    phrase, before the first comma, colon or full stop)."""
+    if kind is not ContextKind.NEGATION:
+        return bool(BEFORE[kind].find(quote, 0, len(quote)))
+    end, words = 0, 0
+    while end < len(quote) and words < BEFORE_WORDS and quote.token(end) not in ",;:.":
+        words += quote.is_word(end)
+        end += 1
+    blocked = _blocked(quote, 0, end, kind)
+    return any(a not in blocked for a, _ in BEFORE[kind].find(quote, 0, end))
+
+
+def _between(tt: TokenText, start: int, end: int) -> tuple[int, list[str]]:
+    """(words, punctuation tokens) in tokens start..end-1."""
+    words = sum(tt.is_word(k) for k in range(start, end))
+    marks = [tt.token(k) for k in range(start, end) if not tt.is_word(k)]
+    return words, marks
+
+
+def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Governor]:
+    low = before_scope(tt, start, BEFORE_WORDS)
+    terminators = TERMINATOR.find(tt, low, start)
+    if terminators:
+        low = terminators[-1][1]
+    found = []
+    for kind, cues in BEFORE.items():
+        if kind in quote.kinds:
+            continue
+        reach = REACH_BEFORE[kind]
+        blocked = _blocked(tt, low, start, kind)
+        for a, b in reversed(cues.find(tt, low, start)):
+            if a in blocked or (kind is ContextKind.LATERALITY and not _standalone_letter(tt, a)):
+                continue
+            words, marks = _between(tt, b, start)
+            if words > reach.words or any(m not in reach.crosses for m in marks):
+                continue
+            if kind is ContextKind.NEGATION and "," in marks and quote.has_number:
+                continue  # "No LVH, EF 55%": a measurement after the comma is its own finding
+            found.append(Governor(kind, a, start))
+            break
+    if start > 0 and tt.token(start - 1) == "?" and not tt.glued(start - 1):
+        found.append(Governor(ContextKind.HEDGE, start - 1, start))  # "?DVT", "? PE"
+    return found
+
+
+def _phrase_ends_at(tt: TokenText, index: int) -> bool:
+    return (
+        index >= len(tt)
+        or tt.token(index) in PHRASE_ENDS
+        or boundary_before(tt, index)
+        or bool(tt.flags[index] & GAP)
+    )
+
+
+def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int) -> bool:
+    """Whether the cue at tokens a..b-1 after a quote ending at `end` governs it."""
+    words, marks = _between(tt, end, a)
+    adjacent = words == 0 and all(m in LABEL_MARKS for m in marks)
+    closes = _phrase_ends_at(tt, b)
+    if kind in (ContextKind.NEGATION, ContextKind.HISTORY):
+        return adjacent or (closes and words <= AFTER_WORDS - 1 and "(" not in marks)
+    if kind in (ContextKind.HEDGE, ContextKind.PLAN):
+        return adjacent
+    if kind in (ContextKind.SEVERITY, ContextKind.LATERALITY):
+        side = b < len(tt) and tt.token(b) in SIDE_WORDS
+        return adjacent and (closes or side)
+    if kind is ContextKind.FAMILY:
+        connectors = [tt.token(k) for k in range(end, a) if tt.is_word(k)]
+        return all(w == "in" for w in connectors) and all(m in LABEL_MARKS for m in marks)
+    return False
+
+
+def _governors_after(tt: TokenText, end: int) -> list[Governor]:
+    high = after_scope(tt, end, AFTER_WORDS)
+    terminators = TERMINATOR.find(tt, end, high)
+    if terminators:
+        high = terminators[0][0]
+    if end < high and tt.token(end) == "?":
+        return [Governor(ContextKind.HEDGE, end, end + 1)]  # "DVT?"
+    found = []
+    for kind, cues in AFTER.items():
+        blocked = _blocked(tt, end, high, kind)
+        for a, b in cues.find(tt, end, high):
+            if a in blocked or (kind is ContextKind.LATERALITY and not _standalone_letter(tt, a)):
+                continue
+            if _after_qualifies(tt, kind, end, a, b):
+                found.append(Governor(kind, end, b))
+                break
+    if not any(g.kind is ContextKind.NEGATION for g in found):
+        for a, b in CHECKLIST.find(tt, end, high):
+            words, marks = _between(tt, end, a)
+            slot = bool(marks) and all(m in LABEL_MARKS or m == "?" for m in marks)
+            if words == 0 and (slot or tt.flags[a] & GAP) and _phrase_ends_at(tt, b):
+                found.append(Governor(ContextKind.NEGATION, end, b))  # "Chest pain: no"
+            break
+    return found
+
+
+def governors(tt: TokenText, start: int, end: int, quote: QuoteCues) -> list[Governor]:
+    """Words governing record tokens start..end-1 that the quote leaves out, before then
+    after, one per kind and side at most."""
+    return _governors_before(tt, start, quote) + _governors_after(tt, end)
+
+
+def negated(tt: TokenText, start: int, end: int) -> bool:
+    """Whether a negation cue stands inside tokens start..end-1 (pseudo-negations aside)."""
+    blocked = _blocked(tt, start, end, ContextKind.NEGATION)
+    return any(a not in blocked for a, _ in NEGATION_ANY.find(tt, start, end))

@@ -1,0 +1,150 @@
+"""The words that give a finding its context, by kind: what a quote must not cut off.
+
+Negation cues are those of `concord.evidence.negation` (one list for the whole evidence
+package); the other kinds are listed here. Phrases are matched as canonical tokens, so
+"h/o", "?" and "family history of" are cues like single words, and a hyphenated compound
+("moderate-severe", "left-sided") carries the cues of its parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from concord.evidence.canonical import TokenText
+from concord.evidence.negation import POST_CUES, PRE_CUES, PSEUDO_NEGATIONS, TERMINATORS
+
+
+class ContextKind(StrEnum):
+    NEGATION = "negation"
+    LATERALITY = "laterality"
+    SEVERITY = "severity"
+    GRADE = "grade or class"
+    HEDGE = "uncertainty"
+    FAMILY = "family history"
+    PLAN = "plan"
+    HISTORY = "past history"
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """Whitespace-separated cues; a hyphen joins the words of one phrase ("ruled-out")."""
+    return tuple(text.split())
+
+
+LATERALITY = _words(
+    "left right bilateral bilaterally unilateral ipsilateral contralateral lt rt l r"
+)
+SEVERITY = _words(
+    """mild mildly moderate moderately severe severely critical critically significant
+    significantly marked markedly minimal minimally trivial trace slight slightly small large
+    massive extensive gross grossly profound borderline advanced"""
+)
+GRADE = _words("grade gr class stage nyha ccs asa gold mallampati type pugh")
+HEDGE = _words(
+    """possible possibly probable probably likely unlikely suspected suspect suspicion
+    query questionable presumed presumptive equivocal r/o differential consistent-with
+    in-keeping-with suggestive-of compatible-with concerning-for rule-out to-exclude
+    cannot-exclude"""
+)
+HEDGE_AFTER = _words(
+    """? query possible probable likely unlikely suspected questionable not-excluded
+    not-ruled-out cannot-be-excluded cannot-be-ruled-out can-not-be-ruled-out
+    not-been-ruled-out to-be-excluded to-be-ruled-out not-confirmed"""
+)
+FAMILY = _words(
+    """family fh fhx mother father mum dad brother sister sibling siblings parent parents
+    son daughter grandmother grandfather aunt uncle cousin maternal paternal"""
+)
+PLAN = _words(
+    """planned plan planning plans scheduled booked awaiting await pending proposed listed
+    referred consider considering candidate will would should if intended to-start
+    to-commence"""
+)
+PLAN_AFTER = _words("planned pending awaited booked scheduled proposed to-follow")
+HISTORY = _words(
+    "previous previously prior old former remote childhood resolved h/o hx-of history-of ex"
+)
+HISTORY_AFTER = _words("resolved resolving in-remission historical previously")
+CHECKLIST_NO = _words("no not nil n")
+"""Answers that negate a label only when they stand in its value slot ("Chest pain: no")."""
+NEGATION_AFTER_EXTRA = _words("nil neg")
+NOT_CONTEXT = _words(
+    """year-old years-old yr-old yrs-old y-old month-old months-old week-old weeks-old
+    day-old days-old"""
+)
+"""Phrases that contain a cue word without its meaning ("38 year old")."""
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    """A cue as tokens; in the lists above a hyphen joins the words of a phrase."""
+    return tuple(TokenText.of(text.replace("-", " ")).tokens())
+
+
+@dataclass(frozen=True)
+class CueSet:
+    """Cue phrases as token tuples, found by their first token."""
+
+    by_first: dict[str, tuple[tuple[str, ...], ...]]
+    words: frozenset[str]  # single-token cues, also matched against compound parts
+
+    @classmethod
+    def of(cls, phrases: Iterable[str]) -> CueSet:
+        cues = sorted({_phrase(p) for p in phrases if p.strip()}, key=len, reverse=True)
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        for cue in cues:
+            if cue:
+                by_first.setdefault(cue[0], []).append(cue)
+        words = frozenset(cue[0] for cue in cues if len(cue) == 1)
+        return cls({k: tuple(v) for k, v in by_first.items()}, words)
+
+    def match_at(self, tt: TokenText, index: int, end: int) -> int:
+        """Length in tokens of the longest cue starting at token `index` and ending by
+        `end`, 0 if none. A single-word cue also matches a part of a compound word."""
+        first = tt.token(index)
+        for cue in self.by_first.get(first, ()):
+            if index + len(cue) <= end and tuple(tt.tokens(index, index + len(cue))) == cue:
+                return len(cue)
+        if tt.is_word(index) and len(first) > 3 and any(p in self.words for p in tt.parts(index)):
+            return 1
+        return 0
+
+    def find(self, tt: TokenText, start: int, end: int) -> list[tuple[int, int]]:
+        """Non-overlapping (start, end) token runs of cues inside start..end-1."""
+        found, index = [], start
+        while index < end:
+            length = self.match_at(tt, index, end)
+            if length:
+                found.append((index, index + length))
+                index += length
+            else:
+                index += 1
+        return found
+
+
+NEGATION_BEFORE = CueSet.of(PRE_CUES)
+NEGATION_AFTER = CueSet.of((*POST_CUES, *NEGATION_AFTER_EXTRA))
+NEGATION_ANY = CueSet.of((*PRE_CUES, *POST_CUES))
+PSEUDO_NEGATION = CueSet.of(PSEUDO_NEGATIONS)
+NOT_A_CUE = CueSet.of(NOT_CONTEXT)
+TERMINATOR = CueSet.of(TERMINATORS)
+CHECKLIST = CueSet.of(CHECKLIST_NO)
+BEFORE: dict[ContextKind, CueSet] = {
+    ContextKind.NEGATION: NEGATION_BEFORE,
+    ContextKind.LATERALITY: CueSet.of(LATERALITY),
+    ContextKind.SEVERITY: CueSet.of(SEVERITY),
+    ContextKind.GRADE: CueSet.of(GRADE),
+    ContextKind.HEDGE: CueSet.of(HEDGE),
+    ContextKind.FAMILY: CueSet.of(FAMILY),
+    ContextKind.PLAN: CueSet.of(PLAN),
+    ContextKind.HISTORY: CueSet.of(HISTORY),
+}
+AFTER: dict[ContextKind, CueSet] = {
+    ContextKind.NEGATION: NEGATION_AFTER,
+    ContextKind.LATERALITY: BEFORE[ContextKind.LATERALITY],
+    ContextKind.SEVERITY: BEFORE[ContextKind.SEVERITY],
+    ContextKind.HEDGE: CueSet.of(HEDGE_AFTER),
+    ContextKind.FAMILY: BEFORE[ContextKind.FAMILY],
+    ContextKind.PLAN: CueSet.of(PLAN_AFTER),
+    ContextKind.HISTORY: CueSet.of(HISTORY_AFTER),
+}
