@@ -124,7 +124,8 @@ def cmd_verify_extracts(args: argparse.Namespace) -> int:
             "start": a.start,
             "end": a.end,
             "score": round(a.score, 1),
-            "flags": list(a.flags),
+            "flags": [flag.value for flag in a.flags],
+            "diff": [change.model_dump() for change in a.diff],
             "extract_text": line.extract_text,
         }
         for n, (line, a) in enumerate(zip(lines, alignments, strict=True))
@@ -132,8 +133,11 @@ def cmd_verify_extracts(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"lines": rows})
         return 0
-    for row in rows:
+    for row, a in zip(rows, alignments, strict=True):
         flags = f" [{', '.join(row['flags'])}]" if row["flags"] else ""
         head = f"{row['index']:3} {row['status']:6} {row['score']:5.1f}{flags}"
         print(f"{head}  {row['extract_text']}")
+        for change in a.diff:
+            was, now = change.record or "(nothing)", change.quote or "(nothing)"
+            print(f"      record {was!r} -> quote {now!r}")
     return 0

@@ -3,7 +3,7 @@
 A clause ends at sentence punctuation (. ! ? ;), a blank line or page break, a list item,
 and a line break that does not continue the sentence. A line break continues the sentence
 when neither line is a table row and the next line starts in lower case or the line before
-ends on a word that cannot end a sentence ("of", "and", "no" ...).
+ends on a word that cannot end a sentence ("of", "and", "with" ...).
 A line is a table row when it has a column gap: a tab, two or more spaces inside it (not
 after a full stop), or a pipe.
 
@@ -17,10 +17,10 @@ from concord.evidence.canonical import BLANK, BULLET, GAP, LOWER, NEWLINE, Token
 
 CLAUSE_ENDS = frozenset(".!?;")
 CONTINUING_WORDS = frozenset(
-    """a an and are as at by denies for from had has in is no nor not of on or the to
-    was were with without""".split()  # noqa: SIM905
+    "a an and are as at by for from had has in is of on or the to was were with".split()  # noqa: SIM905
 )
-"""A line ending on one of these words continues on the next line."""
+"""A line ending on one of these words continues on the next line ("No history of /
+diabetes"). Negation words are not among them: "PND: no" ends its line."""
 MAX_LINE_SCAN = 400
 """Tokens looked at each way to find a line's edges; a longer line is not a table row."""
 MAX_CLAUSE_TOKENS = 400

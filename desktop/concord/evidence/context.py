@@ -22,6 +22,7 @@ from concord.evidence.context_words import (
     CHECKLIST,
     NEGATION_ANY,
     NOT_A_CUE,
+    PHRASE_WORDS,
     PSEUDO_NEGATION,
     TERMINATOR,
     ContextKind,
@@ -33,24 +34,25 @@ AFTER_WORDS = 4
 """How far on (words) a cue after a quote may govern it."""
 LABEL_MARKS = frozenset(":-=(")
 """What may stand between a label and its value ("Chest pain: none", "AS (severe)")."""
-PHRASE_ENDS = frozenset(",.;)!?]")
+PHRASE_ENDS = frozenset(",.;()!?[]")
 SIDE_WORDS = frozenset({"side", "sided"})
 
 
 @dataclass(frozen=True)
 class _Reach:
-    """How a cue before a quote reaches it: at most `words` words between, and only the
-    punctuation in `crosses`."""
+    """How a cue before a quote reaches it: at most `words` words between, only the
+    punctuation in `crosses`, and none of `stops`."""
 
     words: int
     crosses: frozenset[str]
+    stops: frozenset[str] = frozenset()
 
 
-_NEAR = _Reach(4, frozenset("-/'"))
+_NEAR = _Reach(4, frozenset("-/'"), PHRASE_WORDS)
 _LABELLED = _Reach(BEFORE_WORDS, frozenset(":-/'()"))
 REACH_BEFORE: dict[ContextKind, _Reach] = {
     ContextKind.NEGATION: _Reach(BEFORE_WORDS, frozenset(",-/()'\"")),
-    ContextKind.LATERALITY: _Reach(3, frozenset("-'")),
+    ContextKind.LATERALITY: _Reach(3, frozenset(":-'"), PHRASE_WORDS),
     ContextKind.SEVERITY: _NEAR,
     ContextKind.GRADE: _NEAR,
     ContextKind.HEDGE: _NEAR,
@@ -138,6 +140,8 @@ def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Gover
                 continue
             words, marks = _between(tt, b, start)
             if words > reach.words or any(m not in reach.crosses for m in marks):
+                continue
+            if reach.stops.intersection(tt.tokens(b, start)):
                 continue
             if kind is ContextKind.NEGATION and "," in marks and quote.has_number:
                 continue  # "No LVH, EF 55%": a measurement after the comma is its own finding

@@ -74,6 +74,11 @@ NOT_CONTEXT = _words(
     day-old days-old"""
 )
 """Phrases that contain a cue word without its meaning ("38 year old")."""
+PHRASE_WORDS = frozenset(
+    _words("with and or but of on in for to at by from since after before while")
+)
+"""Words that end the noun phrase a qualifier or laterality word belongs to ("moderate
+aortic stenosis with | mildly impaired LV function")."""
 
 
 def _phrase(text: str) -> tuple[str, ...]:
