@@ -19,15 +19,15 @@ def line_with(record: Record, text: str) -> str:
     return next(line.line_id for line in record.lines if text in line.text)
 
 
-def cardiology_answer(record: Record, quote: str | None = None) -> dict:
+def cardiology_answer(record: Record, words: list[int] | None = None) -> dict:
     ef = line_with(record, "LVEF 30-35% by Simpson")
     stent = line_with(record, "drug-eluting stent to the left anterior")
     evidence = [
         {"line": ef, "tag": "HF", "comment": "severely reduced LV function"},
         {"line": stent, "tag": "CAD/ACS", "comment": "DES ten weeks ago, on DAPT"},
     ]
-    if quote is not None:
-        evidence[0]["quote"] = quote
+    if words is not None:
+        evidence[0]["words"] = words
     return {
         "evidence": evidence,
         "top_risks": [
@@ -84,25 +84,28 @@ def test_valid_output_becomes_a_brief_with_verified_evidence(record, profiles) -
     assert OPERATION in request.prompt
 
 
-def test_quote_that_is_not_in_the_record_fails_alignment(record, profiles) -> None:
-    answer = cardiology_answer(record, quote="LVEF 60% normal systolic function")
+def test_a_free_text_quote_is_refused(record, profiles) -> None:
+    answer = cardiology_answer(record)
+    answer["evidence"][0]["quote"] = "LVEF 60% normal systolic function"
     brief = run_agent(
-        ScriptedRuntime([json.dumps(answer)]), profiles["cardiology"], record, operation=OPERATION
+        ScriptedRuntime([json.dumps(answer)] * 2),
+        profiles["cardiology"],
+        record,
+        operation=OPERATION,
     )
-    e1 = brief.evidence_by_id()["E1"]
-    assert e1.line.extract_text == "LVEF 60% normal systolic function"
-    assert not e1.alignment.verified
+    assert brief.status == BriefStatus.FAILED and "quote" in brief.failure_reason
 
 
-def test_verbatim_quote_aligns_to_its_span(record, profiles) -> None:
-    answer = cardiology_answer(record, quote="LVEF 30-35%")
+def test_cited_words_give_the_whole_sentence_from_the_record(record, profiles) -> None:
+    answer = cardiology_answer(record, words=[5, 6])  # "LVEF 30-35%"
     brief = run_agent(
         ScriptedRuntime([json.dumps(answer)]), profiles["cardiology"], record, operation=OPERATION
     )
     e1 = brief.evidence_by_id()["E1"]
     assert e1.alignment.status == AlignmentStatus.EXACT
     text = record.document("cardiology_letter.txt").text
-    assert text[e1.alignment.start : e1.alignment.end] == "LVEF 30-35%"
+    assert text[e1.alignment.start : e1.alignment.end] == e1.line.extract_text
+    assert e1.line.extract_text == record.line_index[e1.line_id].text
 
 
 def test_invalid_json_twice_gives_a_failed_brief(record, profiles) -> None:

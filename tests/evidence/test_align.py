@@ -9,7 +9,7 @@ import pytest
 
 from concord.domain import Alignment, AlignmentStatus, EvidenceLine, Record, SourceDocument
 from concord.errors import InputError
-from concord.evidence.align import align_extract, read_evidence_jsonl, verify_lines
+from concord.evidence.align import align_extract, align_span, read_evidence_jsonl, verify_lines
 from concord.evidence.normalize import normalize_whitespace
 
 NOTE = """Bloods 12/03:
@@ -241,3 +241,14 @@ def test_pdf_record_alignment_spans_pages(tmp_path: Path) -> None:
     a = align_extract(record, "end LVEF 25-30%", "d.pdf")
     assert a.status is AlignmentStatus.EXACT
     assert span_text(record, a) == "end\n\f\nLVEF 25-30%"
+
+
+def test_align_span_judges_the_record_text_in_place() -> None:
+    text = "No history of bleomycin exposure. No history of bleomycin exposure."
+    record = make_record(n=text)
+    whole = align_span(record, "n", 34, len(text))
+    assert whole.verified and whole.status is AlignmentStatus.EXACT
+    assert (whole.start, whole.end) == (34, len(text)) and "negated" in whole.flags
+    cut = align_span(record, "n", text.index("bleomycin", 30), len(text))
+    assert not cut.verified and "context_cut" in cut.flags
+    assert changes(cut) == [("No history of", "")]

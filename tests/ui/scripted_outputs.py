@@ -3,8 +3,8 @@
 `scripted_runtime()` answers every request the panel makes (surgeon, anaesthetist,
 specialists, LLM match proposals) with JSON that fits the request's schema, and cites the
 record lines that look clinical (numbers, gate terms), so briefs have real, verified
-evidence. Each answer also carries one FUZZY quote (a typo), one FAILED quote (a changed
-number) and one uncited (unsupported) bullet, so the UI shows every kind of mark.
+evidence (one item pointing at some of a line's words), and one uncited (unsupported)
+bullet. Agents cannot quote: FUZZY and FAILED marks come only from imported evidence packs.
 """
 
 from __future__ import annotations
@@ -58,19 +58,6 @@ def _pick(ids: list[str], lines: dict[str, str], salt: str, n: int) -> list[str]
     return (first + rest)[:n]
 
 
-def _bump_number(text: str) -> str:
-    return re.sub(r"\d", lambda m: str((int(m.group()) + 3) % 10), text, count=1)
-
-
-def _typo(text: str) -> str:
-    words = text.split()
-    for i, w in enumerate(words):
-        if len(w) > 5 and w.isalpha():
-            words[i] = w[:2] + w[3:]
-            return " ".join(words)
-    return text
-
-
 def brief_answer(request: GenerationRequest) -> dict[str, Any]:
     schema = request.schema or {}
     props = schema["properties"]
@@ -88,10 +75,8 @@ def brief_answer(request: GenerationRequest) -> dict[str, Any]:
             "tag": tags[n % len(tags)],
             "comment": "relevant pre-operative finding",
         }
-        if n == len(chosen) - 1 and re.search(r"\d", text) and len(chosen) > 2:
-            entry["quote"] = _bump_number(text)  # FAILED: a number that is not in the record
-        elif n == len(chosen) - 2 and len(chosen) > 3:
-            entry["quote"] = _typo(text)  # FUZZY
+        if n == len(chosen) - 1 and len(text.split()) > 3:
+            entry["words"] = [2, 3]  # part of the line: code quotes its whole clause
         evidence.append(entry)
 
     def bullets(section: str, start: int, count: int, extra: dict[str, Any] | None = None):

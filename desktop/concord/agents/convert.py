@@ -1,8 +1,10 @@
 """Turn a validated answer into the domain Brief, building the evidence pack by code.
 
-The model only names record lines (and may quote part of one); the evidence line's
-`source_id`, `locator` and `extract_text` are taken from the record, and every extract is
-aligned to the record by `concord.evidence.align.align_extract`.
+The model only names record lines (and may point at some of a line's words); the evidence
+line's `source_id`, `locator` and `extract_text` are taken from the record: the extract is
+the cited words widened to whole clauses (`concord.evidence.quote`), so it is verbatim and
+keeps the words that govern its meaning. Each extract is still checked in place by
+`concord.evidence.align.align_span`, which records its span and flags.
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ def locator(record: Record, line: Line) -> str:
 
 
 def evidence_for(
-    record: Record, evidence_id: str, line: Line, tag: str, comment: str, quote: str | None
+    record: Record,
+    evidence_id: str,
+    line: Line,
+    tag: str,
+    comment: str,
+    words: tuple[int, int] | None = None,
 ) -> VerifiedEvidence:
-    from concord.evidence.align import align_extract
+    from concord.evidence.align import align_span
+    from concord.evidence.quote import quote_span
 
-    extract = quote if quote is not None else line.text
-    alignment = align_extract(record, extract, line.source_id, line_hint=line.line_id)
+    start, end = quote_span(record, line, words)
+    extract = record.document(line.source_id).text[start:end]
+    alignment = align_span(record, line.source_id, start, end)
     return VerifiedEvidence(
         evidence_id=evidence_id,
         line=EvidenceLine(
@@ -49,11 +58,11 @@ class _EvidencePack:
         self.items: list[VerifiedEvidence] = []
         self._by_line: dict[str, list[str]] = {}
         for entry in answer.evidence:
-            self._add(record.line_index[entry.line], entry.tag, entry.comment, entry.quote)
+            self._add(record.line_index[entry.line], entry.tag, entry.comment, entry.words)
 
-    def _add(self, line: Line, tag: str, comment: str, quote: str | None) -> str:
+    def _add(self, line: Line, tag: str, comment: str, words: tuple[int, int] | None) -> str:
         evidence_id = f"E{len(self.items) + 1}"
-        self.items.append(evidence_for(self._record, evidence_id, line, tag, comment, quote))
+        self.items.append(evidence_for(self._record, evidence_id, line, tag, comment, words))
         self._by_line.setdefault(line.line_id, []).append(evidence_id)
         return evidence_id
 

@@ -11,7 +11,15 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from concord.agents.schema import (
     COMMENT_MAX_CHARS,
@@ -20,7 +28,6 @@ from concord.agents.schema import (
     MIN_EVIDENCE,
     MIN_TOP_RISKS,
     OPERATION_MAX_CHARS,
-    QUOTE_MAX_CHARS,
     RATIONALE_MAX_CHARS,
     RISK_SCORE_MAX_CHARS,
     TEXT_MAX_CHARS,
@@ -38,6 +45,7 @@ class OutputContext:
     gate_ids: frozenset[str]
     specialist_ids: frozenset[str]
     max_items: dict[str, int]
+    line_words: dict[str, int]  # words in each line: the bound of an evidence word range
 
 
 def _context(info: ValidationInfo) -> OutputContext:
@@ -57,10 +65,13 @@ def _known(values: Sequence[str], allowed: frozenset[str], what: str) -> None:
 
 
 class EvidenceOut(_Strict):
+    """A record line the brief rests on; `words` (first, last, counted from 1) points at
+    part of it. The quote itself is always taken from the record by code."""
+
     line: str
     tag: str
     comment: str = Field(min_length=1, max_length=COMMENT_MAX_CHARS)
-    quote: str | None = Field(default=None, min_length=1, max_length=QUOTE_MAX_CHARS)
+    words: tuple[int, int] | None = None
 
     @field_validator("line")
     @classmethod
@@ -73,6 +84,18 @@ class EvidenceOut(_Strict):
     def _tag(cls, value: str, info: ValidationInfo) -> str:
         _known([value], _context(info).tags, "tag")
         return value
+
+    @model_validator(mode="after")
+    def _words_in_line(self, info: ValidationInfo) -> EvidenceOut:
+        if self.words is None:
+            return self
+        first, last = self.words
+        count = _context(info).line_words.get(self.line, 0)
+        if not 1 <= first <= last <= count:
+            raise ValueError(
+                f"words {first}..{last} are not a range of line {self.line} (1..{count})"
+            )
+        return self
 
 
 class BulletOut(_Strict):

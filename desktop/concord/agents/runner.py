@@ -26,7 +26,7 @@ from concord.agents.prompts import (
     prompt_sha256,
     surgeon_prompt,
 )
-from concord.agents.schema import brief_schema, line_ids, surgeon_schema
+from concord.agents.schema import brief_schema, line_ids, line_word_counts, surgeon_schema
 from concord.domain.brief import Brief, BriefStatus
 from concord.domain.record import Record
 from concord.errors import InputError, ModelOutputError
@@ -122,6 +122,7 @@ def run_agent(
         gate_ids=frozenset(profile.gate_ids),
         specialist_ids=frozenset(consult_ids),
         max_items=profile.max_items.model_dump(),
+        line_words=line_word_counts(record),
     )
     bookkeeping = {
         "model_sha256": runtime.model_sha256,

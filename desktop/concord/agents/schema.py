@@ -1,8 +1,11 @@
 """JSON schemas the model's output is constrained to (and validated against).
 
 Citations are record line ids drawn from an enum, so a citation of a line that does not
-exist cannot be generated. Every list has maxItems and every string maxLength: the grammar
-is slow on a 262k vocabulary, so the schema bounds the work.
+exist cannot be generated. An evidence item never carries text of the model's: it names a
+line and, optionally, a range of its words ("words": [first, last], counted from 1), and
+code takes the quote from the record (`concord.evidence.quote`). Every list has maxItems
+and every string maxLength: the grammar is slow on a 262k vocabulary, so the schema bounds
+the work.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from concord.domain.record import Record
 TEXT_MAX_CHARS = 120
 COMMENT_MAX_CHARS = 80
 COMMENT_MAX_WORDS = 12
-QUOTE_MAX_CHARS = 120
 THRESHOLD_MAX_CHARS = 40
 RISK_SCORE_MAX_CHARS = 60
 MAX_CITES = 3
@@ -31,6 +33,16 @@ BULLET_SECTIONS = ("top_risks", "actions", "triggers", "monitoring")
 
 def line_ids(record: Record) -> list[str]:
     return [line.line_id for line in record.lines]
+
+
+def line_word_counts(record: Record) -> dict[str, int]:
+    """How many words (whitespace-separated) each record line has: the bound of "words"."""
+    return {line.line_id: len(line.text.split()) for line in record.lines}
+
+
+def _word_range(max_word: int) -> dict[str, Any]:
+    number = {"type": "integer", "minimum": 1, "maximum": max(1, max_word)}
+    return {"type": "array", "items": number, "minItems": 2, "maxItems": 2}
 
 
 def _text(max_chars: int) -> dict[str, Any]:
@@ -63,7 +75,7 @@ def brief_schema(
             "line": {"enum": ids},
             "tag": {"enum": list(profile.tags)},
             "comment": _text(COMMENT_MAX_CHARS),
-            "quote": _text(QUOTE_MAX_CHARS),
+            "words": _word_range(max(line_word_counts(record).values(), default=1)),
         },
         "required": ["line", "tag", "comment"],
         "additionalProperties": False,

@@ -133,10 +133,9 @@ def cmd_verify_extracts(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"lines": rows})
         return 0
-    for row, a in zip(rows, alignments, strict=True):
-        flags = f" [{', '.join(row['flags'])}]" if row["flags"] else ""
-        head = f"{row['index']:3} {row['status']:6} {row['score']:5.1f}{flags}"
-        print(f"{head}  {row['extract_text']}")
+    for n, (line, a) in enumerate(zip(lines, alignments, strict=True)):
+        flags = f" [{', '.join(a.flags)}]" if a.flags else ""
+        print(f"{n:3} {a.status.value:6} {a.score:5.1f}{flags}  {line.extract_text}")
         for change in a.diff:
             was, now = change.record or "(nothing)", change.quote or "(nothing)"
             print(f"      record {was!r} -> quote {now!r}")

@@ -24,6 +24,7 @@ hinted) source > nearer the hinted line > earlier.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ MAX_OCCURRENCES = 50
 SIGNS = frozenset("<>≤≥=%+-^/~±")
 """Symbols that change a quantity: a comparison, a sign, a ratio, an exponent."""
 
-__all__ = ["align_extract", "read_evidence_jsonl", "verify_lines"]
+__all__ = ["align_extract", "align_span", "read_evidence_jsonl", "verify_lines"]
 
 _LINE_ID = re.compile(r"\bL(\d+)\b")
 
@@ -259,6 +260,30 @@ def _similarity(extract: str, text: str) -> float:
     """Character similarity (0..100) of the two texts, whitespace and case aside."""
     return float(
         fuzz.ratio(normalize_whitespace(extract).casefold(), normalize_whitespace(text).casefold())
+    )
+
+
+def align_span(record: Record, source_id: str, start: int, end: int) -> Alignment:
+    """The alignment of the record's own text[start:end] as a quote of itself: EXACT at
+    that very span unless its words are cut from their context (context_cut, row_join).
+    For quotes that code takes from the record, where the place is known."""
+    doc = record_index(record).documents[source_id]
+    tt = doc.tokens
+    first = bisect_left(tt.ends, start + 1)
+    last = bisect_left(tt.starts, end)
+    quote = TokenText.of(doc.document.text[start:end])
+    if first >= last:
+        return Alignment(status=AlignmentStatus.FAILED, flags=(AlignmentFlag.EMPTY_EXTRACT,))
+    found = _occurrence(doc, 0, first, last, quote, QuoteCues.of(quote))
+    status = AlignmentStatus.EXACT if found.verified else AlignmentStatus.FAILED
+    return Alignment(
+        status=status,
+        source_id=source_id,
+        start=start,
+        end=end,
+        score=100.0,
+        flags=found.flags,
+        diff=found.diff,
     )
 
 
