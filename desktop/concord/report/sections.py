@@ -549,6 +549,10 @@ def evidence_table(ctx: ReviewContext, brief: Brief) -> list[Flowable]:
                     )
         elif a.status.value == "FAILED":
             extract += "<br/>" + coloured("not found in the record", colour)
+        for change in a.diff:  # what a failed extract changed: “twice” → “once”
+            was = f"“{esc(change.record)}”" if change.record else "(nothing)"
+            now = f"“{esc(change.quote)}”" if change.quote else "(left out)"
+            extract += "<br/>" + coloured(f"record {was} → quote {now}", colour, bold=True)
         tag = esc(ev.line.tag) + (f"<br/>{esc(ev.line.comment)}" if ev.line.comment else "")
         rows.append(
             [

@@ -172,14 +172,14 @@ class BriefTree(QTreeWidget):
 
     def _evidence_node(self, mark: EvidenceMark) -> QTreeWidgetItem:
         where = "not in record" if not mark.has_span else mark.source_id or ""
+        text = f"{mark.evidence_id} · {mark.tag}: “{mark.extract}”"
+        if mark.changes:  # a failed extract: what it changed against the record
+            text += "\nrecord vs quote: " + mark.diff_text.replace("\n", "; ")
         node = QTreeWidgetItem(
-            [
-                f"{mark.evidence_id} · {mark.tag}: “{mark.extract}”",
-                f"{evidence_label(mark)[len(mark.evidence_id) + 1 :]} {where}",
-            ]
+            [text, f"{evidence_label(mark)[len(mark.evidence_id) + 1 :]} {where}"]
         )
         node.setData(0, EVIDENCE_ROLE, mark)
-        node.setToolTip(0, plain_tooltip(mark.extract))
+        node.setToolTip(0, plain_tooltip(text))
         if not mark.verified:
             node.setForeground(0, QBrush(QColor(theme.RED)))
             node.setForeground(1, QBrush(QColor(theme.RED)))

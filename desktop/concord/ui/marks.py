@@ -24,6 +24,8 @@ class EvidenceMark:
     source_id: str | None
     start: int | None
     end: int | None
+    verified: bool
+    changes: tuple[tuple[str, str], ...] = ()  # (record, quote) words of a failed extract
 
     @property
     def key(self) -> tuple[str, str]:
@@ -38,9 +40,16 @@ class EvidenceMark:
         return "negated" in self.flags
 
     @property
-    def verified(self) -> bool:
-        return self.status != AlignmentStatus.FAILED and not (
-            {"number_mismatch", "negation_mismatch"} & set(self.flags)
+    def diff_text(self) -> str:
+        """What the extract changed against the closest record text, one change a line:
+        “twice” → “once”."""
+        return "\n".join(
+            f"“{was}” → “{now}”"
+            if was and now
+            else f"left out “{was}”"
+            if was
+            else f"added “{now}”"
+            for was, now in self.changes
         )
 
 
@@ -69,6 +78,8 @@ def evidence_marks(brief: Brief) -> list[EvidenceMark]:
                 source_id=a.source_id,
                 start=a.start,
                 end=a.end,
+                verified=a.verified,
+                changes=tuple((c.record, c.quote) for c in a.diff),
             )
         )
     return marks

@@ -256,6 +256,12 @@ class ReviewView(QWidget):
             self.record_view.show_current([(mark.source_id, mark.start, mark.end)])
             self.record_view.select_span(mark.source_id, mark.start, mark.end)
             self._crop(mark.source_id, mark.start, mark.end)
+            if mark.changes:
+                self.cited_by_label.setText(
+                    f"{mark.evidence_id} of {theme.agent_title(mark.agent)}: NOT VERIFIED — the "
+                    "closest record text is outlined; record vs quote: "
+                    + mark.diff_text.replace("\n", "; ")
+                )
         else:
             self.cited_by_label.setText(
                 f"{mark.evidence_id} of {theme.agent_title(mark.agent)}: FAILED — this "
