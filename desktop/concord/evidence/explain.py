@@ -22,6 +22,9 @@ EXPLAIN_MIN_SIMILARITY = 50.0
 """A record text is shown as the closest one only when at least this similar to the quote
 (0..100: 100 * (1 - token edits / the longer token count)); below it the quote is
 reported as not found."""
+EXPLAIN_MIN_WORD_SHARE = 0.5
+"""...or when it keeps at least this share of the quote's words (tokens with a letter):
+"LVEF 30-35%" explains "LVEF 45%" although most of the tokens differ."""
 MAX_EXPLAIN_TOKENS = 2000
 """Longer quotes are not explained (reported as not found)."""
 MAX_SEED_POSITIONS = 400
@@ -164,9 +167,10 @@ def _matched_words(record: str, quote: str, quote_tokens: list[str]) -> int:
 
 
 def nearest(tt: TokenText, positions: dict[str, list[int]], quote: list[str]) -> Nearest | None:
-    """The record text of `tt` closest to the quote's tokens, or None when nothing is at
-    least EXPLAIN_MIN_SIMILARITY similar. Between equally similar texts, the one keeping
-    more of the quote's words wins ("Platelets 450" over "gradient 45" for "Platelets 45")."""
+    """The record text of `tt` closest to the quote's tokens, or None when nothing is
+    similar enough (EXPLAIN_MIN_SIMILARITY, EXPLAIN_MIN_WORD_SHARE). Between equally
+    similar texts, the one keeping more of the quote's words wins ("Platelets 450" over
+    "gradient 45" for "Platelets 45")."""
     if not quote or len(quote) > MAX_EXPLAIN_TOKENS:
         return None
     symbols = _Symbols()
@@ -183,6 +187,10 @@ def nearest(tt: TokenText, positions: dict[str, list[int]], quote: list[str]) ->
         )
         if best is None or (found.similarity, found.words) > (best.similarity, best.words):
             best = found
-    if best is None or best.similarity < EXPLAIN_MIN_SIMILARITY:
+    if best is None:
+        return None
+    quote_words = sum(any(c.isalpha() for c in token) for token in quote)
+    keeps_words = quote_words > 0 and best.words >= quote_words * EXPLAIN_MIN_WORD_SHARE
+    if best.similarity < EXPLAIN_MIN_SIMILARITY and not keeps_words:
         return None
     return best
