@@ -252,3 +252,10 @@ def test_align_span_judges_the_record_text_in_place() -> None:
     cut = align_span(record, "n", text.index("bleomycin", 30), len(text))
     assert not cut.verified and "context_cut" in cut.flags
     assert changes(cut) == [("No history of", "")]
+
+
+def test_abbreviations_do_not_end_the_clause() -> None:
+    record = make_record(n="Re: Mr. A. Smith, Hosp no. NG4471. No history of DVT.")
+    assert align_extract(record, "Re: Mr. A. Smith, Hosp no. NG4471.", "n").flags == ()
+    a = align_extract(record, "history of DVT", "n")
+    assert not a.verified and changes(a) == [("No", "")]

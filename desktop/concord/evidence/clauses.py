@@ -21,6 +21,10 @@ CONTINUING_WORDS = frozenset(
 )
 """A line ending on one of these words continues on the next line ("No history of /
 diabetes"). Negation words are not among them: "PND: no" ends its line."""
+ABBREVIATIONS = frozenset("dr mr mrs ms prof approx eg ie vs ref tel fig".split())  # noqa: SIM905
+"""Words whose full stop does not end the sentence."""
+NUMBER_WORDS = frozenset({"no", "nos"})
+"""'No.' before a number is "number", not the end of a sentence."""
 MAX_LINE_SCAN = 400
 """Tokens looked at each way to find a line's edges; a longer line is not a table row."""
 MAX_CLAUSE_TOKENS = 400
@@ -64,9 +68,29 @@ def boundary_before(tt: TokenText, index: int) -> bool:
     if index <= 0 or index >= len(tt):
         return True
     flags = tt.flags[index]
-    if flags & (BLANK | BULLET) or tt.token(index - 1) in CLAUSE_ENDS:
+    if flags & (BLANK | BULLET):
+        return True
+    if tt.token(index - 1) in CLAUSE_ENDS and not _abbreviation(tt, index - 1):
         return True
     return bool(flags & NEWLINE) and not _continues(tt, index)
+
+
+def _abbreviation(tt: TokenText, stop: int) -> bool:
+    """Whether the full stop at token `stop` ends an abbreviation ("Dr.", "approx.",
+    "Hosp no. 4471") rather than a sentence."""
+    if tt.token(stop) != "." or stop == 0 or not tt.glued(stop):
+        return False
+    word = tt.token(stop - 1)
+    if word in ABBREVIATIONS:
+        return True
+    if word not in NUMBER_WORDS:
+        return False
+    after = stop + 1  # the number: its first token, or one glued to it ("NG4471902")
+    return any(
+        any(c.isdigit() for c in tt.token(k))
+        for k in (after, after + 1)
+        if k < len(tt) and (k == after or tt.glued(k))
+    )
 
 
 def clause_bounds(tt: TokenText, start: int, end: int) -> tuple[int, int]:

@@ -75,8 +75,10 @@ class Governor:
 def _blocked(tt: TokenText, start: int, end: int, kind: ContextKind) -> set[int]:
     """Tokens inside phrases that look like cues but are not (pseudo-negations for
     negation; "38 year old" for past history)."""
-    cues = PSEUDO_NEGATION if kind is ContextKind.NEGATION else NOT_A_CUE
-    return {k for a, b in cues.find(tt, start, end) for k in range(a, b)}
+    found = NOT_A_CUE.find(tt, start, end)
+    if kind is ContextKind.NEGATION:
+        found += PSEUDO_NEGATION.find(tt, start, end)
+    return {k for a, b in found for k in range(a, b)}
 
 
 def _standalone_letter(tt: TokenText, index: int) -> bool:

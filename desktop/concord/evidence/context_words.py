@@ -71,9 +71,9 @@ CHECKLIST_NO = _words("no not nil n")
 NEGATION_AFTER_EXTRA = _words("nil neg")
 NOT_CONTEXT = _words(
     """year-old years-old yr-old yrs-old y-old month-old months-old week-old weeks-old
-    day-old days-old"""
+    day-old days-old hosp-no hospital-no nhs-no ref-no tel-no patient-no unit-no"""
 )
-"""Phrases that contain a cue word without its meaning ("38 year old")."""
+"""Phrases that contain a cue word without its meaning ("38 year old", "Hosp no.")."""
 PHRASE_WORDS = frozenset(
     _words("with and or but of on in for to at by from since after before while")
 )
