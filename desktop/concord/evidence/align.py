@@ -24,7 +24,6 @@ hinted) source > nearer the hinted line > earlier.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,7 +42,7 @@ from concord.evidence.canonical import TokenText
 from concord.evidence.clauses import crosses_rows, line_end, line_start, whole_lines
 from concord.evidence.context import QuoteCues, governors, negated
 from concord.evidence.context_words import ContextKind
-from concord.evidence.explain import Change, cuts_word, nearest
+from concord.evidence.explain import SEED_POSITIONS_READ, Change, cuts_word, nearest
 from concord.evidence.normalize import normalize_whitespace
 from concord.evidence.numbers import is_unit
 from concord.evidence.pack_file import read_evidence_jsonl
@@ -138,7 +137,7 @@ def _change_flags(tt: TokenText, quote: TokenText, changes: Sequence[Change]) ->
 
 def _explained(doc: DocumentIndex, order: int, quote: TokenText, query: list[str]) -> _Found | None:
     """The closest record text in `doc` when the extract is not there, with its diff."""
-    found = nearest(doc.tokens, doc.positions, query)
+    found = nearest(doc.tokens, doc.positions(query, SEED_POSITIONS_READ + 1), query)
     if found is None:
         return None
     tt = doc.tokens
@@ -202,7 +201,7 @@ def align_extract(
     def nearness(order: int, start: int) -> tuple[bool, int, int, int]:
         """Where an occurrence sits: in the preferred source, near the hinted line, early."""
         doc = docs[order]
-        offset = doc.tokens.starts[start]
+        offset = doc.tokens.span(start, start + 1)[0]
         near = abs(offset - hint.start) if hint and hint.source_id == doc.document.source_id else 0
         return (doc.document.source_id != preferred, near, order, offset)
 
@@ -269,8 +268,7 @@ def align_span(record: Record, source_id: str, start: int, end: int) -> Alignmen
     For quotes that code takes from the record, where the place is known."""
     doc = record_index(record).documents[source_id]
     tt = doc.tokens
-    first = bisect_left(tt.ends, start + 1)
-    last = bisect_left(tt.starts, end)
+    first, last = tt.covering(start, end)
     quote = TokenText.of(doc.document.text[start:end])
     if first >= last:
         return Alignment(status=AlignmentStatus.FAILED, flags=(AlignmentFlag.EMPTY_EXTRACT,))

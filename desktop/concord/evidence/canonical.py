@@ -25,10 +25,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 
 SEPARATOR = "\x1f"
 """Joins tokens for searching; a whitespace character, so never part of a token."""
@@ -96,50 +95,81 @@ def _clean_cluster(text: str, start: int, end: int) -> str:
 
 @dataclass(frozen=True)
 class CleanText:
-    """`text` cleaned (module doc) with, for each of its characters, the [start, end) of
-    the original characters it came from (None: the same as the original)."""
+    """`text` cleaned (module doc), with the way back to the original as segments: from
+    clean offset `clean_at[i]` on, characters either follow the original one for one from
+    `orig_at[i]` (`orig_end[i]` == -1), or all come from original [orig_at[i], orig_end[i])
+    (a character that cleaning changed). No segments: the same as the original."""
 
     text: str
-    starts: array[int] | None
-    ends: array[int] | None
+    clean_at: array[int]
+    orig_at: array[int]
+    orig_end: array[int]
+
+    def _start(self, k: int) -> tuple[int, int]:
+        """Original [start, end) of clean character k."""
+        i = bisect_right(self.clean_at, k) - 1
+        if self.orig_end[i] < 0:
+            at = self.orig_at[i] + k - self.clean_at[i]
+            return at, at + 1
+        return self.orig_at[i], self.orig_end[i]
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """Original [start, end) of clean text[start:end] (end > start)."""
-        if self.starts is None or self.ends is None:
+        if not self.clean_at:
             return start, end
-        return self.starts[start], self.ends[end - 1]
+        return self._start(start)[0], self._start(end - 1)[1]
+
+    def to_clean(self, offset: int) -> int:
+        """The clean offset where original `offset` lands (a dropped character lands on
+        what follows it)."""
+        if not self.clean_at:
+            return offset
+        i = bisect_right(self.orig_at, offset) - 1
+        if i < 0:
+            return 0
+        after = self.clean_at[i + 1] if i + 1 < len(self.clean_at) else len(self.text)
+        if self.orig_end[i] < 0:
+            return min(self.clean_at[i] + offset - self.orig_at[i], after)
+        return self.clean_at[i] if offset < self.orig_end[i] else after
 
 
 def clean(text: str) -> CleanText:
     """The clean form of `text` (see the module doc); ASCII text costs one translate."""
+    segments: tuple[array[int], array[int], array[int]] = (array("q"), array("q"), array("q"))
     if text.isascii() and "^" not in text:
-        return CleanText(text.translate(_ONE_TO_ONE), None, None)
+        return CleanText(text.translate(_ONE_TO_ONE), *segments)
+    clean_at, orig_at, orig_end = segments
     parts: list[str] = []
-    starts: array[int] = array("q")
-    ends: array[int] = array("q")
-    position = 0
+    size = position = 0  # clean length so far; original offset so far
+
+    def segment(original: int, end: int) -> None:
+        clean_at.append(size)
+        orig_at.append(original)
+        orig_end.append(end)
+
     for match in _SPECIAL.finditer(text):
         run_start, run_end = match.span()
         if run_start > position and unicodedata.combining(text[run_start]):
             run_start -= 1  # the base character composes with the marks after it
-        parts.append(text[position:run_start])
-        starts.extend(range(position, run_start))
-        ends.extend(range(position + 1, run_start + 1))
+        if run_start > position:
+            segment(position, -1)
+            parts.append(text[position:run_start])
+            size += run_start - position
         at = run_start
         while at < run_end:
             stop = at + 1
             while stop < run_end and unicodedata.combining(text[stop]):
                 stop += 1
             out = _clean_cluster(text, at, stop)
-            parts.append(out)
-            starts.extend([at] * len(out))
-            ends.extend([stop] * len(out))
+            if out:
+                segment(at, stop)
+                parts.append(out)
+                size += len(out)
             at = stop
         position = run_end
+    segment(position, -1)
     parts.append(text[position:])
-    starts.extend(range(position, len(text)))
-    ends.extend(range(position + 1, len(text) + 1))
-    return CleanText("".join(parts).translate(_ONE_TO_ONE), starts, ends)
+    return CleanText("".join(parts).translate(_ONE_TO_ONE), *segments)
 
 
 def canonical_word(surface: str) -> str:
@@ -170,6 +200,107 @@ def _between_flags(between: str, previous: str | None) -> int:
     return flags
 
 
+BLOCK_CHARS = 1 << 20
+"""Text is tokenised a block at a time, so memory follows the tokens, not regex matches."""
+_CHUNK_TOKENS = 1 << 16
+
+
+def _blocks(text: str) -> Iterator[tuple[int, int]]:
+    """[start, end) blocks of about BLOCK_CHARS, cut after a line break that no token can
+    span (not a hyphen at a wrap)."""
+    start = 0
+    while start < len(text):
+        end = len(text)
+        at = text.find("\n", start + BLOCK_CHARS)
+        while at >= 0:
+            if not text[max(start, at - 16) : at].rstrip(" \t\r").endswith("-"):
+                end = at + 1
+                break
+            at = text.find("\n", at + 1)
+        yield start, end
+        start = end
+
+
+class _Builder:
+    """Accumulates tokens compactly: joined in chunks, offsets and spans in arrays."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.chunks: list[str] = []
+        self.chunk: list[str] = []
+        self.offsets: array[int] = array("q", [1])
+        self.starts: array[int] = array("q")
+        self.ends: array[int] = array("q")
+        self.flags = bytearray()
+        self.previous: str | None = None
+        self.previous_end = 0
+        self.pending = 0  # flags of layout skipped since the previous token
+        self.offset = 1  # where the next token starts in the joined string
+
+    def block(self, start: int, end: int) -> None:
+        source, chunk, offset = self.source, self.chunk, self.offset
+        offsets, starts, ends, flags = self.offsets, self.starts, self.ends, self.flags
+        position = start  # matches are contiguous: each is whitespace then one token
+        carried = source[self.previous_end : start]  # whitespace ending the block before
+        for space, word, number, symbol in _TOKEN.findall(source, start, end):
+            position += len(space)
+            token_start = position
+            if carried:
+                space, carried = carried + space, ""
+            if not space:
+                between = 0
+            elif space == " ":
+                between = SPACE
+            else:
+                between = _between_flags(space, self.previous)
+            if symbol:
+                position += 1
+                if symbol in PIPES:
+                    self.pending |= SPACE | GAP
+                    self.previous_end = position
+                    continue
+                if symbol in BULLETS and (self.previous is None or between & NEWLINE):
+                    after = source[position : position + 1]
+                    if not after or after.isspace():
+                        self.pending |= between | BULLET | SPACE
+                        self.previous_end = position
+                        continue
+                token = symbol.casefold()
+                flag = between
+            elif word:
+                position += len(word)
+                token = canonical_word(word) if "-" in word else word.casefold()
+                flag = between | WORD | (COMPOUND if "-" in word else 0)
+                if word[0].islower():
+                    flag |= LOWER
+            else:
+                position += len(number)
+                token = number
+                flag = between | WORD
+            chunk.append(token)
+            if len(chunk) >= _CHUNK_TOKENS:
+                self.chunks.append(SEPARATOR.join(chunk))
+                chunk.clear()
+            offset += len(token) + 1
+            offsets.append(offset)
+            starts.append(token_start)
+            ends.append(position)
+            flags.append(flag | self.pending)
+            self.pending = 0
+            self.previous = token
+            self.previous_end = position
+        self.offset = offset
+        if position > self.previous_end:
+            self.previous_end = position
+
+    def joined(self) -> str:
+        if self.chunk:
+            self.chunks.append(SEPARATOR.join(self.chunk))
+        if not self.chunks:
+            return SEPARATOR
+        return SEPARATOR + SEPARATOR.join(self.chunks) + SEPARATOR
+
+
 @dataclass(frozen=True)
 class TokenText:
     """The canonical tokens of an original string, with their spans and flags.
@@ -178,66 +309,22 @@ class TokenText:
     `offsets[i]` is where token i starts in `joined` (offsets[n] = len(joined) + 1)."""
 
     text: str
+    cleaned: CleanText
     joined: str
     offsets: array[int]
-    starts: array[int]
+    starts: array[int]  # in the clean text (`span` gives original offsets)
     ends: array[int]
     flags: bytearray
 
     @classmethod
     def of(cls, text: str) -> TokenText:
         cleaned = clean(text)
-        source = cleaned.text
-        tokens: list[str] = []
-        starts: list[int] = []
-        ends: list[int] = []
-        flags: list[int] = []
-        previous: str | None = None
-        pending = 0  # flags of layout skipped since the previous token
-        position = 0  # matches are contiguous: each is whitespace then one token
-        for space, word, number, symbol in _TOKEN.findall(source):
-            position += len(space)
-            start = position
-            if not space:
-                between = 0
-            elif space == " ":
-                between = SPACE
-            else:
-                between = _between_flags(space, previous)
-            if symbol:
-                position += 1
-                if symbol in PIPES:
-                    pending |= SPACE | GAP
-                    continue
-                if symbol in BULLETS and (not tokens or between & NEWLINE):
-                    after = source[position : position + 1]
-                    if not after or after.isspace():
-                        pending |= between | BULLET | SPACE
-                        continue
-                token = symbol.casefold()
-                flag = between | pending
-            elif word:
-                position += len(word)
-                token = canonical_word(word) if "-" in word else word.casefold()
-                flag = between | pending | WORD | (COMPOUND if "-" in word else 0)
-                if word[0].islower():
-                    flag |= LOWER
-            else:
-                position += len(number)
-                token = number
-                flag = between | pending | WORD
-            pending = 0
-            tokens.append(token)
-            starts.append(start)
-            ends.append(position)
-            flags.append(flag)
-            previous = token
-        if cleaned.starts is not None and cleaned.ends is not None:
-            starts = [cleaned.starts[k] for k in starts]
-            ends = [cleaned.ends[k - 1] for k in ends]
-        joined = SEPARATOR + SEPARATOR.join(tokens) + SEPARATOR if tokens else SEPARATOR
-        offsets = array("q", accumulate((len(t) + 1 for t in tokens), initial=1))
-        return cls(text, joined, offsets, array("q", starts), array("q", ends), bytearray(flags))
+        build = _Builder(cleaned.text)
+        for start, end in _blocks(cleaned.text):
+            build.block(start, end)
+        return cls(
+            text, cleaned, build.joined(), build.offsets, build.starts, build.ends, build.flags
+        )
 
     def __len__(self) -> int:
         return len(self.flags)
@@ -253,7 +340,13 @@ class TokenText:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Original [start, end) of tokens start..end-1 (end > start)."""
-        return self.starts[start], self.ends[end - 1]
+        return self.cleaned.original(self.starts[start], self.ends[end - 1])
+
+    def covering(self, start: int, end: int) -> tuple[int, int]:
+        """Token range [first, last) of the tokens inside original text[start:end] (partly
+        inside counts); first == last when there are none."""
+        clean_start, clean_end = self.cleaned.to_clean(start), self.cleaned.to_clean(end)
+        return bisect_left(self.ends, clean_start + 1), bisect_left(self.starts, clean_end)
 
     def surface(self, start: int, end: int) -> str:
         """The original text of tokens start..end-1, whitespace collapsed ('' if none)."""

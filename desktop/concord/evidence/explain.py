@@ -29,6 +29,8 @@ MAX_EXPLAIN_TOKENS = 2000
 """Longer quotes are not explained (reported as not found)."""
 MAX_SEED_POSITIONS = 400
 """Tokens more frequent than this in a document do not vote (unless nothing else can)."""
+SEED_POSITIONS_READ = MAX_SEED_POSITIONS * 4
+"""At most this many positions of a token are read."""
 MAX_DIAGONALS = 6
 """Candidate starting points refined per document."""
 EDGE_SLACK = 3
@@ -114,10 +116,15 @@ def _diagonals(positions: dict[str, list[int]], quote: list[str]) -> list[int]:
     usable = [s for s in seeds if s[0] <= MAX_SEED_POSITIONS] or seeds[:2]
     votes: defaultdict[int, set[int]] = defaultdict(set)
     for _, offset, token in usable:
-        for position in positions[token][: MAX_SEED_POSITIONS * 4]:
+        for position in positions[token][:SEED_POSITIONS_READ]:
             votes[position - offset].add(offset)
-    ranked = sorted(votes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    return [start for start, _ in ranked[:MAX_DIAGONALS]]
+    kept: list[int] = []
+    for start, _ in sorted(votes.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        if all(abs(start - other) > EDGE_SLACK for other in kept):  # refining covers it
+            kept.append(start)
+            if len(kept) == MAX_DIAGONALS:
+                break
+    return kept
 
 
 def _around(tt: TokenText, symbols: _Symbols, query: str, diagonal: int) -> tuple[int, int]:
@@ -127,19 +134,24 @@ def _around(tt: TokenText, symbols: _Symbols, query: str, diagonal: int) -> tupl
     lo = max(0, diagonal - EDGE_SLACK)
     hi = min(len(tt), diagonal + len(query) + stretch)
     window = symbols(tt.tokens(lo, hi))
-    seed = (diagonal - lo, diagonal - lo + len(query))
-    best: tuple[int, int, int] | None = None
-    found = (0, 0)
-    for start in range(0, min(len(window), seed[0] + EDGE_SLACK + 1)):
-        for end in range(max(start + 1, seed[1] - stretch), len(window) + 1):
-            key = (
-                int(Levenshtein.distance(query, window[start:end])),
-                abs((end - start) - len(query)),
-                abs(start - seed[0]) + abs(end - seed[1]),
-            )
-            if best is None or key < best:
-                best, found = key, (start, end)
-    return lo + found[0], lo + found[1]
+    seed_start, seed_end = diagonal - lo, diagonal - lo + len(query)
+    spans = [
+        (start, end)
+        for start in range(0, min(len(window), seed_start + EDGE_SLACK + 1))
+        for end in range(max(start + 1, seed_end - stretch), len(window) + 1)
+    ]
+    if not spans:
+        return lo, lo
+    distances = [Levenshtein.distance(query, window[a:b]) for a, b in spans]
+    best = min(
+        range(len(spans)),
+        key=lambda k: (
+            distances[k],
+            abs(spans[k][1] - spans[k][0] - len(query)),
+            abs(spans[k][0] - seed_start) + abs(spans[k][1] - seed_end),
+        ),
+    )
+    return lo + spans[best][0], lo + spans[best][1]
 
 
 def _changes(record: str, quote: str) -> tuple[Change, ...]:

@@ -72,6 +72,7 @@ PSEUDO_NEGATIONS: tuple[str, ...] = (
     "gram negative",
     "nil by mouth",
     "without difficulty",
+    "without stopping",
 )
 TERMINATORS: tuple[str, ...] = (
     "but",

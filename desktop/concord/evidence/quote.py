@@ -10,7 +10,6 @@ the quote is always `text[start:end]` of the record, verbatim.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 
 from concord.domain.record import Line, Record
 from concord.evidence.clauses import clause_bounds
@@ -28,8 +27,7 @@ def quote_span(record: Record, line: Line, words: tuple[int, int] | None = None)
         start = line.start + found[words[0] - 1].start()
         end = line.start + found[words[1] - 1].end()
     tt = record_index(record).documents[line.source_id].tokens
-    first = bisect_left(tt.ends, start + 1)  # first token ending inside the range
-    last = bisect_left(tt.starts, end)  # first token starting at or after its end
+    first, last = tt.covering(start, end)
     if first >= last:
         return line.start, line.end  # nothing but layout (a bullet, a table rule)
     return tt.span(*clause_bounds(tt, first, last))

@@ -1,19 +1,23 @@
 """Per-record search structures for alignment, built once and cached by content hash.
 
-For each document: its canonical tokens (`TokenText`) and, built lazily, a token ->
-positions index used to find the record text closest to a quote that failed.
+For each document: its canonical tokens (`TokenText`) and the positions of tokens, used to
+find the record text closest to a quote that failed (an index built lazily, or a scan for
+very long documents).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict, defaultdict
+from collections.abc import Iterable
 from functools import cached_property
 
 from concord.domain import Record, SourceDocument
 from concord.evidence.canonical import TokenText
 
 MAX_CACHED_RECORDS = 8
+MAX_INDEXED_TOKENS = 2_000_000
+"""Documents with more tokens find a token's positions by scanning instead of an index."""
 
 
 class DocumentIndex:
@@ -24,12 +28,23 @@ class DocumentIndex:
         self.tokens = TokenText.of(document.text)
 
     @cached_property
-    def positions(self) -> dict[str, list[int]]:
-        """Canonical token -> its token indices, ascending."""
+    def _positions(self) -> dict[str, list[int]]:
+        """Canonical token -> its token indices, ascending (documents up to
+        MAX_INDEXED_TOKENS tokens)."""
         found: defaultdict[str, list[int]] = defaultdict(list)
         for index, token in enumerate(self.tokens.tokens()):
             found[token].append(index)
         return dict(found)
+
+    def positions(self, tokens: Iterable[str], limit: int) -> dict[str, list[int]]:
+        """For each of `tokens` found in the document, its first `limit` token indices
+        (an index of every token for ordinary documents; a scan for very long ones, so
+        memory stays proportional to the text)."""
+        wanted = set(tokens)
+        if len(self.tokens) <= MAX_INDEXED_TOKENS:
+            return {t: self._positions[t][:limit] for t in wanted if t in self._positions}
+        found = {t: list(self.tokens.find([t], limit)) for t in wanted}
+        return {t: p for t, p in found.items() if p}
 
 
 class RecordIndex:
