@@ -52,7 +52,9 @@ def test_altered_quote_is_not_verified(record: Record, quote: Quote) -> None:
     assert _span(record, a)
 
 
-def test_verify_extracts_json_carries_the_diff(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_verify_extracts_json_carries_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     quotes = FAITHFUL + ALTERED
     pack = tmp_path / "pack.jsonl"
     lines = [
