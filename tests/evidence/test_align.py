@@ -259,3 +259,29 @@ def test_abbreviations_do_not_end_the_clause() -> None:
     assert align_extract(record, "Re: Mr. A. Smith, Hosp no. NG4471.", "n").flags == ()
     a = align_extract(record, "history of DVT", "n")
     assert not a.verified and changes(a) == [("No", "")]
+
+
+@pytest.mark.parametrize(
+    ("text", "quote", "verified"),
+    [
+        ("Plan: continue aspirin 75 mg once daily.", "continue aspirin 75 mg once daily", True),
+        ("Denies chest pain, reports dyspnoea on exertion.", "reports dyspnoea on exertion", True),
+        ("Murphy's sign positive, rebound negative.", "Murphy's sign positive", True),
+        ("No LVH, EF 55% on echo.", "EF 55% on echo", True),
+        ("38 year old teacher with biliary colic.", "teacher with biliary colic", True),
+        ("Pneumonia treated and resolved.", "Pneumonia", False),
+        ("No chest pain, palpitations or syncope.", "palpitations or syncope", False),
+        ("FH: IHD (father, aged 58).", "IHD", False),
+        ("TAVI planned for March.", "TAVI", False),
+        ("Planned right THR.", "right THR", False),
+        ("Chest pain, none.", "Chest pain", False),
+        ("DVT? Doppler booked.", "DVT", False),
+        ("? PE, CTPA requested.", "PE, CTPA requested", False),
+        ("AS (severe) on echo.", "AS", False),
+        ("Hernia repair 2008, left.", "Hernia repair 2008", False),
+    ],
+)
+def test_what_governs_a_quote_stays_in_it(text: str, quote: str, verified: bool) -> None:
+    a = align_extract(make_record(n=text), quote, "n")
+    assert a.verified is verified, a
+    assert bool(a.diff) is not verified

@@ -20,6 +20,7 @@ from concord.evidence.context_words import (
     AFTER,
     BEFORE,
     CHECKLIST,
+    LINK_WORDS,
     NEGATION_ANY,
     NOT_A_CUE,
     PHRASE_WORDS,
@@ -50,6 +51,8 @@ class _Reach:
 
 _NEAR = _Reach(4, frozenset("-/'"), PHRASE_WORDS)
 _LABELLED = _Reach(BEFORE_WORDS, frozenset(":-/'()"))
+"""Family history reaches across a label ("FH: IHD"); a "Plan:" heading does not make
+every plan item hypothetical, so plan words reach only within their phrase."""
 REACH_BEFORE: dict[ContextKind, _Reach] = {
     ContextKind.NEGATION: _Reach(BEFORE_WORDS, frozenset(",-/()'\"")),
     ContextKind.LATERALITY: _Reach(3, frozenset(":-'"), PHRASE_WORDS),
@@ -58,7 +61,7 @@ REACH_BEFORE: dict[ContextKind, _Reach] = {
     ContextKind.HEDGE: _NEAR,
     ContextKind.HISTORY: _NEAR,
     ContextKind.FAMILY: _LABELLED,
-    ContextKind.PLAN: _LABELLED,
+    ContextKind.PLAN: _Reach(BEFORE_WORDS, frozenset("-/'()")),
 }
 
 
@@ -94,16 +97,18 @@ def _standalone_letter(tt: TokenText, index: int) -> bool:
 
 @dataclass(frozen=True)
 class QuoteCues:
-    """What a quote brings of its own: the context kinds it carries, and whether it holds
-    a number."""
+    """What a quote brings of its own: the context kinds it carries, whether it holds a
+    number, whether it opens a clause of its own."""
 
     kinds: frozenset[ContextKind]
     has_number: bool
+    opens_clause: bool  # it starts with "but", "reports" ...: what came before ends there
 
     @classmethod
     def of(cls, quote: TokenText) -> QuoteCues:
         kinds = frozenset(kind for kind in BEFORE if _carries(quote, kind))
-        return cls(kinds, any(c.isdigit() for c in quote.joined))
+        opens = bool(len(quote)) and TERMINATOR.match_at(quote, 0, len(quote)) > 0
+        return cls(kinds, any(c.isdigit() for c in quote.joined), opens)
 
 
 def _carries(quote: TokenText, kind: ContextKind) -> bool:
@@ -127,7 +132,7 @@ def _between(tt: TokenText, start: int, end: int) -> tuple[int, list[str]]:
 
 
 def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Governor]:
-    low = before_scope(tt, start, BEFORE_WORDS)
+    low = start if quote.opens_clause else before_scope(tt, start, BEFORE_WORDS)
     terminators = TERMINATOR.find(tt, low, start)
     if terminators:
         low = terminators[-1][1]
@@ -169,12 +174,14 @@ def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int)
     adjacent = words == 0 and all(m in LABEL_MARKS for m in marks)
     closes = _phrase_ends_at(tt, b)
     if kind in (ContextKind.NEGATION, ContextKind.HISTORY):
-        return adjacent or (closes and words <= AFTER_WORDS - 1 and "(" not in marks)
+        linked = all(tt.token(k) in LINK_WORDS for k in range(end, a) if tt.is_word(k))
+        return adjacent or (closes and linked and words <= AFTER_WORDS - 1 and "(" not in marks)
     if kind in (ContextKind.HEDGE, ContextKind.PLAN):
         return adjacent
     if kind in (ContextKind.SEVERITY, ContextKind.LATERALITY):
         side = b < len(tt) and tt.token(b) in SIDE_WORDS
-        return adjacent and (closes or side)
+        appended = words == 0 and marks == [","]  # "hernia repair, left."
+        return (adjacent or appended) and (closes or side)
     if kind is ContextKind.FAMILY:
         connectors = [tt.token(k) for k in range(end, a) if tt.is_word(k)]
         return all(w == "in" for w in connectors) and all(m in LABEL_MARKS for m in marks)

@@ -74,6 +74,17 @@ NOT_CONTEXT = _words(
     day-old days-old hosp-no hospital-no nhs-no ref-no tel-no patient-no unit-no"""
 )
 """Phrases that contain a cue word without its meaning ("38 year old", "Hosp no.")."""
+CLAUSE_VERBS = _words(
+    """reports reported complains complained describes described presents presented
+    admits admitted states stated notes noted which who"""
+)
+"""Verbs that start a new statement: "Denies chest pain, | reports dyspnoea"."""
+LINK_WORDS = frozenset(
+    _words("and now since subsequently then has had have been was were is are fully treated")
+)
+"""Words that may stand between a finding and the cue after it ("PE considered and ruled
+out", "pneumonia treated and resolved"); any other word makes the cue another finding's
+("Murphy's sign positive, rebound negative")."""
 PHRASE_WORDS = frozenset(
     _words("with and or but of on in for to at by from since after before while")
 )
@@ -132,7 +143,7 @@ NEGATION_AFTER = CueSet.of((*POST_CUES, *NEGATION_AFTER_EXTRA))
 NEGATION_ANY = CueSet.of((*PRE_CUES, *POST_CUES))
 PSEUDO_NEGATION = CueSet.of(PSEUDO_NEGATIONS)
 NOT_A_CUE = CueSet.of(NOT_CONTEXT)
-TERMINATOR = CueSet.of(TERMINATORS)
+TERMINATOR = CueSet.of((*TERMINATORS, *CLAUSE_VERBS))
 CHECKLIST = CueSet.of(CHECKLIST_NO)
 BEFORE: dict[ContextKind, CueSet] = {
     ContextKind.NEGATION: NEGATION_BEFORE,
