@@ -47,6 +47,9 @@ class AlignmentFlag(StrEnum):
     (severity, grade, hedge, family history, plan, past history) falls outside."""
     ROW_JOIN = "row_join"
     """The record's words, but joining parts of different table rows."""
+    OCR_UNCERTAIN = "ocr_uncertain"
+    """The record text was read by OCR and a word in it fell below the confidence threshold:
+    a person must check it against the page image before it counts as evidence."""
     NEGATED = "negated"
     """A negation cue governs the aligned record text (informative)."""
 
@@ -58,6 +61,7 @@ BLOCKING_FLAGS = frozenset(
         AlignmentFlag.WORD_MISMATCH,
         AlignmentFlag.CONTEXT_CUT,
         AlignmentFlag.ROW_JOIN,
+        AlignmentFlag.OCR_UNCERTAIN,
     }
 )
 """Flags that make an extract not verified, whatever its status says."""

@@ -244,14 +244,40 @@ def align_extract(
     else:
         status = AlignmentStatus.FUZZY
     score = 100.0 if status is AlignmentStatus.EXACT else _similarity(extract, text)
-    return Alignment(
-        status=status,
-        source_id=source,
-        start=start,
-        end=end,
-        score=round(score, 2),
-        flags=tuple(flags),
-        diff=best.diff,
+    return _checked_against_ocr(
+        record,
+        Alignment(
+            status=status,
+            source_id=source,
+            start=start,
+            end=end,
+            score=round(score, 2),
+            flags=tuple(flags),
+            diff=best.diff,
+        ),
+    )
+
+
+def _checked_against_ocr(record: Record, alignment: Alignment) -> Alignment:
+    """A verified alignment over a word the OCR read below its confidence threshold is not
+    verified: FAILED with `ocr_uncertain`, so a person checks it against the page image."""
+    if not alignment.verified or alignment.start is None or alignment.end is None:
+        return alignment
+    doc = record.document(alignment.source_id or "")
+    if doc.ocr is None:
+        return alignment
+    start, end = alignment.start, alignment.end
+    doubtful = any(
+        s.source_id == doc.source_id and s.start < end and start < s.end
+        for s in doc.ocr.uncertain_spans(doc.source_id, doc.text)
+    )
+    if not doubtful:
+        return alignment
+    return alignment.model_copy(
+        update={
+            "status": AlignmentStatus.FAILED,
+            "flags": (*alignment.flags, AlignmentFlag.OCR_UNCERTAIN),
+        }
     )
 
 
@@ -274,14 +300,17 @@ def align_span(record: Record, source_id: str, start: int, end: int) -> Alignmen
         return Alignment(status=AlignmentStatus.FAILED, flags=(AlignmentFlag.EMPTY_EXTRACT,))
     found = _occurrence(doc, 0, first, last, quote, QuoteCues.of(quote))
     status = AlignmentStatus.EXACT if found.verified else AlignmentStatus.FAILED
-    return Alignment(
-        status=status,
-        source_id=source_id,
-        start=start,
-        end=end,
-        score=100.0,
-        flags=found.flags,
-        diff=found.diff,
+    return _checked_against_ocr(
+        record,
+        Alignment(
+            status=status,
+            source_id=source_id,
+            start=start,
+            end=end,
+            score=100.0,
+            flags=found.flags,
+            diff=found.diff,
+        ),
     )
 
 
