@@ -1,149 +1,357 @@
-"""Context around a mention: negation, hypothetical wording, history that has resolved.
+"""What a mention means for the patient: negated, a relative's, hypothetical, planned, history.
 
-The record screen reads negation its own way, on purpose: a negated mention does not fire
-a gate, so here a cue's scope is narrower (short cues stop at a comma, report verbs end
-it) than in `concord.evidence.negation`, which decides whether an extract may be reported
-as verified and so errs towards "negated". The two share the clause terminators. The
-rules, in one place:
+The screen reads context with its own rules, on purpose narrower than those of evidence
+verification: here a negated mention does not fire a gate, so a cue only counts inside its
+clause. The word lists live in `resources/lexicon/context.json` (`Cues`); the rules, in
+the order they are tried:
 
-* A negation cue ("no", "denies", "negative for", "no history of", "never received",
-  "without", "nil") before a mention negates it when both are in the same clause: the
-  scope ends at a line break or sentence end, at the terminators ("but", "however",
-  "although", "except"...), at report verbs ("shows", "confirmed", "diagnosed"...), and
-  is at most `NEGATION_WINDOW` characters. Short cues ("no", "not", "without", "nil")
-  also stop at a comma, so "No fever, CXR: RLL pneumonia" still fires; list cues
-  ("denies", "no history of", "negative for") run over commas ("denies chest pain, SOB
-  or syncope").
-* A cue after the mention in the same clause ("pneumonia excluded", "consolidation not
-  seen") negates it too.
-* Hypothetical wording ("risk of", "to prevent", "watch for", "if") is treated as a
-  negation: it is not a finding in the patient.
-* History that has resolved is only a reason not to fire for *state* gates (a chest
-  infection, ischaemia), never for exposures (bleomycin, a stent): the sentence says
-  "resolved", "fully recovered", "previous", "history of", "as a child", or dates the
-  event more than `HISTORICAL_DAYS` before the reference date, and does not also say
-  "current", "now", "ongoing", "active" or "new".
+1. Section: anything under a family-history heading is a relative's; anything under a
+   protocol, consent or advice heading is general text (hypothetical).
+2. A checklist answer after the mention: "Chest pain: N", "Bleomycin exposure: none",
+   "Recent chest infection? No".
+3. A negation right after the mention, in its clause: "pneumonia excluded", "bleomycin-free",
+   "consolidation - not seen" (but "bleomycin omitted after cycle 2" still is exposure).
+4. A negation cue before the mention in its clause: list cues ("denies", "no history of",
+   "negative for") run over commas ("denies chest pain, SOB or syncope"); short cues ("no",
+   "not", "without", "nil") stop at a comma, so "No fever, CXR: RLL pneumonia" still
+   fires. Pseudo-negations ("not excluded", "no improvement") are not negations.
+5. A relative as the subject of the clause: "mother had a DES", "brother, who had BEP";
+   not a relative who reports ("daughter reports he has had a chest infection").
+6. Hypothetical wording in the clause: "risk of", "if", "to exclude", "safety-netted for",
+   "risks include", and after the mention "as per protocol", "surveillance", "risk".
+7. Interventions only (a drug, a stent): planned, not given - "plan to start ABVD",
+   "awaiting PCI", "BEP to start next week", under a "Plan:" heading, or dated after the
+   record's present - unless the clause also says it was given ("cycle 1 given").
+8. History, as the gate allows (`HistoryPolicy`): exposures count whenever they happened;
+   states (an infection, ischaemia) resolve - the sentence says "resolved", "previous",
+   "as a child", the mention is in the past medical history, or it is dated more than
+   `HISTORICAL_DAYS` before the reference date - unless the sentence says it is current
+   ("ongoing", "still", "on antibiotics"); structural findings (severe AS) resolve only when
+   the record says so or names what resolved them (a past valve replacement).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
+from enum import StrEnum
 
-from concord.evidence.negation import TERMINATORS
-from concord.screen.dates import dates_in
+from concord.screen.cues import Cues, CueSet
+from concord.screen.dates import times_in
+from concord.screen.document import ReadDocument
+from concord.screen.sections import SectionKind
 
-NEGATION_WINDOW = 60  # characters between the end of a cue and the mention
-POST_NEGATION_WINDOW = 30
-HISTORICAL_DAYS = 56  # an event dated > 8 weeks before surgery is history
+NEGATION_WINDOW = 70  # characters between the end of a cue and the mention
+FAMILY_WINDOW = 90
+HYPOTHETICAL_WINDOW = 90
+POST_WINDOW = 40
+HISTORICAL_DAYS = 56  # an event dated more than 8 weeks before surgery is history
+CHECKLIST_LABEL_WORDS = 5  # words allowed between a mention and its checklist answer
 
-_LIST_CUES = (
-    r"denies|denied|deny|denying|no\s+(?:past\s+|previous\s+|prior\s+|known\s+|personal\s+)?"
-    r"(?:history|hx|h/o|evidence|signs?|symptoms?|features?|suggestion|previous)(?:\s+of)?|"
-    r"negative\s+for|-ve\s+for|neg\s+for|free\s+of|never\s+(?:had|received|been\s+given|"
-    r"treated\s+with|given|exposed\s+to)|not\s+(?:had|received|been\s+given|been\s+treated\s+with|"
-    r"exposed\s+to)|no\s+known|absence\s+of|ruled\s+out|excluded|not\s+known\s+to\s+have|"
-    r"did\s+not\s+(?:receive|have)|has\s+not\s+(?:had|received)|no\s+exposure\s+to|"
-    r"no\s+further|resolution\s+of|resolved"
-)
-_SHORT_CUES = r"no|not|without|nil|non|none"
-_HYPOTHETICAL_CUES = (
-    r"(?:at\s+)?risks?\s+of|to\s+(?:prevent|avoid|reduce)|prevention\s+of|prophylaxis\s+(?:against|"
-    r"for)|watch\s+(?:out\s+)?for|monitor\s+for|safety[\s-]*netted\s+(?:for|about)|signs\s+of|"
-    r"in\s+case\s+of|if|unless|should\s+(?:she|he|they|the\s+patient)\s+develop"
-)
-_CUE_RE = re.compile(
-    rf"(?<![A-Za-z0-9])(?:(?P<list>{_LIST_CUES})|(?P<hyp>{_HYPOTHETICAL_CUES})|"
-    rf"(?P<short>{_SHORT_CUES}))(?![A-Za-z0-9])",
+_CLAUSE_BREAK_RE = re.compile(r"[.;:!?](?=\s|$)|\n(?![ \t]*[a-z])|\(|\)")
+_SENTENCE_BREAK_RE = re.compile(r"[.;!?](?=\s|$)|\n(?![ \t]*[a-z])")
+_FAMILY_BREAK_RE = re.compile(
+    r"[.;!?](?=\s|$)|\n|(?<![A-Za-z])(?:but|however|whereas|although|though)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_TERMINATOR_WORDS = "|".join(r"\s+".join(map(re.escape, t.split())) for t in TERMINATORS)
-_REPORT_WORDS = (
-    r"shows?|showed|shown|showing|reveal(?:s|ed)?|demonstrat(?:es|ed)|confirm(?:s|ed)|"
-    r"consistent\s+with|diagnosed|found|now|currently|presents?|presented|presenting|admitted|"
-    r"started|commenced|has|had|with|on"
-)
-_SCOPE_BREAK_RE = re.compile(
-    rf"[.;:!?](?:\s|$)|\n|(?<![A-Za-z])(?:{_TERMINATOR_WORDS}|{_REPORT_WORDS})(?![A-Za-z])",
+_POST_LEAD_RE = re.compile(
+    r"[\s:,\-–(]*(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)\s+)*",
     re.IGNORECASE,
 )
-_POST_NEGATION_RE = re.compile(
-    r"[\s:,\-–]*(?:(?:is|was|were|are|has\s+been|have\s+been|now)\s+)?"
-    r"(?P<cue>excluded|ruled\s+out|not\s+(?:seen|found|present|detected|identified|demonstrated"
-    r"|confirmed|shown)|absent|negative|neg|unlikely|nil|none|resolved|fully\s+resolved)"
-    r"(?![A-Za-z])",
+_EXPOSED_ANYWAY_RE = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:after|from\s+(?:cycle|c)\s*[2-9]|from\s+the\s+(?:second|third))",
     re.IGNORECASE,
 )
-_SENTENCE_END_RE = re.compile(r"[.;!?](?=\s|$)|\n")
-_HISTORY_RE = re.compile(
-    r"(?<![A-Za-z])(?:resolved|fully\s+recovered|recovered|cleared|completed\s+(?:a\s+)?"
-    r"(?:course|treatment)|successfully\s+treated|treated\s+in|previous|previously|prior|past|"
-    r"remote|old|h/o|hx\s+of|history\s+of|as\s+a\s+child|in\s+childhood|childhood|"
-    r"years\s+ago|\d+\s*(?:years?|yrs?)\s+ago|last\s+year|in\s+the\s+past)(?![A-Za-z])",
-    re.IGNORECASE,
-)
-_CURRENT_RE = re.compile(
-    r"(?<![A-Za-z])(?:current|currently|now|ongoing|active|new|acute|this\s+week|today|"
-    r"presenting|presents|started\s+on|commenced|on\s+antibiotics|being\s+treated|unresolved|"
-    r"not\s+resolved|persistent|persisting)(?![A-Za-z])",
-    re.IGNORECASE,
-)
-_MASK_RE = re.compile(
-    r"\([^()\n]*[A-Za-zµ][^()\n]*\)|\[[^\[\]\n]*\]|"
-    r"(?<![A-Za-z0-9])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}|\d{1,2}:\d{2})"
-    r"(?![A-Za-z0-9])"
-)
+_CHECK_SEPARATOR_RE = re.compile(r"[ \t]*(?:[:?=|\-–]+|\t|[ ]{2,})[ \t:?\-–]*")
+_FIELD_END_RE = re.compile(r"[ \t]*(?:$|\n|[,;.|]|\t|[ ]{2,}|\))")
+_WORD_RE = re.compile(r"[A-Za-z0-9'/+]+")
 
 
-def sentence_bounds(text: str, start: int, end: int, reach: int = 300) -> tuple[int, int]:
-    """The sentence (or line) around text[start:end], at most `reach` characters each side."""
-    left = max(0, start - reach)
-    for m in _SENTENCE_END_RE.finditer(text, left, start):
-        left = m.end()
-    right_match = _SENTENCE_END_RE.search(text, end, min(len(text), end + reach))
-    right = right_match.start() if right_match else min(len(text), end + reach)
-    return left, right
+class Reason(StrEnum):
+    """Why a mention does not fire."""
+
+    NEGATED = "negated"
+    ANSWERED_NO = "answered no"
+    FAMILY = "family history"
+    HYPOTHETICAL = "hypothetical"
+    PLANNED = "planned, not given"
+    HISTORY = "history"
 
 
-def negation_cue_before(text: str, start: int) -> str | None:
-    """The negation or hypothetical cue that governs a mention starting at `start`."""
-    window_start = max(0, start - NEGATION_WINDOW - 40)
-    found: str | None = None
-    for cue in _CUE_RE.finditer(text, window_start, start):
-        between = text[cue.end() : start]
-        if len(between) > NEGATION_WINDOW or _SCOPE_BREAK_RE.search(between):
-            continue
-        if cue.group("short") and "," in between:
-            continue
-        found = cue.group(0)
-    return " ".join(found.split()) if found else None
+class HistoryPolicy(StrEnum):
+    """What past mentions mean for a gate."""
+
+    COUNTS = "counts"  # an exposure: bleomycin given in 2005 still counts
+    RESOLVES = "resolves"  # a state: pneumonia in 2019 is history
+    EXPLICIT = "explicit"  # structural: only "resolved" or a past intervention resolves it
 
 
-def negation_cue_after(text: str, end: int) -> str | None:
-    """A cue right after a mention: "pneumonia excluded", "consolidation: not seen"."""
-    m = _POST_NEGATION_RE.match(text, end, min(len(text), end + POST_NEGATION_WINDOW))
-    return " ".join(m.group("cue").split()) if m else None
+@dataclass(frozen=True)
+class Verdict:
+    reason: Reason
+    cue: str
+
+    def describe(self, term: str) -> str:
+        return f"'{term}': {self.reason.value} ('{self.cue}')"
 
 
-def historical_cue(text: str, start: int, end: int, reference: date) -> str | None:
-    """Why the mention is resolved history, or None when it may be current."""
-    left, right = sentence_bounds(text, start, end)
-    sentence_before, sentence_after = text[left:start], text[end:right]
-    if _CURRENT_RE.search(sentence_before) or _CURRENT_RE.search(sentence_after):
+@dataclass(frozen=True)
+class Situation:
+    """What the context rules need to know about the gate and the record."""
+
+    intervention: bool = False
+    history: HistoryPolicy = HistoryPolicy.COUNTS
+    reference: date | None = None  # surgery date, else the record's present
+    resolved_by: frozenset[str] = frozenset()  # concepts whose past mention resolves it
+
+
+class ContextReader:
+    def __init__(self, cues: Cues) -> None:
+        self.cues = cues
+        self._answer_no_re = re.compile(
+            r"(?P<label>(?:[)\]]|[ \t]*\([^)\n]{0,30}\)|[ \t]+[A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*)"
+            rf"{{0,{CHECKLIST_LABEL_WORDS}}}?)"
+            r"(?P<sep>[ \t]*(?:[:?=|]+|\t|[ ]{2,}|[-–](?=[ \t]))[ \t:?\-–]*)"
+            rf"(?P<answer>{cues.checklist_no_alternation})(?![A-Za-z0-9/])"
+            r"(?=[ \t]*(?:$|\n|[,;.|)]|\t|[ ]{2,}))",
+            re.IGNORECASE,
+        )
+
+    # -- public ---------------------------------------------------------------------------
+
+    def verdict(
+        self, d: ReadDocument, start: int, end: int, situation: Situation
+    ) -> Verdict | None:
+        """Why the mention text[start:end] is not a finding in the patient, or None."""
+        return (
+            self._section(d, start)
+            or self.answered_no(d, end)
+            or self.negated_after(d, end)
+            or self.negated_before(d, start)
+            or self.family(d, start, end)
+            or self.hypothetical(d, start, end)
+            or (self.planned(d, start, end, situation) if situation.intervention else None)
+            or self.history(d, start, end, situation)
+        )
+
+    def value_verdict(self, d: ReadDocument, start: int, end: int) -> Verdict | None:
+        """Context that makes a written value not the patient's result: a relative's, a
+        protocol's, a hypothetical."""
+        return (
+            self._section(d, start)
+            or self.family(d, start, end)
+            or self.hypothetical(d, start, end)
+        )
+
+    # -- the rules ------------------------------------------------------------------------
+
+    def _section(self, d: ReadDocument, start: int) -> Verdict | None:
+        section = d.sections.at(start)
+        if section is None:
+            return None
+        if section.kind is SectionKind.FAMILY:
+            return Verdict(Reason.FAMILY, section.header)
+        if section.kind is SectionKind.PROTOCOL:
+            return Verdict(Reason.HYPOTHETICAL, section.header)
         return None
-    cue = _HISTORY_RE.search(sentence_before) or _HISTORY_RE.search(sentence_after)
-    if cue is not None:
-        return " ".join(cue.group(0).split())
-    cutoff = reference - timedelta(days=HISTORICAL_DAYS)
-    for when in dates_in(text, left, right):
-        if when.latest is not None and when.latest < cutoff:
-            return f"dated {text[when.start : when.end]}"
-    return None
+
+    def answered_no(self, d: ReadDocument, end: int) -> Verdict | None:
+        """A form answer: the mention, a few label words, a separator, then a 'no' word."""
+        _, line_end = d.line_bounds(end)
+        m = self._answer_no_re.match(d.text, end, min(line_end, end + 90))
+        if m is None:
+            return None
+        return Verdict(Reason.ANSWERED_NO, " ".join(m.group("answer").split()))
+
+    def negated_after(self, d: ReadDocument, end: int) -> Verdict | None:
+        """A cue right after the mention: "pneumonia excluded", "bleomycin-free"."""
+        text = d.text
+        lead = _POST_LEAD_RE.match(text, end, min(len(text), end + POST_WINDOW))
+        pos = lead.end() if lead else end
+        if "," in text[end:pos] or "\n" in text[end:pos]:
+            return None
+        m = self.cues.negation_after.match(text, pos)
+        if m is None or self._pseudo_at(text, m.start(), m.end()):
+            return None
+        cue = " ".join(m.group().split())
+        if cue.lower() in ("omitted", "withheld") and _EXPOSED_ANYWAY_RE.match(
+            text, m.end(), min(len(text), m.end() + 40)
+        ):
+            return None  # "omitted after cycle 2": it was given before
+        return Verdict(Reason.NEGATED, cue)
+
+    def negated_before(self, d: ReadDocument, start: int) -> Verdict | None:
+        """The negation cue that governs a mention starting at `start`, in its clause."""
+        text = d.text
+        low = max(0, start - NEGATION_WINDOW - 40)
+        found: str | None = None
+        for regex, short in ((self.cues.negation_list, False), (self.cues.negation_short, True)):
+            for cue in regex.finditer(text, low, start):
+                between = text[cue.end() : start]
+                if len(between) > NEGATION_WINDOW or not self._same_clause(between):
+                    continue
+                if short and ("," in between or len(between.split()) > 6):
+                    continue
+                if self._pseudo_at(text, cue.start(), cue.end()):
+                    continue
+                found = cue.group()
+        return Verdict(Reason.NEGATED, " ".join(found.split())) if found else None
+
+    def family(self, d: ReadDocument, start: int, end: int) -> Verdict | None:
+        """A relative is the subject: "mother had ...", "FHx of ...", "MI (father)"."""
+        text = d.text
+        left = max(0, start - FAMILY_WINDOW)
+        for m in _FAMILY_BREAK_RE.finditer(text, left, start):
+            left = m.end()
+        relative = None
+        for m in self.cues.relatives.finditer(text, left, start):
+            relative = m
+        if relative is not None:
+            between = text[relative.end() : start]
+            lead = text[max(left, relative.start() - 16) : relative.start()]
+            if not (
+                self.cues.informant.search(between)
+                or self.cues.self_subject.search(between)
+                or _OBJECT_OF_RE.search(lead)
+            ):
+                return Verdict(Reason.FAMILY, relative.group())
+        after = _RELATIVE_AFTER_RE.match(text, end, min(len(text), end + 30))
+        if after is not None and self.cues.relatives.fullmatch(after.group("who")):
+            return Verdict(Reason.FAMILY, after.group("who"))
+        return None
+
+    def hypothetical(self, d: ReadDocument, start: int, end: int) -> Verdict | None:
+        """Wording that makes the mention a possibility, a risk or a protocol, not a fact."""
+        text = d.text
+        low = max(0, start - HYPOTHETICAL_WINDOW)
+        found: str | None = None
+        for cue in self.cues.hypothetical_before.finditer(text, low, start):
+            between = text[cue.end() : start]
+            if self._same_clause(between, terminators=False):
+                found = cue.group()
+        if found is None:
+            right = min(len(text), end + POST_WINDOW)
+            after = self.cues.hypothetical_after.search(text, end, right)
+            if after is not None and self._same_clause(
+                text[end : after.start()], terminators=False
+            ):
+                found = after.group()
+        return Verdict(Reason.HYPOTHETICAL, " ".join(found.split())) if found else None
+
+    def planned(
+        self, d: ReadDocument, start: int, end: int, situation: Situation
+    ) -> Verdict | None:
+        """An intervention not yet given: "plan to start ABVD", "PCI planned", "Plan: BEP"."""
+        text = d.text
+        left, right = self._clause(d, start, end)
+        clause = text[left:right]
+        if self.cues.done.search(clause):
+            return None
+        section = d.sections.at(start)
+        if section is not None and section.kind is SectionKind.PLAN:
+            return Verdict(Reason.PLANNED, section.header)
+        for cue in self.cues.planned_before.finditer(text, max(left, start - 60), start):
+            if self.cues.filler.fullmatch(text, cue.end(), start):
+                return Verdict(Reason.PLANNED, " ".join(cue.group().split()))
+        after = self.cues.planned_after.search(text, end, min(right, end + 45))
+        if after is not None and len(text[end : after.start()].split()) <= 3:
+            return Verdict(Reason.PLANNED, " ".join(after.group().split()))
+        present = situation.reference or d.written
+        if present is not None:
+            for when in times_in(text, left, right):
+                if when.days_ago is None and when.earliest is not None and when.earliest > present:
+                    return Verdict(Reason.PLANNED, f"dated {text[when.start : when.end]}")
+        return None
+
+    def history(
+        self, d: ReadDocument, start: int, end: int, situation: Situation
+    ) -> Verdict | None:
+        """Why the mention is resolved history, as the gate's history policy allows."""
+        if situation.history is HistoryPolicy.COUNTS:
+            return None
+        text = d.text
+        left, right = d.sentence_bounds(start, end)
+        parts = (text[left:start], text[end:right])
+        if any(self._current(part) for part in parts):
+            return None
+        resolution = self._first(self.cues.resolution, parts)
+        if resolution is not None:
+            return Verdict(Reason.HISTORY, resolution)
+        if situation.history is HistoryPolicy.EXPLICIT:
+            return self._resolved_by(d, left, right, situation)
+        if self._first(self.cues.recent, parts) is not None:
+            return None
+        cue = self._first(self.cues.history, parts)
+        if cue is not None:
+            return Verdict(Reason.HISTORY, cue)
+        section = d.sections.at(start)
+        if section is not None and section.kind is SectionKind.HISTORY:
+            return Verdict(Reason.HISTORY, section.header)
+        reference = situation.reference or d.written
+        times = times_in(text, left, right)
+        if reference is not None and times:
+            nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
+            anchor = d.written or reference
+            _, latest = nearest.interval(anchor)
+            if latest < reference - timedelta(days=HISTORICAL_DAYS):
+                return Verdict(Reason.HISTORY, f"dated {text[nearest.start : nearest.end]}")
+        return None
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _resolved_by(
+        self, d: ReadDocument, left: int, right: int, situation: Situation
+    ) -> Verdict | None:
+        done = Situation(intervention=True, reference=situation.reference)
+        for m in d.of(situation.resolved_by):
+            if not left <= m.start < right:
+                continue
+            if self.planned(d, m.start, m.end, done) is None and not self.hypothetical(
+                d, m.start, m.end
+            ):
+                return Verdict(Reason.HISTORY, f"treated: {d.text[m.start : m.end]}")
+        return None
+
+    def _current(self, part: str) -> bool:
+        return self.cues.current.search(part) is not None
+
+    @staticmethod
+    def _first(regex: CueSet, parts: tuple[str, str]) -> str | None:
+        for part in parts:
+            m = regex.search(part)
+            if m is not None:
+                return " ".join(m.group().split())
+        return None
+
+    def _same_clause(self, between: str, *, terminators: bool = True) -> bool:
+        if _CLAUSE_BREAK_RE.search(between):
+            return False
+        return not (terminators and self.cues.terminators.search(between))
+
+    def _clause(self, d: ReadDocument, start: int, end: int) -> tuple[int, int]:
+        text = d.text
+        left = max(0, start - 150)
+        for m in _CLAUSE_BREAK_RE.finditer(text, left, start):
+            left = m.end()
+        right_match = _CLAUSE_BREAK_RE.search(text, end, min(len(text), end + 150))
+        right = right_match.start() if right_match else min(len(text), end + 150)
+        return left, right
+
+    def _pseudo_at(self, text: str, start: int, end: int) -> bool:
+        for m in self.cues.pseudo.finditer(text, max(0, start - 25), min(len(text), end + 30)):
+            if m.start() <= start < m.end() or start <= m.start() < end:
+                return True
+        return False
 
 
-def masked(text: str) -> str:
-    """`text` with bracketed remarks, dates and times blanked (same length, same offsets).
-
-    Used to read values: "K+ (mmol/L) 12/10/2026: 6.3 [3.5-5.3]" reads as K+ 6.3.
-    """
-    return _MASK_RE.sub(lambda m: " " * len(m.group()), text)
+_OBJECT_OF_RE = re.compile(
+    r"(?<![A-Za-z])(?:with|by|to|from|and|for|after|lives\s+with|looks\s+after|cares\s+for|"
+    r"carer\s+for|seen\s+with|accompanied\s+by)\s+(?:his|her|their|the|a)?\s*$",
+    re.IGNORECASE,
+)
+_RELATIVE_AFTER_RE = re.compile(
+    r"[ \t]*(?:\(|-|–|,|:)?[ \t]*(?:in\s+)?(?:his\s+|her\s+|the\s+)?(?:maternal\s+|paternal\s+)?"
+    r"(?P<who>[A-Za-z]+)(?:\s+aged\s+\d+)?[ \t]*(?:\)|,|;|\.|$)",
+    re.IGNORECASE,
+)

@@ -2,7 +2,14 @@
 
 A written time is read as an interval of possible dates: "20/10/2026" is one day, "March
 2026" is the whole month, "2019" the whole year, "6 weeks ago" (or "6/52 ago") is the
-anchor date minus six weeks. UK order (day/month/year) is assumed for numeric dates.
+anchor date minus six weeks, "in August" the last August up to the anchor. UK order
+(day/month/year) is assumed for numeric dates unless the day cannot be a month ("10/14/2026"
+is 14 October). A date with no year ("12/10") is read only beside a lab value
+(`short_date_at`), where it takes the last such day up to the anchor.
+
+`RecordClock` holds the dates a record states about itself: the planned surgery date, each
+document's own date, and the record's present (the latest document date, else the latest
+full date written anywhere, else today).
 """
 
 from __future__ import annotations
@@ -33,18 +40,22 @@ _MONTHS = {
     for name in names
 }
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"  # noqa: E501
+_MONTH_WORD = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"  # noqa: E501
 _B = r"(?<![A-Za-z0-9])"
 _A = r"(?![A-Za-z0-9])"
 DATE_RE = re.compile(
     "|".join(
         [
             rf"{_B}(?P<iy>(?:19|20)\d\d)-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}}){_A}",
-            rf"{_B}(?P<nd>\d{{1,2}})[/.\-](?P<nm>\d{{1,2}})[/.\-](?P<ny>(?:19|20)\d\d|\d\d){_A}",
+            rf"{_B}(?P<nd>\d{{1,2}})(?P<ns>[/.\-])(?P<nm>\d{{1,2}})(?P=ns)(?P<ny>(?:19|20)\d\d|\d\d){_A}",
+            rf"{_B}(?P<hd>\d{{1,2}})[\-\s](?P<hm>{_MONTH})\.?[\-\s](?P<hy>(?:19|20)\d\d|\d\d){_A}",
             rf"{_B}(?P<td>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<tm>{_MONTH})\.?,?\s+(?P<ty>(?:19|20)\d\d){_A}",
             rf"{_B}(?P<um>{_MONTH})\.?\s+(?P<ud>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<uy>(?:19|20)\d\d){_A}",
             rf"{_B}(?P<mm>{_MONTH})\.?,?\s+(?P<my>(?:19|20)\d\d){_A}",
             rf"{_B}(?P<sm>\d{{1,2}})/(?P<sy>(?:19|20)\d\d){_A}",
-            rf"{_B}(?P<yy>(?:19[5-9]|20\d)\d){_A}(?!\s*(?:mg|mcg|ml|mL|units|kg|g|%|mmol|x))",
+            rf"{_B}(?P<yy>(?:19[5-9]|20\d)\d){_A}(?!\s*(?:mg|mcg|ml|mL|units|kg|g|%|mmol|x|IU|iu))",
+            rf"(?<![A-Za-z0-9])(?:in|since|during|early|mid|late|end\s+of|beginning\s+of|start\s+of)"
+            rf"\s+(?P<om>{_MONTH_WORD}){_A}(?!\.?,?\s*(?:\d|'\d))",
         ]
     ),
     re.IGNORECASE,
@@ -103,28 +114,58 @@ _SURGERY_DATE_RE = re.compile(
 )
 _DOCUMENT_DATE_RE = re.compile(
     r"^[ \t]*(?:date(?:\s+of\s+(?:letter|clinic|report|review|assessment|test|study|issue|"
-    r"appointment|scan|echo))?|clinic\s+date|report\s+date|letter\s+date|dictated|reported|"
-    r"typed|seen\s+on|dated|collected|sample\s+date)[ \t]*[:\-–]?[ \t]*",
+    r"appointment|scan|echo|visit|consultation|attendance))?|clinic\s+date|report\s+date|"
+    r"letter\s+date|visit\s+date|dictated|reported|typed|seen\s+(?:in\s+clinic\s+)?on|dated|"
+    r"collected|sample\s+date|clinic|date\s+seen|assessment\s+date|"
+    r"(?:pre-?\s*operative|pre-?\s*op|anaesthetic|cardiology|respiratory|haematology|oncology|"
+    r"renal|surgical|outpatient)\s+(?:assessment\s+)?(?:clinic|review|assessment|letter)"
+    r"(?:\s+(?:on|date))?)[ \t]*[:\-–,]?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
+)
+_LINE_WITH_DATE_RE = re.compile(r"^[ \t]*[^\n]{0,25}\d[^\n]{0,30}$", re.MULTILINE)
+_PLANNED_FOR_RE = re.compile(
+    r"(?<![A-Za-z])(?:planned|scheduled|booked|listed|provisionally\s+booked)\s+(?:for|on)\s+"
+    r"(?:the\s+)?",
+    re.IGNORECASE,
+)
+_OPERATION_RE = re.compile(
+    r"(?<![A-Za-z])(?:surgery|operation|procedure|repair|replacement|resection|"
+    r"[a-z]+(?:ectomy|otomy|ostomy|plasty|pexy|scopy))(?![A-Za-z])",
+    re.IGNORECASE,
 )
 
 
 @dataclass(frozen=True)
 class TimeMention:
-    """A written time: the span and the interval of dates it can mean (None = relative)."""
+    """A written time: the span and the interval of dates it can mean.
+
+    Absolute dates carry `earliest`/`latest`; relative times ("6 weeks ago") carry
+    `days_ago`; a month with no year ("in August") carries `month`. The last two are
+    resolved against an anchor date by `interval`."""
 
     start: int
     end: int
     earliest: date | None
     latest: date | None
     days_ago: tuple[float, float] | None  # relative: (fewest, most) days before the anchor
+    month: int | None = None  # a month with no year: the last one up to the anchor
 
     def interval(self, anchor: date) -> tuple[date, date]:
         if self.days_ago is not None:
             fewest, most = self.days_ago
             return anchor - timedelta(days=round(most)), anchor - timedelta(days=round(fewest))
+        if self.month is not None:
+            year = anchor.year if self.month <= anchor.month else anchor.year - 1
+            return date(year, self.month, 1), _month_end(year, self.month)
         assert self.earliest is not None and self.latest is not None
         return self.earliest, self.latest
+
+    @property
+    def exact_day(self) -> date | None:
+        """The one day this time names, when it names one absolute day."""
+        if self.earliest is not None and self.earliest == self.latest:
+            return self.earliest
+        return None
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:
@@ -139,42 +180,78 @@ def _month_end(year: int, month: int) -> date:
     return following - timedelta(days=1)
 
 
+def _numeric_day(year: int, first: int, second: int) -> date | None:
+    """Day/month, or month/day when the second field cannot be a month ("10/14/2026")."""
+    if second > 12 >= first:
+        return _safe_date(year, first, second)
+    return _safe_date(year, second, first)
+
+
+def _year(written: str) -> int:
+    year = int(written)
+    return year + 2000 if year < 100 else year
+
+
 def _date_interval(m: re.Match[str]) -> tuple[date, date] | None:
     g = m.groupdict()
+    day: date | None = None
     if g["iy"]:
         day = _safe_date(int(g["iy"]), int(g["im"]), int(g["id"]))
-        return (day, day) if day else None
-    if g["nd"]:
-        year = int(g["ny"])
-        year = year + 2000 if year < 100 else year
-        day = _safe_date(year, int(g["nm"]), int(g["nd"]))
-        return (day, day) if day else None
-    if g["td"]:
+    elif g["nd"]:
+        day = _numeric_day(_year(g["ny"]), int(g["nd"]), int(g["nm"]))
+    elif g["hd"]:
+        day = _safe_date(_year(g["hy"]), _MONTHS[g["hm"].lower()], int(g["hd"]))
+    elif g["td"]:
         day = _safe_date(int(g["ty"]), _MONTHS[g["tm"].lower()], int(g["td"]))
-        return (day, day) if day else None
-    if g["um"]:
+    elif g["um"]:
         day = _safe_date(int(g["uy"]), _MONTHS[g["um"].lower()], int(g["ud"]))
-        return (day, day) if day else None
-    if g["mm"] or g["sm"]:
+    elif g["mm"] or g["sm"]:
         year = int(g["my"] or g["sy"])
         month = _MONTHS[g["mm"].lower()] if g["mm"] else int(g["sm"])
         if not 1 <= month <= 12:
             return None
         return date(year, month, 1), _month_end(year, month)
-    if g["yy"]:
+    elif g["yy"]:
         year = int(g["yy"])
         return date(year, 1, 1), date(year, 12, 31)
-    return None
+    return (day, day) if day else None
 
 
 def dates_in(text: str, start: int = 0, end: int | None = None) -> list[TimeMention]:
-    """Absolute dates written in text[start:end]."""
+    """Absolute dates (and months with no year) written in text[start:end]."""
     out: list[TimeMention] = []
     for m in DATE_RE.finditer(text, start, len(text) if end is None else end):
+        if m.group("om"):
+            month = _MONTHS[m.group("om").lower()]
+            out.append(TimeMention(m.start("om"), m.end(), None, None, None, month))
+            continue
         interval = _date_interval(m)
         if interval is not None:
             out.append(TimeMention(m.start(), m.end(), interval[0], interval[1], None))
     return out
+
+
+_SHORT_DATE_RE = re.compile(
+    r"(?<![A-Za-z0-9./\-])(?P<d>\d{1,2})/(?P<m>\d{1,2})(?![\d.]|/\d)"
+    r"(?!\s*(?:ago|prior|post|mg|ml|units|x|%|mmol))"
+)
+
+
+def short_date_at(text: str, start: int, end: int, anchor: date) -> TimeMention | None:
+    """A day and month with no year ("12/10", "12.10") in text[start:end], read as the last
+    such day up to `anchor`; None if there is none or it cannot be a date."""
+    m = _SHORT_DATE_RE.search(text, start, end)
+    if m is None:
+        return None
+    day, month = int(m.group("d")), int(m.group("m"))
+    when = _safe_date(anchor.year, month, day)
+    if when is None:
+        return None
+    if when > anchor:
+        when = _safe_date(anchor.year - 1, month, day)
+        if when is None:
+            return None
+    return TimeMention(m.start(), m.end(), when, when, None)
 
 
 def durations_in(text: str, start: int = 0, end: int | None = None) -> list[TimeMention]:
@@ -210,20 +287,83 @@ def times_in(text: str, start: int = 0, end: int | None = None) -> list[TimeMent
     return sorted(durations + dates, key=lambda t: t.start)
 
 
+def _labelled_date(text: str, label_re: re.Pattern[str], reach: int = 40) -> date | None:
+    for label in label_re.finditer(text):
+        found = dates_in(text, label.end(), min(len(text), label.end() + reach))
+        if found and found[0].start - label.end() < 5 and found[0].exact_day:
+            return found[0].exact_day
+    return None
+
+
 def surgery_date(texts: list[str]) -> date | None:
-    """The planned date of surgery, if any document states it ("Planned surgery date: ...")."""
+    """The planned date of surgery, if any document states it: "Planned surgery date: ...",
+    "TCI 24/03/2027", or a sentence naming the operation and "planned for <date>"."""
     for text in texts:
-        for label in _SURGERY_DATE_RE.finditer(text):
-            found = dates_in(text, label.end(), min(len(text), label.end() + 40))
-            if found and found[0].start - label.end() < 5 and found[0].earliest == found[0].latest:
-                return found[0].latest
+        found = _labelled_date(text, _SURGERY_DATE_RE)
+        if found is not None:
+            return found
+    for text in texts:
+        for m in _PLANNED_FOR_RE.finditer(text):
+            sentence_start = max(
+                text.rfind(". ", 0, m.start()), text.rfind("\n\n", 0, m.start()), 0
+            )
+            if not _OPERATION_RE.search(text, sentence_start, m.start()):
+                continue
+            found_dates = dates_in(text, m.end(), min(len(text), m.end() + 30))
+            if found_dates and found_dates[0].start - m.end() < 3 and found_dates[0].exact_day:
+                return found_dates[0].exact_day
     return None
 
 
 def document_date(text: str) -> date | None:
-    """The date a document was written, from a "Date: ..." style line near its top."""
-    for label in _DOCUMENT_DATE_RE.finditer(text):
-        found = dates_in(text, label.end(), min(len(text), label.end() + 40))
-        if found and found[0].start - label.end() < 5 and found[0].earliest == found[0].latest:
-            return found[0].latest
+    """The date a document was written: a "Date: ..." / "Clinic date: ..." style line, a
+    clinic heading with its date ("Pre-operative assessment clinic - 09/03/2027"), or a line
+    near the top that is only a date."""
+    found = _labelled_date(text, _DOCUMENT_DATE_RE)
+    if found is not None:
+        return found
+    head = text[:600]
+    for line in _LINE_WITH_DATE_RE.finditer(head):
+        dates = dates_in(head, line.start(), line.end())
+        if dates and dates[0].exact_day:
+            return dates[0].exact_day
     return None
+
+
+@dataclass(frozen=True)
+class RecordClock:
+    """The dates a record states about itself."""
+
+    surgery: date | None
+    documents: tuple[date | None, ...]  # each document's own date, in record order
+    present: date  # the record's today: latest document date, else latest date written
+
+    @property
+    def reference(self) -> date:
+        """What recency is measured against: the planned surgery, else the record's present."""
+        return self.surgery or self.present
+
+    def anchor(self, index: int) -> date:
+        """What "6 weeks ago" in document `index` counts back from."""
+        return self.documents[index] or self.present
+
+
+def record_clock(
+    texts: list[str], today: date, documents: tuple[date | None, ...] | None = None
+) -> RecordClock:
+    """Surgery date, document dates and the record's present, from the texts themselves
+    (`documents`: each text's own date, when already read)."""
+    if documents is None:
+        documents = tuple(document_date(text) for text in texts)
+    dated = [d for d in documents if d is not None]
+    if dated:
+        present = max(dated)
+    else:
+        written = [
+            t.exact_day
+            for text in texts
+            for t in dates_in(text)
+            if t.exact_day is not None and t.exact_day <= today
+        ]
+        present = max(written) if written else today
+    return RecordClock(surgery_date(texts), documents, present)

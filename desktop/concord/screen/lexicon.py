@@ -6,7 +6,14 @@ expressions for the awkward cases (a bare "K" only counts as potassium when a nu
 follows it). A concept may ``imply`` others: ABVD implies bleomycin, clopidogrel implies an
 antiplatelet. Matching respects word boundaries ("K" never matches inside "OK") and treats
 spaces and hyphens inside a term as interchangeable and optional ("drug eluting stent" =
-"drug-eluting stent", "O2  sats" = "O2 sats").
+"drug-eluting stent", "O2  sats" = "O2 sats"). Terms are read as the screen reads a record
+(`concord.screen.reading`), so "SpO₂" and "SpO2" are one term.
+
+Some written forms mean different things in different notes ("AS": aortic stenosis or
+ankylosing spondylitis; a "stent" in the ureter or the LAD). A concept lists those forms
+under ``ambiguous`` with the words that confirm or refute its sense: the words near the
+mention decide, else the words of the whole document, else the concept's sense stands (a
+missed critical finding costs more than a second look).
 
 All literal terms are compiled once, at load, into two trie-shaped regular expressions (one
 case-insensitive, one case-sensitive), so a document is scanned twice whatever the size of
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from concord import paths
 from concord.errors import InputError, first_validation_error
+from concord.screen.reading import fold_text
 
 _ALNUM = "A-Za-z0-9"
 _BEFORE = f"(?<![{_ALNUM}])"
@@ -34,6 +42,21 @@ _SEPARATOR = r"[\s\-]*"  # what a space or hyphen inside a term matches
 _SEP_TOKEN = "\x00"
 _SEPARATORS_RE = re.compile(r"[\s\-]+")
 _CONCEPT_ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class _AmbiguityIn(BaseModel):
+    """Written forms of a concept that can mean something else, and how to tell."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    forms: list[str] = Field(min_length=1, description="Written forms (case as in the terms)")
+    confirm: list[str] = Field(default=[], description="Words that confirm this concept")
+    refute: list[str] = Field(default=[], description="Words that mean the other sense")
+    caps_need_confirm: bool = Field(
+        default=False,
+        description="In a line written in capitals the form is an ordinary word unless confirmed",
+    )
+    window: int = Field(default=120, ge=0, description="Characters each side that count as near")
 
 
 class _ConceptIn(BaseModel):
@@ -55,6 +78,17 @@ class _ConceptIn(BaseModel):
     )
     implies: list[str] = Field(default=[], description="Concept ids this concept implies")
     measurable: bool = Field(default=False, description="A quantity that is written with a value")
+    intervention: bool = Field(
+        default=False,
+        description="A treatment or procedure: 'plan to start ...' means not yet given",
+    )
+    value_of: str | None = Field(
+        default=None,
+        description="Quantity concept whose value may follow ('hyperkalaemic at 6.4')",
+    )
+    ambiguous: list[_AmbiguityIn] = Field(
+        default=[], description="Written forms that may mean something else"
+    )
 
 
 class _LexiconFileIn(BaseModel):
@@ -73,6 +107,31 @@ class Concept:
     abbreviations: tuple[str, ...]
     implies: frozenset[str]
     measurable: bool
+    intervention: bool = False
+    value_of: str | None = None
+
+
+@dataclass(frozen=True)
+class _Ambiguity:
+    concept_id: str
+    forms: frozenset[str]  # folded (case-insensitive) written forms
+    confirm: re.Pattern[str] | None
+    refute: re.Pattern[str] | None
+    caps_need_confirm: bool
+    window: int
+
+
+def _word_list_re(words: list[str]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    alternatives = sorted(
+        (r"[\s\-]*".join(map(re.escape, fold_text(w).split())) for w in words),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(
+        rf"(?<![A-Za-z0-9])(?:{'|'.join(alternatives)})(?![A-Za-z0-9])", re.IGNORECASE
+    )
 
 
 @dataclass(frozen=True)
@@ -163,6 +222,7 @@ class Lexicon:
         concepts: dict[str, Concept],
         patterns: dict[str, list[str]],
         hints: dict[str, tuple[str, ...]] | None = None,
+        ambiguities: list[_Ambiguity] | None = None,
     ) -> None:
         self.concepts = concepts
         self._closure = {cid: self._implied(cid) for cid in concepts}
@@ -183,6 +243,15 @@ class Lexicon:
             for cid, plist in patterns.items()
             for p in plist
         ]
+        self._ambiguities = {a.concept_id: a for a in ambiguities or ()}
+        self.measurable = frozenset(cid for cid, c in concepts.items() if c.measurable)
+        self._valued_by: dict[str, tuple[str, ...]] = {}
+        for cid, concept in concepts.items():
+            if concept.value_of is not None and concept.value_of != cid:
+                self._valued_by[concept.value_of] = (
+                    *self._valued_by.get(concept.value_of, ()),
+                    cid,
+                )
 
     def _implied(self, concept_id: str) -> frozenset[str]:
         seen = {concept_id}
@@ -203,6 +272,7 @@ class Lexicon:
         concepts: dict[str, Concept] = {}
         patterns: dict[str, list[str]] = {}
         hints: dict[str, tuple[str, ...]] = {}
+        ambiguities: list[_Ambiguity] = []
         ci_owner: dict[str, str] = {}
         cs_owner: dict[str, str] = {}
         for path in sorted(directory.glob("*.json")):
@@ -211,25 +281,53 @@ class Lexicon:
                 concepts[item.id] = Concept(
                     concept_id=item.id,
                     label=item.label or item.id,
-                    terms=tuple(item.terms),
-                    abbreviations=tuple(item.abbreviations),
+                    terms=tuple(dict.fromkeys(fold_text(t) for t in item.terms)),
+                    abbreviations=tuple(dict.fromkeys(fold_text(a) for a in item.abbreviations)),
                     implies=frozenset(item.implies),
                     measurable=item.measurable,
+                    intervention=item.intervention,
+                    value_of=item.value_of,
                 )
                 patterns[item.id] = list(item.patterns)
                 hints[item.id] = tuple(h.lower() for h in item.pattern_hints)
+                ambiguities.extend(
+                    _Ambiguity(
+                        concept_id=item.id,
+                        forms=frozenset(
+                            term_key(fold_text(f), case_sensitive=False) for f in a.forms
+                        ),
+                        confirm=_word_list_re(a.confirm),
+                        refute=_word_list_re(a.refute),
+                        caps_need_confirm=a.caps_need_confirm,
+                        window=a.window,
+                    )
+                    for a in item.ambiguous
+                )
         if not concepts:
             raise InputError("no lexicon concepts found", subject=directory)
         for concept in concepts.values():
             unknown = sorted(concept.implies - concepts.keys())
+            if concept.value_of is not None and concept.value_of not in concepts:
+                unknown.append(concept.value_of)
             if unknown:
                 raise InputError(
-                    f"concept {concept.concept_id!r} implies unknown {unknown}", subject=directory
+                    f"concept {concept.concept_id!r} names unknown {unknown}", subject=directory
                 )
-        return cls(concepts, patterns, hints)
+        return cls(concepts, patterns, hints, ambiguities)
+
+    def vocabulary(self) -> set[str]:
+        """Every word of every term, for spelling correction."""
+        words: set[str] = set()
+        for concept in self.concepts.values():
+            for term in concept.terms:
+                words.update(w.lower() for w in re.findall(r"[A-Za-z]+", term))
+        return words
 
     def mentions(self, text: str) -> list[Mention]:
-        """Every lexicon match in `text`, in order, each with its concepts (implications added)."""
+        """Every lexicon match in `text`, in order, each with its concepts (implications added).
+
+        A match of an ambiguous form whose surroundings say it means something else is left
+        out."""
         out: list[Mention] = []
         for regex, keys, sensitive in (
             (self._ci_re, self._ci_keys, False),
@@ -239,27 +337,55 @@ class Lexicon:
                 continue
             for match in regex.finditer(text):
                 written = match.group()
-                cid = keys.get(
-                    written if sensitive else written.lower()
-                )  # usual case: no separators
-                if cid is None:
+                cid = keys.get(written if sensitive else written.lower())
+                if cid is None:  # the term was written with other separators
                     cid = keys.get(term_key(written, case_sensitive=sensitive))
                 if cid is not None:
                     out.append(Mention(match.start(), match.end(), self._closure[cid]))
         lowered = text.lower() if self._patterns else ""
         for pattern, cid, hint in self._patterns:
-            if hint and not any(h in lowered for h in hint):
-                continue  # the cheap substring test spares a full regex scan
-            for match in pattern.finditer(text):
-                if match.end() > match.start():
-                    out.append(Mention(match.start(), match.end(), self._closure[cid]))
+            seen: set[int] = set()
+            for start, end in _hint_windows(lowered, hint):
+                for match in pattern.finditer(text, start, end):
+                    if match.end() > match.start() and match.start() not in seen:
+                        seen.add(match.start())
+                        out.append(Mention(match.start(), match.end(), self._closure[cid]))
         out.sort(key=lambda m: (m.start, -m.end))
-        return _drop_nested(out)
+        kept = _drop_nested(out)
+        if self._ambiguities:
+            kept = self._resolve_senses(text, kept)
+        return kept
+
+    def _resolve_senses(self, text: str, mentions: list[Mention]) -> list[Mention]:
+        document_counts: dict[tuple[str, str], int] = {}
+
+        def count(ambiguity: _Ambiguity, which: str) -> int:
+            key = (ambiguity.concept_id, which)
+            if key not in document_counts:
+                regex = ambiguity.confirm if which == "confirm" else ambiguity.refute
+                document_counts[key] = 0 if regex is None else len(regex.findall(text))
+            return document_counts[key]
+
+        kept: list[Mention] = []
+        for mention in mentions:
+            ambiguity = next(
+                (
+                    self._ambiguities[cid]
+                    for cid in mention.concepts
+                    if cid in self._ambiguities
+                    and term_key(text[mention.start : mention.end], case_sensitive=False)
+                    in self._ambiguities[cid].forms
+                ),
+                None,
+            )
+            if ambiguity is None or _sense_holds(text, mention, ambiguity, count):
+                kept.append(mention)
+        return kept
 
     def concepts_in(self, text: str) -> frozenset[str]:
         """Canonical ids of every concept named in `text` (implied concepts included)."""
         found: set[str] = set()
-        for mention in self.mentions(text):
+        for mention in self.mentions(fold_text(text)):
             found |= mention.concepts
         return frozenset(found)
 
@@ -273,7 +399,7 @@ class Lexicon:
 
     def canonical(self, term: str) -> str | None:
         """The concept id a whole term names ("O2 sats" -> "spo2"), or None."""
-        stripped = term.strip()
+        stripped = fold_text(term).strip()
         if stripped in self.concepts:
             return stripped
         cid = self._cs_keys.get(term_key(stripped, case_sensitive=True))
@@ -285,29 +411,93 @@ class Lexicon:
                     return pattern_cid
         return cid
 
+    def valued_by(self, concept_id: str) -> tuple[str, ...]:
+        """Concepts whose value is a value of `concept_id` ("hyperkalaemic at 6.4")."""
+        return self._valued_by.get(concept_id, ())
+
     def implied_by(self, concept_id: str) -> frozenset[str]:
         """The concept and everything it implies."""
         return self._closure.get(concept_id, frozenset())
+
+
+HINT_BEFORE = 80  # characters before a hint where a pattern's match may start
+HINT_AFTER = 160  # ...and after it where the match may end
+
+
+def _hint_windows(lowered: str, hints: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Where a pattern needs to run: around each occurrence of one of its hints (merged),
+    or the whole text for a pattern without hints. A hint is a substring every match
+    contains, so the regex never scans text that cannot match."""
+    if not hints:
+        return [(0, len(lowered))]
+    positions: list[int] = []
+    for hint in hints:
+        at = lowered.find(hint)
+        while at >= 0:
+            positions.append(at)
+            at = lowered.find(hint, at + 1)
+    windows: list[tuple[int, int]] = []
+    for at in sorted(positions):
+        start, end = max(0, at - HINT_BEFORE), min(len(lowered), at + HINT_AFTER)
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], end))
+        else:
+            windows.append((start, end))
+    return windows
+
+
+def _sense_holds(
+    text: str,
+    mention: Mention,
+    ambiguity: _Ambiguity,
+    document_count: Callable[[_Ambiguity, str], int],
+) -> bool:
+    """Whether an ambiguous mention means its concept: near words, then the document's."""
+    left = max(0, mention.start - ambiguity.window)
+    right = min(len(text), mention.end + ambiguity.window)
+    line_start = text.rfind("\n", 0, mention.start) + 1
+    line_end = text.find("\n", mention.end)
+    line_end = len(text) if line_end < 0 else line_end
+    near_confirm = _hits(ambiguity.confirm, text, left, right, mention)
+    near_refute = _hits(ambiguity.refute, text, left, right, mention)
+    if near_refute or near_confirm:
+        return near_confirm >= near_refute
+    if ambiguity.caps_need_confirm and _in_capitals(text[line_start:line_end]):
+        return False
+    refuted = document_count(ambiguity, "refute")
+    return not (refuted and not document_count(ambiguity, "confirm"))
+
+
+def _hits(regex: re.Pattern[str] | None, text: str, left: int, right: int, m: Mention) -> int:
+    if regex is None:
+        return 0
+    return sum(
+        1
+        for hit in regex.finditer(text, left, right)
+        if hit.end() <= m.start or hit.start() >= m.end
+    )
+
+
+def _in_capitals(line: str) -> bool:
+    """A line written in capitals ("SEEN AS AN OUTPATIENT"): most of its words are upper case."""
+    words = re.findall(r"[A-Za-z]{2,}", line)
+    if len(words) < 3:
+        return False
+    return sum(w.isupper() for w in words) >= 0.8 * len(words)
 
 
 def _drop_nested(mentions: list[Mention]) -> list[Mention]:
     """Drop a mention inside a longer one that already names all its concepts ("TnT" in
     "hs-TnT"); `mentions` is sorted by start, longest first."""
     kept: list[Mention] = []
+    open_: list[Mention] = []  # kept mentions that may still contain a later one
     for mention in mentions:
-        inside = False
-        for outer in reversed(kept):
-            if outer.end <= mention.start and outer.start < mention.start - 200:
-                break
-            if (
-                outer.start <= mention.start
-                and mention.end <= outer.end
-                and mention.concepts <= outer.concepts
-            ):
-                inside = True
-                break
-        if not inside:
-            kept.append(mention)
+        if open_:
+            open_ = [o for o in open_ if o.end > mention.start]
+        if any(mention.end <= o.end and mention.concepts <= o.concepts for o in open_):
+            continue
+        kept.append(mention)
+        open_.append(mention)
     return kept
 
 
@@ -350,7 +540,7 @@ def _check_concept(
         (item.abbreviations, cs_owner, True),
     ):
         for term in terms:
-            key = term_key(term, case_sensitive=sensitive)
+            key = term_key(fold_text(term), case_sensitive=sensitive)
             if not key:
                 raise InputError(f"empty term in concept {item.id!r}", subject=path)
             if owner.get(key, item.id) != item.id:

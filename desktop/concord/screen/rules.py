@@ -5,13 +5,18 @@ and the terms that show a brief has addressed it. Rule types:
 
 * ``lexicon``  - a mention of any listed concept fires (``fires: false``: a mention only
   counts when negated, so "denies chest pain" is reported without "chest pain" firing).
-  ``historical_resolves``: resolved history ("pneumonia 2019, resolved") is reported as
-  negated rather than fired.
-* ``numeric``  - concept, comparator, threshold and unit: the value written after the
+  ``history`` says what a past mention means: ``counts`` for exposures, ``resolves`` for
+  states ("pneumonia 2019, resolved" is reported as negated), ``explicit`` for structural
+  findings that only a stated resolution or a past intervention (``resolved_by``) ends.
+  ``explained_by``: a stated cause with none of ``unless`` makes it negated.
+* ``graded``   - a mention fires when a qualifier of a scale in ``qualifiers.json`` written
+  with it reaches ``at_least`` ("critical AS", "LV function: severely impaired").
+* ``numeric``  - concept, comparator, threshold and unit: the value written for the
   mention is converted to the unit; a range or a qualifier ("25-30%", "<30%") fires when
-  its worst possible value crosses the threshold.
-* ``rising``   - a series of values for the concept on one line that rises by at least
-  ``min_ratio`` (a troponin of 14 then 60).
+  its worst possible value crosses the threshold. The latest value decides: a result
+  superseded by a later one that does not cross is reported as negated.
+* ``rising``   - a series of values for the concept that rises by at least ``min_ratio``
+  (a troponin of 14 then 60), in one series or across dated results.
 * ``temporal`` - coronary stent recency: drug-eluting < ``des_days``, bare-metal <
   ``bms_days`` before the surgery date, type unknown treated as drug-eluting.
 """
@@ -39,19 +44,53 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+HistoryIn = Literal["counts", "resolves", "explicit"]
+
+
+class Explanation(_Strict):
+    """A finding explained away: a stated cause (sepsis, CKD) and none of `unless`."""
+
+    causes: list[str] = Field(min_length=1, description="Concepts of a cause that explains it")
+    unless: list[str] = Field(default=[], description="Concepts that keep it a finding")
+
+
 class LexiconRule(_Strict):
     type: Literal["lexicon"]
     concepts: list[str] = Field(min_length=1, description="Lexicon concept ids")
     fires: bool = Field(default=True, description="False: only negated mentions are reported")
-    historical_resolves: bool = Field(
-        default=False, description="Resolved history is reported as negated, not fired"
+    history: HistoryIn = Field(
+        default="counts",
+        description="counts: past mentions count (exposures); resolves: history does not "
+        "fire (states); explicit: only stated resolution or a past intervention resolves it",
+    )
+    resolved_by: list[str] = Field(default=[], description="Past interventions that resolve it")
+    explained_by: Explanation | None = None
+    value_decides: bool = Field(
+        default=False,
+        description="A mention followed by a value of its quantity ('raised INR 1.3') is "
+        "left to the numeric rule",
     )
     note: str = ""
 
 
-class BareLargeValue(_Strict):
-    at_least: float = Field(description="A value with no unit at or above this...")
-    factor: float = Field(gt=0, description="...is multiplied by this (45000/µL -> 45)")
+class GradedRule(_Strict):
+    """A concept fires when a qualifier of `scale` written with it reaches `at_least`."""
+
+    type: Literal["graded"]
+    concepts: list[str] = Field(min_length=1)
+    scale: str = Field(description="Scale id in qualifiers.json (severity, acuity)")
+    at_least: float = Field(description="Grade at or above which it fires")
+    history: HistoryIn = "counts"
+    resolved_by: list[str] = []
+    note: str = ""
+
+
+class BareValue(_Strict):
+    """How a number written with no unit is scaled: 45000 platelets are 45 ×10⁹/L."""
+
+    when: Literal[">=", "<"]
+    bound: float
+    factor: float = Field(gt=0)
 
 
 class NumericRule(_Strict):
@@ -62,16 +101,18 @@ class NumericRule(_Strict):
     threshold: float
     quantity: str | None = Field(description="Quantity id in units.json; null = unitless")
     plausible: tuple[float, float] = Field(description="Values outside are not this quantity")
-    bare_large_value: BareLargeValue | None = None
-    skip_if_preceded_by: list[str] = Field(
-        default=[], description="Words that make the value a target, not a result"
-    )
+    bare_value: list[BareValue] = Field(default=[], description="Scaling of unitless numbers")
     annotate_if: dict[str, str] = Field(
         default={}, description="Concept id -> note added to the detail when in the sentence"
     )
-    repeat_supersedes: bool = Field(
+    separate_conditions: list[str] = Field(
+        default=[],
+        description="Concepts that make a value a separate series (on oxygen, on exertion): "
+        "a later value under another condition does not supersede it",
+    )
+    latest_decides: bool = Field(
         default=True,
-        description="A later value marked 'repeat'/'recheck' that does not fire supersedes",
+        description="A result superseded by a later one that does not cross is not fired",
     )
     max_gap: int = Field(default=40, ge=0, description="Characters between mention and value")
     note: str = ""
@@ -81,8 +122,12 @@ class RisingRule(_Strict):
     type: Literal["rising"]
     concept: str
     label: str
-    min_ratio: float = Field(gt=1.0, description="Last value / first value that counts as rising")
+    quantity: str | None = None
+    min_ratio: float = Field(gt=1.0, description="Peak / first value that counts as rising")
+    min_peak: float = Field(default=0.0, description="The peak must exceed this (canonical unit)")
     plausible: tuple[float, float]
+    bare_value: list[BareValue] = []
+    explained_by: Explanation | None = None
     note: str = ""
 
 
@@ -98,7 +143,8 @@ class StentRule(_Strict):
     note: str = ""
 
 
-Rule = Annotated[LexiconRule | NumericRule | RisingRule | StentRule, Field(discriminator="type")]
+AnyRule = LexiconRule | GradedRule | NumericRule | RisingRule | StentRule
+Rule = Annotated[AnyRule, Field(discriminator="type")]
 
 
 class AddressIn(_Strict):
@@ -146,30 +192,46 @@ class GateDefinition:
         return not self._address_concepts.isdisjoint(self._lexicon.concepts_in(text))
 
 
-def _concept_ids(rule: LexiconRule | NumericRule | RisingRule | StentRule) -> Iterable[str]:
+def _concept_ids(rule: AnyRule) -> Iterable[str]:
     if isinstance(rule, LexiconRule):
         yield from rule.concepts
+        yield from rule.resolved_by
+        if rule.explained_by is not None:
+            yield from rule.explained_by.causes
+            yield from rule.explained_by.unless
+    elif isinstance(rule, GradedRule):
+        yield from rule.concepts
+        yield from rule.resolved_by
     elif isinstance(rule, NumericRule):
         yield rule.concept
         yield from rule.annotate_if
+        yield from rule.separate_conditions
     elif isinstance(rule, RisingRule):
         yield rule.concept
+        if rule.explained_by is not None:
+            yield from rule.explained_by.causes
+            yield from rule.explained_by.unless
     else:
         yield from (rule.des_concept, rule.bms_concept, rule.any_concept)
 
 
-def read_gate_file(path: Path, lexicon: Lexicon, units: UnitTable) -> GateFile:
+def read_gate_file(
+    path: Path, lexicon: Lexicon, units: UnitTable, scales: Iterable[str] = ()
+) -> GateFile:
     """Parse and check one gate file; any problem raises InputError naming the file."""
     gate = read_resource_file(path, GateFile, "gate file")
+    known_scales = set(scales)
     for rule in gate.rules:
         for cid in _concept_ids(rule):
             if cid not in lexicon.concepts:
                 raise InputError(
                     f"gate {gate.gate_id}: unknown lexicon concept {cid!r}", subject=path
                 )
-        quantity = rule.quantity if isinstance(rule, NumericRule) else None
+        quantity = rule.quantity if isinstance(rule, NumericRule | RisingRule) else None
         if quantity is not None and quantity not in units.canonical:
             raise InputError(f"gate {gate.gate_id}: unknown quantity {quantity!r}", subject=path)
+        if isinstance(rule, GradedRule) and rule.scale not in known_scales:
+            raise InputError(f"gate {gate.gate_id}: unknown scale {rule.scale!r}", subject=path)
     for cid in gate.address.concepts:
         if cid not in lexicon.concepts:
             raise InputError(f"gate {gate.gate_id}: unknown address concept {cid!r}", subject=path)

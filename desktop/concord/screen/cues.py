@@ -1,0 +1,253 @@
+"""The context word lists (`resources/lexicon/context.json`), compiled once.
+
+Every list is matched case-insensitively on whole words, longest phrase first, with any run
+of spaces or a hyphen inside a phrase matching any run of spaces or hyphens. The lists are
+data a clinician can read and extend; what they mean is decided in `concord.screen.context`
+and `concord.screen.values`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from concord.screen.reading import fold_text
+from concord.screen.resource_file import read_resource_file
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _NegationIn(_Strict):
+    before_list: list[str] = Field(description="Cues that negate a list running over commas")
+    before_short: list[str] = Field(description="Cues whose scope a comma ends")
+    after: list[str] = Field(description="Cues right after a mention ('pneumonia excluded')")
+    pseudo: list[str] = Field(description="Phrases that look like negation but are not")
+
+
+class _ChecklistIn(_Strict):
+    no: list[str]
+    yes: list[str]
+    unanswered: list[str]
+
+
+class _FamilyIn(_Strict):
+    relatives: list[str]
+    informant_verbs: list[str] = Field(description="A relative who reports is not the subject")
+    self: list[str]
+
+
+class _HypotheticalIn(_Strict):
+    before_list: list[str]
+    after: list[str]
+
+
+class _PlannedIn(_Strict):
+    before: list[str] = Field(description="Cues right before an intervention ('plan to start')")
+    after: list[str] = Field(description="Cues right after it ('ABVD planned')")
+    done: list[str] = Field(description="Words that say an intervention has happened")
+    filler: list[str] = Field(description="Words allowed between a 'before' cue and the mention")
+
+
+class _HistoryIn(_Strict):
+    cues: list[str] = Field(description="Words that make a mention history ('previous')")
+    current: list[str] = Field(description="Words that make it current, whatever else is said")
+    recent: list[str] = Field(description="Words of recency that resolution words override")
+    resolution: list[str] = Field(description="Words that say it has resolved")
+    now_resolution: list[str] = Field(description="'now ...' words that mean it has resolved")
+
+
+class _ValuesIn(_Strict):
+    target_before: list[str]
+    target_after: list[str]
+    later: list[str]
+    earlier: list[str]
+    settled_after: list[str]
+    flags: list[str]
+    header_words: list[str]
+
+
+class _SectionsIn(_Strict):
+    family: list[str]
+    history: list[str]
+    plan: list[str]
+    protocol: list[str]
+    current: list[str]
+
+
+class ContextFileIn(_Strict):
+    version: str
+    description: str = ""
+    negation: _NegationIn
+    checklist: _ChecklistIn
+    family: _FamilyIn
+    hypothetical: _HypotheticalIn
+    planned: _PlannedIn
+    history: _HistoryIn
+    values: _ValuesIn
+    terminators: list[str]
+    sections: _SectionsIn
+
+
+def phrase_alternation(phrases: list[str]) -> str:
+    """One regex alternation of `phrases`, longest first, whole words, spaces/hyphens loose."""
+    parts = []
+    for phrase in sorted(
+        {fold_text(p).strip().lower() for p in phrases if p.strip()}, key=len, reverse=True
+    ):
+        words = re.split(r"[\s\-]+", phrase)
+        body = r"[\s\-]+".join(re.escape(w) for w in words if w)
+        if phrase.startswith("-"):
+            body = r"-\s*" + body
+        parts.append(body)
+    return "|".join(parts)
+
+
+_WORDS_RE = re.compile(r"[a-z0-9/+']+")
+PREFILTER_REACH = 400  # longer stretches go straight to the expression
+
+
+class CueSet:
+    """A word list as one regular expression, with a cheap test before each search.
+
+    Every phrase has a key word (its longest); a stretch of text in which none of the key
+    words occurs cannot hold a cue, and the (slower) expression is not run on it. The
+    methods mirror `re.Pattern`'s."""
+
+    def __init__(self, phrases: list[str], regex: re.Pattern[str]) -> None:
+        self.regex = regex
+        keys: set[str] = set()
+        for phrase in phrases:
+            words = _WORDS_RE.findall(fold_text(phrase).lower())
+            keys.add(max(words, key=len) if words else "")
+        self._keys = frozenset(keys)
+        self._always = "" in keys  # a phrase with no word: the test cannot be used
+
+    def _may_hold(self, text: str, start: int, end: int) -> bool:
+        if self._always or end - start > PREFILTER_REACH:
+            return True
+        return not self._keys.isdisjoint(_WORDS_RE.findall(text[start:end].lower()))
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        end = len(text) if endpos is None else endpos
+        if not self._may_hold(text, pos, end):
+            return None
+        return self.regex.search(text, pos, end)
+
+    def finditer(
+        self, text: str, pos: int = 0, endpos: int | None = None
+    ) -> Iterator[re.Match[str]]:
+        end = len(text) if endpos is None else endpos
+        if not self._may_hold(text, pos, end):
+            return iter(())
+        return self.regex.finditer(text, pos, end)
+
+    def match(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        return self.regex.match(text, pos, len(text) if endpos is None else endpos)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.regex.fullmatch(text)
+
+
+def word_re(phrases: list[str], *, flags: int = re.IGNORECASE) -> CueSet:
+    """Any of `phrases` as a whole word or phrase (never matches when the list is empty)."""
+    body = phrase_alternation(phrases) or r"(?!x)x"
+    return CueSet(phrases, re.compile(rf"(?<![A-Za-z0-9])(?:{body})(?![A-Za-z0-9])", flags))
+
+
+@dataclass(frozen=True)
+class Cues:
+    """Compiled word lists. Build with `Cues.load`."""
+
+    negation_list: CueSet
+    negation_short: CueSet
+    negation_after: re.Pattern[str]
+    pseudo: CueSet
+    checklist_no: CueSet
+    checklist_no_alternation: str
+    checklist_yes: CueSet
+    checklist_unanswered: re.Pattern[str]
+    relatives: CueSet
+    informant: CueSet
+    self_subject: CueSet
+    hypothetical_before: CueSet
+    hypothetical_after: CueSet
+    planned_before: CueSet
+    planned_after: CueSet
+    done: CueSet
+    filler: re.Pattern[str]
+    history: CueSet
+    current: CueSet
+    recent: CueSet
+    resolution: CueSet
+    now_resolution: CueSet
+    target_before: CueSet
+    target_after: CueSet
+    later: CueSet
+    earlier: CueSet
+    settled_after: CueSet
+    flags: frozenset[str]
+    header_words: frozenset[str]
+    terminators: CueSet
+    section_names: dict[str, str]  # folded lower-case header -> section kind
+
+    @classmethod
+    def load(cls, path: Path) -> Cues:
+        raw = read_resource_file(path, ContextFileIn, "context file")
+        sections: dict[str, str] = {}
+        for kind in ("family", "history", "plan", "protocol", "current"):
+            for name in getattr(raw.sections, kind):
+                sections.setdefault(" ".join(fold_text(name).lower().split()), kind)
+        return cls(
+            negation_list=word_re(raw.negation.before_list),
+            negation_short=word_re(raw.negation.before_short),
+            negation_after=_after_re(raw.negation.after),
+            pseudo=word_re(raw.negation.pseudo),
+            checklist_no=word_re(raw.checklist.no),
+            checklist_no_alternation=phrase_alternation(raw.checklist.no),
+            checklist_yes=word_re(raw.checklist.yes),
+            checklist_unanswered=re.compile(
+                "|".join(re.escape(fold_text(u)) for u in raw.checklist.unanswered),
+                re.IGNORECASE,
+            ),
+            relatives=word_re(raw.family.relatives),
+            informant=word_re(raw.family.informant_verbs),
+            self_subject=word_re(raw.family.self),
+            hypothetical_before=word_re(raw.hypothetical.before_list),
+            hypothetical_after=word_re(raw.hypothetical.after),
+            planned_before=word_re(raw.planned.before),
+            planned_after=word_re(raw.planned.after),
+            done=word_re(raw.planned.done),
+            filler=re.compile(
+                rf"(?:[\s,]*(?<![A-Za-z0-9])(?:{phrase_alternation(raw.planned.filler)})"
+                rf"(?![A-Za-z0-9]))*[\s,:\-]*",
+                re.IGNORECASE,
+            ),
+            history=word_re(raw.history.cues),
+            current=word_re(raw.history.current),
+            recent=word_re(raw.history.recent),
+            resolution=word_re(raw.history.resolution),
+            now_resolution=word_re(raw.history.now_resolution),
+            target_before=word_re(raw.values.target_before),
+            target_after=word_re(raw.values.target_after),
+            later=word_re(raw.values.later),
+            earlier=word_re(raw.values.earlier),
+            settled_after=word_re(raw.values.settled_after),
+            flags=frozenset(fold_text(f).lower() for f in raw.values.flags),
+            header_words=frozenset(fold_text(w).lower() for w in raw.values.header_words),
+            terminators=word_re(raw.terminators),
+            section_names=sections,
+        )
+
+
+def _after_re(phrases: list[str]) -> re.Pattern[str]:
+    """Post-cues: hyphen-glued suffixes ("bleomycin-free") and whole words."""
+    return re.compile(
+        rf"(?:(?<![A-Za-z0-9])|(?<=-))(?:{phrase_alternation(phrases)})(?![A-Za-z0-9])",
+        re.IGNORECASE,
+    )

@@ -1,0 +1,123 @@
+"""Gate rules on words: a concept named (`lexicon`) or named with a grade (`graded`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from concord.domain.gate import GateStatus
+from concord.screen.context import HistoryPolicy
+from concord.screen.document import ReadDocument
+from concord.screen.findings import Finding
+from concord.screen.lexicon import Mention
+from concord.screen.rules import Explanation, GradedRule, LexiconRule
+from concord.screen.screening import Screening
+from concord.screen.values import QuantitySpec
+
+UNLESS_REACH = 1500  # characters around a finding searched for what keeps it a finding
+_ATTRIBUTION_RE = re.compile(
+    r"(?<![A-Za-z])(?:secondary\s+to|due\s+to|attributed\s+to|attributable\s+to|in\s+the\s+"
+    r"(?:context|setting)\s+of|in\s+keeping\s+with|likely\s+(?:from|due\s+to|secondary\s+to)|"
+    r"felt\s+to\s+be|thought\s+to\s+be|explained\s+by|because\s+of|related\s+to|caused\s+by|"
+    r"reflects?|from|type\s*2|chronically|chronic|demand|non-?\s*ischaemic|non-?\s*cardiac)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def finding(
+    gate_id: str,
+    status: GateStatus,
+    d: ReadDocument,
+    start: int,
+    end: int,
+    detail: str,
+    value: float | None = None,
+    unit: str = "",
+) -> Finding:
+    """A finding at read-text span [start, end) of `d`, mapped to the document's own text."""
+    own_start, own_end = d.span(start, end)
+    return Finding(gate_id, status, d.source_id, own_start, own_end, detail, value, unit)
+
+
+def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[Finding]:
+    history = HistoryPolicy(rule.history)
+    resolved_by = frozenset(rule.resolved_by)
+    for d, m in s.mentions(rule.concepts):
+        term = d.text[m.start : m.end]
+        verdict = s.context.verdict(d, m.start, m.end, s.situation(m, history, resolved_by))
+        if verdict is not None:
+            yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, verdict.describe(term))
+            continue
+        if not rule.fires:
+            continue
+        if rule.value_decides and _has_value(s, d, m):
+            continue
+        if rule.explained_by is not None:
+            why = explained(s, d, m, rule.explained_by)
+            if why is not None:
+                yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, f"'{term}': {why}")
+                continue
+        yield finding(gate_id, GateStatus.TRIGGERED, d, m.start, m.end, f"'{term}' in record")
+
+
+def graded_findings(gate_id: str, rule: GradedRule, s: Screening) -> Iterator[Finding]:
+    scale = s.scales[rule.scale]
+    history = HistoryPolicy(rule.history)
+    resolved_by = frozenset(rule.resolved_by)
+    for d, m in s.mentions(rule.concepts):
+        grade = scale.grade(d.text, m.start, m.end)
+        if grade is None or grade.high < rule.at_least:
+            continue
+        start, end = min(m.start, grade.start), max(m.end, grade.end)
+        written = " ".join(d.text[start:end].split())
+        if grade.negated:
+            detail = f"'{written}': {rule.scale} below the threshold"
+            yield finding(gate_id, GateStatus.NEGATED, d, start, end, detail)
+            continue
+        verdict = s.context.verdict(d, start, end, s.situation(m, history, resolved_by))
+        if verdict is not None:
+            yield finding(gate_id, GateStatus.NEGATED, d, start, end, verdict.describe(written))
+            continue
+        detail = f"'{written}' ({rule.scale}: {grade.written.lower()})"
+        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail)
+
+
+def explained(s: Screening, d: ReadDocument, m: Mention, why: Explanation) -> str | None:
+    """The stated cause that explains a finding away ("troponin rise attributed to sepsis"),
+    unless the document also affirms one of `why.unless` (ongoing chest pain)."""
+    left, right = d.paragraph_bounds(m.start, m.end)
+    causes, unless = set(why.causes), set(why.unless)
+    nearby = d.starting_in(left, right)
+    cause = next(
+        (
+            c
+            for c in nearby
+            if c.concepts & causes
+            and _ATTRIBUTION_RE.search(d.text, max(left, c.start - 45), c.start)
+        ),
+        None,
+    )
+    if cause is None:
+        return None
+    wide_left, wide_right = max(0, m.start - UNLESS_REACH), m.end + UNLESS_REACH
+    for u in d.starting_in(wide_left, wide_right):
+        if not u.concepts & unless:
+            continue
+        situation = s.situation(u, HistoryPolicy.RESOLVES)
+        if s.context.verdict(d, u.start, u.end, situation) is None:
+            return None
+    return f"attributed to {d.text[cause.start : cause.end]}"
+
+
+def _has_value(s: Screening, d: ReadDocument, m: Mention) -> bool:
+    """Whether a value of the mention's quantity is written with it ("raised INR 1.3")."""
+    for cid in m.concepts:
+        concept = s.lexicon.concepts.get(cid)
+        if concept is None or concept.value_of is None:
+            continue
+        spec = QuantitySpec(concept=concept.value_of, quantity=None, plausible=(0.0, 1e9))
+        anchor = s.clock.anchor(d.index)
+        if s.values.read(d, m, spec, lambda _m: False, anchor) is not None:
+            return True
+    return False

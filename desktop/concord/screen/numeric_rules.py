@@ -1,0 +1,412 @@
+"""Gate rules on values: a threshold crossed (`numeric`) and a rising series (`rising`).
+
+The latest value decides. A value that crosses the threshold is reported negated, with the
+later value beside it, when the record shows a clearly later value of the same quantity
+under the same condition that does not cross: later in its own series ("6.3 -> 4.8",
+"4.9 (was 6.2 on admission)"), dated later, marked as later ("repeat", "today", "after
+treatment") in the same document, or in a document dated later. When the order is not
+clear the value fires: in doubt, the screen fires.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Iterator
+from datetime import date
+from functools import cached_property
+
+from concord.domain.gate import GateStatus
+from concord.screen.context import Verdict
+from concord.screen.document import ReadDocument
+from concord.screen.findings import Finding
+from concord.screen.lexicon import Mention
+from concord.screen.lexicon_rules import explained, finding
+from concord.screen.rules import BareValue, NumericRule, RisingRule
+from concord.screen.screening import Screening
+from concord.screen.values import QuantitySpec, Rank, Reading, Value
+
+COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+CONDITION_REACH = 40  # characters around a value searched for its condition (on oxygen)
+
+
+class _Observation:
+    """One value read for a quantity. What only matters for values that cross a threshold or
+    may supersede one (context, target, rank, condition) is read when first asked for."""
+
+    def __init__(
+        self,
+        s: Screening,
+        d: ReadDocument,
+        label: Mention,
+        reading: Reading,
+        index: int,
+        fires: bool,
+        conditions: frozenset[str],
+    ) -> None:
+        self.s = s
+        self.d = d
+        self.label = label
+        self.reading = reading
+        self.index = index
+        self.value = reading.values[index]
+        self.fires = fires
+        self._conditions = conditions
+
+    @cached_property
+    def verdict(self) -> Verdict | None:
+        """A relative's, a protocol's or a hypothetical value."""
+        return self.s.context.value_verdict(self.d, self.label.start, self.label.end)
+
+    @cached_property
+    def target(self) -> bool:
+        return self.s.values.is_target(self.d, self.reading, self.value)
+
+    @cached_property
+    def rank(self) -> Rank:
+        return self.s.values.rank(self.d, self.reading, self.index)
+
+    @cached_property
+    def condition(self) -> frozenset[str]:
+        return _condition(self.d, self.label, self.value, self._conditions)
+
+    @cached_property
+    def settled(self) -> str | None:
+        """'since normalised' written after it."""
+        return _settled(self.s, self.d, self.value)
+
+    @property
+    def eligible(self) -> bool:
+        """A result of the patient (not a target, not a relative's or a protocol's)."""
+        return self.verdict is None and not self.target
+
+    @property
+    def when(self) -> date | None:
+        return self.value.time or self.d.written
+
+    def sibling(self, index: int) -> _Observation:
+        """Another value of the same reading."""
+        return _Observation(
+            self.s, self.d, self.label, self.reading, index, False, self._conditions
+        )
+
+
+def _spec(rule: NumericRule | RisingRule, concept: str) -> QuantitySpec:
+    return QuantitySpec(
+        concept=concept,
+        quantity=rule.quantity,
+        plausible=rule.plausible,
+        bare_scaling=tuple(_scaling(b) for b in rule.bare_value),
+        max_gap=rule.max_gap if isinstance(rule, NumericRule) else 40,
+    )
+
+
+def _scaling(b: BareValue) -> tuple[str, float, float]:
+    return (b.when, b.bound, b.factor)
+
+
+def _labels(s: Screening, concept: str) -> list[str]:
+    """The quantity's own concept and the conditions whose value is written after them
+    ("hyperkalaemic at 6.4")."""
+    return [concept, *s.lexicon.valued_by(concept)]
+
+
+def observations(
+    s: Screening,
+    concept: str,
+    spec: QuantitySpec,
+    fires: Callable[[Value], bool],
+    conditions: list[str],
+) -> list[_Observation]:
+    """Every value read for `concept` in the record, each once."""
+    allowed = s.lexicon.implied_by(concept)
+    measurable = s.lexicon.measurable
+    labels = _labels(s, concept)
+    label_set = set(labels)
+
+    def is_other(m: Mention) -> bool:
+        return bool(m.concepts & measurable) and not (m.concepts & (allowed | label_set))
+
+    out: list[_Observation] = []
+    seen: set[tuple[int, int, int]] = set()
+    condition_set = frozenset(conditions)
+    for d in s.documents:
+        anchor = s.clock.anchor(d.index)
+        for m in d.of(labels):
+            reading = s.values.read(d, m, spec, is_other, anchor)
+            if reading is None:
+                continue
+            for index, value in enumerate(reading.values):
+                key = (d.index, value.start, value.end)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append(_Observation(s, d, m, reading, index, fires(value), condition_set))
+    return out
+
+
+def _condition(d: ReadDocument, m: Mention, v: Value, conditions: frozenset[str]) -> frozenset[str]:
+    if not conditions:
+        return frozenset()
+    line_start, line_end = d.line_bounds(m.start)
+    left = max(line_start, min(m.start, v.start) - CONDITION_REACH)
+    right = min(line_end, v.end + CONDITION_REACH)
+    found: set[str] = set()
+    for other in d.starting_in(left, right):
+        found |= other.concepts & conditions
+    return frozenset(found)
+
+
+def _settled(s: Screening, d: ReadDocument, v: Value) -> str | None:
+    right = min(len(d.text), v.end + 60)
+    sentence_end = d.sentence_bounds(v.start, v.end)[1]
+    m = s.context.cues.settled_after.search(d.text, v.end, min(right, sentence_end))
+    return " ".join(m.group().split()) if m else None
+
+
+class _Later:
+    """Finds, for a value that crosses the threshold, a clearly later one that does not.
+
+    Candidates are indexed by date and by document; whether a candidate is a result of the
+    patient (not a target, a relative's, a protocol's) is only read for those asked about."""
+
+    def __init__(self, observations: list[_Observation]) -> None:
+        self._dated: dict[frozenset[str], list[_Observation]] = {}
+        self._marked: dict[tuple[int, frozenset[str]], list[_Observation]] = {}
+        self._plain: dict[tuple[int, frozenset[str]], list[_Observation]] = {}
+        for o in observations:
+            if o.fires:
+                continue
+            if o.when is not None:
+                self._dated.setdefault(o.condition, []).append(o)
+            doc_key = (o.d.index, o.condition)
+            if o.rank is Rank.LATER:
+                self._marked.setdefault(doc_key, []).append(o)
+            elif o.rank is Rank.PLAIN:
+                self._plain.setdefault(doc_key, []).append(o)
+        for dated in self._dated.values():
+            dated.sort(key=lambda o: o.when or date.min, reverse=True)
+        for group in (*self._marked.values(), *self._plain.values()):
+            group.sort(key=lambda o: o.value.start, reverse=True)
+
+    def than(self, a: _Observation) -> _Observation | None:
+        """A clearly later value that does not cross: dated later, marked later in the same
+        document, or (for a value marked earlier) a plain value after it."""
+        if a.when is not None:
+            for b in self._dated.get(a.condition, ()):
+                if b.when is None or b.when <= a.when:
+                    break
+                if (a.value.time is not None or b.d.index != a.d.index) and b.eligible:
+                    return b
+        doc_key = (a.d.index, a.condition)
+        for b in self._marked.get(doc_key, ()):
+            if a.rank is Rank.LATER and b.value.start <= a.value.start:
+                break
+            if not _dated_before(b, a) and b.eligible:
+                return b
+        if a.rank is Rank.EARLIER:
+            for b in self._plain.get(doc_key, ()):
+                if b.value.start <= a.value.start:
+                    break
+                if not _dated_before(b, a) and b.eligible:
+                    return b
+        return None
+
+
+def _dated_before(b: _Observation, a: _Observation) -> bool:
+    return b.value.time is not None and a.value.time is not None and b.value.time < a.value.time
+
+
+def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -> Iterator[Finding]:
+    compare = COMPARE[rule.comparator]
+    worst_low = rule.comparator in ("<", "<=")
+
+    def worst(v: Value) -> float:
+        return v.low if worst_low else v.high
+
+    def fires(v: Value) -> bool:
+        return compare(worst(v), rule.threshold)
+
+    found = observations(
+        s, rule.concept, _spec(rule, rule.concept), fires, rule.separate_conditions
+    )
+    later = _Later(found) if rule.latest_decides and any(o.fires for o in found) else None
+    for o in found:
+        if not o.fires or o.target:
+            continue
+        d, v = o.d, o.value
+        detail = _detail(rule, d, o, unit) + _annotations(rule, s, o)
+        start, end = o.label.start, v.end
+        if v.start < o.label.start:
+            start = v.start
+        if o.verdict is not None:
+            why = o.verdict.describe(" ".join(d.text[start:end].split()))
+            yield finding(gate_id, GateStatus.NEGATED, d, start, end, why, worst(v), unit)
+            continue
+        if rule.latest_decides and o.settled is not None:
+            yield finding(
+                gate_id,
+                GateStatus.NEGATED,
+                d,
+                start,
+                end,
+                f"{detail}, then '{o.settled}'",
+                worst(v),
+                unit,
+            )
+            continue
+        successor = _successor(later, o, fires) if later is not None else None
+        if successor is not None:
+            shown = " ".join(successor.d.text[successor.label.start : successor.value.end].split())
+            if successor.value.start > successor.label.start + 60 or successor.reading is o.reading:
+                shown = successor.value.shown(successor.d.text)
+            later_time = successor.value.time
+            when = f" ({later_time.isoformat()})" if later_time else ""
+            yield finding(
+                gate_id,
+                GateStatus.NEGATED,
+                d,
+                start,
+                end,
+                f"{detail}, superseded by later '{shown}'{when}",
+                worst(v),
+                unit,
+            )
+            s_start = min(successor.label.start, successor.value.start)
+            if successor.reading is o.reading:
+                s_start = successor.value.start
+            yield finding(
+                gate_id,
+                GateStatus.NEGATED,
+                successor.d,
+                s_start,
+                successor.value.end,
+                f"later '{shown}' does not cross {SYMBOL[rule.comparator]} "
+                f"{_number(rule.threshold)}",
+                worst(successor.value),
+                unit,
+            )
+            continue
+        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, worst(v), unit)
+
+
+def _successor(
+    later: _Later, o: _Observation, fires: Callable[[Value], bool]
+) -> _Observation | None:
+    if o.reading.ordered:
+        for index in range(o.index + 1, len(o.reading.values)):
+            v = o.reading.values[index]
+            sibling = o.sibling(index)
+            if sibling.target:
+                continue
+            if fires(v):
+                return None  # a later value in the same series crosses too
+            return sibling
+    found = later.than(o)
+    return found if found is not None and not fires(found.value) else None
+
+
+def _detail(rule: NumericRule, d: ReadDocument, o: _Observation, unit: str) -> str:
+    v = o.value
+    written = v.shown(d.text)
+    term = " ".join(d.text[o.label.start : o.label.end].split())
+    worst = v.low if rule.comparator in ("<", "<=") else v.high
+    shown = "" if math.isinf(worst) or f"{worst:g}" in written else f" (= {worst:g} {unit})"
+    spacer = " " if unit not in ("", "%") else ""
+    return (
+        f"{term} {written}{shown} {SYMBOL[rule.comparator]} {_number(rule.threshold)}{spacer}{unit}"
+    ).replace("  ", " ")
+
+
+def _annotations(rule: NumericRule, s: Screening, o: _Observation) -> str:
+    if not rule.annotate_if:
+        return ""
+    d = o.d
+    left, right = d.sentence_bounds(o.label.start, o.value.end, reach=80)
+    nearby = d.starting_in(left, right)
+    notes = [
+        note for cid, note in rule.annotate_if.items() if any(cid in m.concepts for m in nearby)
+    ]
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _number(value: float) -> str:
+    """6.0 -> "6.0", 1.5 -> "1.5", 100.0 -> "100": thresholds as a clinician writes them."""
+    if value == int(value) and abs(value) < 10:
+        return f"{value:.1f}"
+    return f"{value:g}"
+
+
+def rising_findings(gate_id: str, rule: RisingRule, s: Screening) -> Iterator[Finding]:
+    spec = _spec(rule, rule.concept)
+    found = observations(s, rule.concept, spec, lambda v: False, [])
+    by_reading: dict[int, list[_Observation]] = {}
+    for o in found:
+        if o.eligible:
+            by_reading.setdefault(id(o.reading), []).append(o)
+    results: list[tuple[_Observation, _Observation, float, float]] = []
+    for group in by_reading.values():
+        group.sort(key=lambda o: o.index)
+        first = group[0]
+        if len(group) < 2 or not first.reading.ordered:
+            continue
+        rise = _rise([o.value for o in group], rule)
+        if rise is not None:
+            start_index, peak_index = rise
+            results.append(
+                (
+                    group[start_index],
+                    group[peak_index],
+                    group[start_index].value.high,
+                    group[peak_index].value.high,
+                )
+            )
+    dated = sorted(
+        (o for o in found if o.eligible and o.value.time is not None),
+        key=lambda o: (o.value.time or date.min, o.value.hours or 0.0),
+    )
+    lowest: _Observation | None = None
+    for o in dated:
+        if lowest is not None and (o.value.time or date.min) > (lowest.value.time or date.min):
+            ratio = o.value.high / lowest.value.high if lowest.value.high > 0 else 0.0
+            if (
+                ratio >= rule.min_ratio
+                and o.value.high > rule.min_peak
+                and lowest.reading is not o.reading
+            ):
+                results.append((lowest, o, lowest.value.high, o.value.high))
+                break
+        if lowest is None or o.value.high < lowest.value.high:
+            lowest = o
+    for first, peak, low, high in results:
+        d = peak.d
+        start = min(first.label.start, first.value.start) if first.d is d else peak.label.start
+        end = peak.value.end
+        series = " ".join(d.text[start:end].split())
+        detail = f"{series}: rising ({low:g} -> {high:g})"
+        if rule.explained_by is not None:
+            why = explained(s, d, peak.label, rule.explained_by)
+            if why is not None:
+                yield finding(gate_id, GateStatus.NEGATED, d, start, end, f"{detail}, {why}", high)
+                continue
+        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, high)
+
+
+def _rise(values: list[Value], rule: RisingRule) -> tuple[int, int] | None:
+    """(index of the first value, index of the peak after it) when the series rises enough."""
+    first = values[0].high
+    if not math.isfinite(first) or first < 0:
+        return None
+    peak_index = max(range(1, len(values)), key=lambda i: values[i].high)
+    peak = values[peak_index].high
+    if first == 0:
+        return (0, peak_index) if peak > rule.min_peak and peak > 0 else None
+    if peak / first >= rule.min_ratio and peak > rule.min_peak:
+        return 0, peak_index
+    return None

@@ -1,0 +1,864 @@
+"""Reading the value a clinic wrote for a quantity, wherever and however it wrote it.
+
+`ValueReader.read` takes a mention of a measurable concept ("K+", "Platelets", "INR") and
+finds its values, trying in turn:
+
+1. A combined field: labels joined by slashes and values joined the same way ("PT/INR
+   18.2/1.7", "Na/K 138/6.3", "Hb/WCC/Plt 98/4.1/45"): each label takes its own value.
+2. A table row: the line split into cells (tabs, pipes, two or more spaces), the mention
+   alone in its cell. The other cells are classified - value, flag (H, L, *, ↑), reference
+   range ("3.5-5.3", "(150 - 400)"), unit, date - in any column order; a header row above
+   ("Result | Flag | Range", or dates, or hours) says which column is which and when.
+3. A column table: the mention in a header row of labels ("Hb  WCC  Plt  Na  K"), its
+   values in the rows below, in the same column; rows dated in their first cell are
+   ordered by date.
+4. Prose: the first number after the mention within `max_gap` characters, skipping dates,
+   flags, units in brackets and words like "was", "of", "level"; a number whose unit
+   belongs to another quantity ("2 L/min") is passed over. Then a series: values linked by
+   "->", "then", "rising to", commas ("14, 52, 230"), "(was 6.2 on admission)".
+
+A value is a range of possible results in the gate's canonical unit: "25-30%" is 25 to 30,
+"<30" is minus infinity to 30, "in the 40s" is 40 to 49, "45,000/µL" is 45 ×10⁹/L,
+"0.8 lakh/cumm" is 80, "EF 0.30" is 30%. Each value knows its order in the series, the
+words that place it in time ("repeat", "was", "on admission", "today") and its date, and
+whether it is a target or a threshold rather than a result ("target INR 2-3", "aim K+ <
+5.5", "transfuse if < 50", "INR < 1.5 required").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import date
+from enum import IntEnum
+
+from concord.screen.cues import Cues
+from concord.screen.dates import DATE_RE, short_date_at
+from concord.screen.document import ReadDocument, split_cells
+from concord.screen.lexicon import Mention
+from concord.screen.units import TIME_UNITS, UnitForm, UnitTable
+
+MAX_VALUE_CANDIDATES = 3  # numbers tried after a mention ("SpO2 on 2L O2 89%")
+MAX_SERIES = 8
+HEADER_LOOKUP_LINES = 12
+COLUMN_TABLE_ROWS = 40
+
+NUMBER = (
+    r"\d{1,3}(?:,\d{3})+(?![\d,])|\d{1,2}(?:,\d{2})+,\d{3}(?![\d,])"
+    r"|\d+\.\d+|\d+,\d{1,2}(?![\d,])|\d+"
+)
+_NUMBER_AT = re.compile(rf"(?<![A-Za-z0-9.,/^])(?<![A-Za-z]-)(?P<n>{NUMBER})")
+_QUALIFIER_BEFORE = re.compile(
+    r"(?P<q><=|>=|≤|≥|=<|=>|<|>|less\s+than|below|under|greater\s+than|more\s+than|above|over|"
+    r"at\s+least|at\s+most|up\s+to|~|≈|approx\.?|approximately|about|around|c\.|ca\.)\s*$",
+    re.IGNORECASE,
+)
+_LOWER_BOUND = {">", ">=", "≥", "=>", "greater than", "more than", "above", "over", "at least"}
+_UPPER_BOUND = {"<", "<=", "≤", "=<", "less than", "below", "under", "at most", "up to"}
+_DECADE_RE = re.compile(r"(?P<where>high|low|mid|upper|lower)?[\s-]*$", re.IGNORECASE)
+_RANGE_TAIL = re.compile(rf"\s*%?\s*(?:-|–|to)\s*(?P<b>{NUMBER})(?![\d/])")
+_SERIES_LINK = re.compile(
+    r"\s*(?:,\s*(?:and\s+|then\s+|now\s+)?|->|→|=>|>>|>|\band\s+(?:then\s+|now\s+)?|"
+    r"\bthen\b|\bfollowed\s+by\b|\b(?:rising|risen|rose|increasing|increased|up|going\s+up)\s+to\b|"
+    r"\b(?:falling|fell|dropped|dropping|decreased|decreasing|down|improved|improving|"
+    r"corrected|normalised|normalized|settled|recovered)\s+to\b|\bto\b|\bnow\b|;\s*now\b)\s*",
+    re.IGNORECASE,
+)
+_CELL_SPLIT = re.compile(r"\t+|\s*\|\s*|[ ]{2,}")
+_FLAG_CELL = re.compile(
+    r"^\(?\s*(?:HH|LL|H|L|HI|LO|High|Low|A|C|Crit|Critical|Abn|Abnormal|\*{1,2}|!{1,2}|↑|↓)\s*\)?$",
+    re.IGNORECASE,
+)
+_FLAG_AFTER = re.compile(
+    r"\s*(?:\(\s*(?:HH|LL|H|L|High|Low|A|C|Crit|Critical|\*|!)\s*\)|\*{1,2}|!{1,2}|↑|↓|"
+    r"(?:HH|LL|H|L)(?![A-Za-z0-9]))",
+)
+_REF_RANGE = re.compile(
+    rf"\s*[(\[]\s*(?:ref(?:erence)?\.?\s*(?:range)?[:\s]*|normal[:\s]*|N[:\s]+|RR[:\s]*)?"
+    rf"(?:{NUMBER})?\s*(?:-|–|to)?\s*(?:[<>≤≥]\s*)?(?:{NUMBER})?\s*[^\d()\[\]\n]{{0,12}}[)\]]",
+    re.IGNORECASE,
+)
+_RANGE_CELL = re.compile(
+    rf"^[(\[]?\s*(?:ref(?:erence)?\.?\s*(?:range)?[:\s]*|normal[:\s]*|RR[:\s]*)?"
+    rf"(?:(?:{NUMBER})\s*(?:-|–|to)\s*(?:{NUMBER})|[<>≤≥]\s*(?:{NUMBER}))\s*[)\]]?$",
+    re.IGNORECASE,
+)
+_VALUE_CELL = re.compile(
+    rf"^(?P<q>[<>≤≥~]|<=|>=)?\s*(?P<n>{NUMBER})(?P<rest>.*)$",
+)
+_HOURS_CELL = re.compile(r"^(?:T\s*=?\s*)?(?P<h>\d{1,3})\s*(?:h|hr|hrs|hours?)$", re.IGNORECASE)
+_TIME_OF_DAY = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])")
+_EARLIER_PAREN = re.compile(
+    r"\s*[(\[,;]?\s*(?:was|previously|prev\.?|previous|last|initially|from|on\s+admission|"
+    r"admission|baseline|before)\s*:?\s*",
+    re.IGNORECASE,
+)
+_OPEN_PAREN = re.compile(r"\s*\(\s*")
+_CLOSE_PAREN = re.compile(r"\s*\)")
+_SLASH = re.compile(r"\s*/\s*")
+_SLASH_END = re.compile(r"/\s*$")
+_COMBINED_LEAD = re.compile(r"(?:\s*(?:\([^)\n]{0,20}\)|:|=|-(?!\d)|of|was|is))*\s*")
+_HOURS_IN = re.compile(r"(\d{1,3})\s*(?:h|hr|hrs|hours?)\b")
+_HOURS_AT = re.compile(r"\s*(?:at\s+)?(?:T\s*=?\s*)?(\d{1,3})\s*(?:h|hr|hrs|hours?)(?![A-Za-z])")
+_ON_DATED = re.compile(r"\s*(?:on|dated|at|from)?\s*")
+_DAY_WORD = re.compile(
+    r"\s*\(?\s*(?P<w>today|this\s+morning|yesterday|on\s+admission|at\s+admission|"
+    r"admission|latest|repeat|baseline|pre-?op|post-?op|initially|previously)\s*\)?",
+    re.IGNORECASE,
+)
+_DIRECTLY_AFTER = re.compile(r"[\s)\]]*(?P<w>[A-Za-z][A-Za-z \-]{0,24})")
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
+_GAP_STOP = re.compile(r"[.;!?](?:\s|$)|\n")
+
+
+class Rank(IntEnum):
+    """Where words place a value in time, against others of the same quantity."""
+
+    EARLIER = 0
+    PLAIN = 1
+    LATER = 2
+
+
+@dataclass(frozen=True)
+class QuantitySpec:
+    """What a numeric rule reads: the quantity's unit table id, plausible values and how to
+    scale bare numbers."""
+
+    concept: str
+    quantity: str | None
+    plausible: tuple[float, float]
+    bare_scaling: tuple[tuple[str, float, float], ...] = ()  # (">=" or "<", bound, factor)
+    max_gap: int = 40
+
+
+@dataclass(frozen=True)
+class Value:
+    low: float
+    high: float
+    start: int
+    end: int
+    qualified: bool  # written with <, >, "below" ...
+    rank: Rank = Rank.PLAIN
+    time: date | None = None
+    hours: float | None = None  # "(3h)" in a troponin series
+
+    def shown(self, text: str) -> str:
+        return " ".join(text[self.start : self.end].split())
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The values read for one mention, in the order they were taken (if known)."""
+
+    label_start: int
+    label_end: int
+    values: tuple[Value, ...]
+    ordered: bool  # a series whose order is known (arrows, dates, hours, markers)
+    layout: str  # "combined", "row", "column" or "prose"
+
+
+class ValueReader:
+    def __init__(self, units: UnitTable, cues: Cues) -> None:
+        self.units = units
+        self.cues = cues
+
+    # -- entry point ----------------------------------------------------------------------
+
+    def read(
+        self,
+        d: ReadDocument,
+        mention: Mention,
+        spec: QuantitySpec,
+        is_other_label: Callable[[Mention], bool],
+        anchor: date,
+    ) -> Reading | None:
+        """The values written for `mention`; `is_other_label` says whether a mention names
+        another quantity (which ends the search for this one's value)."""
+        return (
+            self._combined(d, mention, spec, is_other_label)
+            or self._row(d, mention, spec, is_other_label, anchor)
+            or self._column(d, mention, spec, is_other_label, anchor)
+            or self._prose(d, mention, spec, is_other_label, anchor)
+        )
+
+    # -- numbers --------------------------------------------------------------------------
+
+    def _number(self, text: str, pos: int, end: int) -> re.Match[str] | None:
+        return _NUMBER_AT.search(text, pos, end)
+
+    def _value_at(
+        self, text: str, m: re.Match[str], spec: QuantitySpec, before: str, limit: int
+    ) -> Value | None:
+        """The value starting with number `m`, or None if its unit is another quantity's or
+        it is not plausible."""
+        first = _to_float(m.group("n"))
+        low = high = first
+        end = m.end()
+        decade = text[end : end + 1] == "s" and not text[end + 1 : end + 2].isalpha()
+        if decade and first >= 10 and first % 10 == 0:
+            where = _DECADE_RE.search(before)
+            word = (where.group("where") or "").lower() if where else ""
+            low, high = {
+                "high": (first + 6, first + 9.9),
+                "upper": (first + 6, first + 9.9),
+                "low": (first, first + 3.9),
+                "lower": (first, first + 3.9),
+                "mid": (first + 3, first + 7),
+            }.get(word, (first, first + 9.9))
+            end += 1
+        else:
+            tail = _RANGE_TAIL.match(text, end, limit)
+            if tail is not None:
+                second = _to_float(tail.group("b"))
+                low, high = min(first, second), max(first, second)
+                end = tail.end()
+        unit, unit_end = self.units.unit_at(text, end)
+        if unit is None:
+            paren = _OPEN_PAREN.match(text, end, limit)
+            if paren is not None:
+                unit, inner_end = self.units.unit_at(text, paren.end())
+                close = _CLOSE_PAREN.match(text, inner_end, limit) if unit else None
+                unit_end = close.end() if close else unit_end
+                if close is None:
+                    unit = None
+        if unit is not None and unit.quantity != spec.quantity:
+            return None
+        factor = unit.factor if unit is not None else _bare_factor(spec, low)
+        if unit is not None:
+            end = unit_end
+        low, high = low * factor, high * factor
+        plausible_low, plausible_high = spec.plausible
+        if not (plausible_low <= low and high <= plausible_high):
+            return None
+        qualifier = _QUALIFIER_BEFORE.search(before)
+        qualified = False
+        if qualifier is not None:
+            word = " ".join(qualifier.group("q").lower().split())
+            if word in _LOWER_BOUND:
+                high, qualified = math.inf, True
+            elif word in _UPPER_BOUND:
+                low, qualified = -math.inf, True
+        flag = _FLAG_AFTER.match(text, end, limit)
+        if flag is not None and not text[flag.end() : flag.end() + 1].isalnum():
+            end = flag.end()
+        return Value(low=low, high=high, start=m.start(), end=end, qualified=qualified)
+
+    # -- 1. combined fields ---------------------------------------------------------------
+
+    def _combined(
+        self,
+        d: ReadDocument,
+        mention: Mention,
+        spec: QuantitySpec,
+        is_other: Callable[[Mention], bool],
+    ) -> Reading | None:
+        text = d.text
+        line_start, line_end = d.line_bounds(mention.start)
+        labels = [mention]
+        pos = mention.end
+        while True:  # labels after ours: "INR/APTT"
+            slash = _SLASH.match(text, pos, line_end)
+            if slash is None:
+                break
+            following = d.starting_in(slash.end(), slash.end() + 1)
+            if not following:
+                break
+            labels.append(following[0])
+            pos = following[0].end
+        group_end = pos
+        pos = mention.start
+        while True:  # labels before ours: "PT/INR"
+            slash = _SLASH_END.search(text, max(line_start, pos - 3), pos)
+            if slash is None:
+                break
+            before = [m for m in d.starting_in(max(line_start, pos - 30), pos) if m.end <= pos - 1]
+            if not before or not _SLASH.fullmatch(text, before[-1].end, pos):
+                break
+            labels.insert(0, before[-1])
+            pos = before[-1].start
+        if len(labels) < 2:
+            return None
+        index = next(i for i, m in enumerate(labels) if m.start == mention.start)
+        lead = _COMBINED_LEAD.match(text, group_end, line_end)
+        start = lead.end() if lead else group_end
+        values = _slash_values(text, start, line_end)
+        if len(values) != len(labels):
+            return None
+        v_start, v_end = values[index]
+        m = _NUMBER_AT.match(text, v_start)
+        if m is None:
+            return None
+        value = self._value_at(text, m, spec, "", v_end)
+        if value is None:
+            return None
+        return Reading(mention.start, mention.end, (value,), True, "combined")
+
+    # -- 2. table rows --------------------------------------------------------------------
+
+    def _row(
+        self,
+        d: ReadDocument,
+        mention: Mention,
+        spec: QuantitySpec,
+        is_other: Callable[[Mention], bool],
+        anchor: date,
+    ) -> Reading | None:
+        text = d.text
+        line_start, line_end = d.line_bounds(mention.start)
+        cells = d.cells(line_start, line_end)
+        if len(cells) < 2:
+            return None
+        own_index = next((i for i, c in enumerate(cells) if c[0] <= mention.start < c[1]), None)
+        if own_index is None or not self._label_only(text, cells[own_index], mention):
+            return None
+        own = cells[own_index]
+        if any(
+            is_other(m) for i, c in enumerate(cells) if i != own_index for m in d.starting_in(*c)
+        ):
+            return None  # a row of several labels: a header, not this label's row
+        header = self._header_above(d, line_start)
+        roles = header.roles(text, line_start, cells) if header else [None] * len(cells)
+        unit = self._label_unit(text, own, mention)
+        flags: list[int] = []
+        for i, (c0, c1) in enumerate(cells):
+            cell = text[c0:c1].strip()
+            if i == own_index:
+                continue
+            role = roles[i]
+            if (role is not None and role.role == "unit") or (
+                role is None and self.units.is_unit(cell.strip("()[] "))
+            ):
+                unit = self.units.is_unit(cell.strip("()[] ")) or unit
+            if _FLAG_CELL.match(cell):
+                flags.append(i)
+        if unit is not None and unit.quantity != spec.quantity:
+            return None
+        values: list[Value] = []
+        for i, (c0, c1) in enumerate(cells):
+            if i == own_index or i in flags:
+                continue
+            cell = text[c0:c1].strip()
+            role = roles[i]
+            if role is not None and role.role != "value":
+                continue
+            if role is None and (
+                _RANGE_CELL.match(cell) or self.units.is_unit(cell.strip("()[] "))
+            ):
+                continue
+            value = self._cell_value(text, c0, c1, spec, unit)
+            if value is None:
+                continue
+            when = role.when if role else None
+            hours = role.hours if role else None
+            if when is None:
+                dated = short_date_at(text, value.end, c1, anchor)
+                when = dated.exact_day if dated else None
+            values.append(replace(value, time=when, hours=hours))
+        if not values:
+            return None
+        if len(values) > 1 and header is None and flags:
+            flagged = [
+                v
+                for v in values
+                if any(
+                    abs(cells[f][0] - v.end) < 12 or abs(v.start - cells[f][1]) < 12 for f in flags
+                )
+            ]
+            values = flagged or values
+        ordered = len(values) > 1 and all(v.time or v.hours is not None for v in values)
+        if ordered:
+            values.sort(key=lambda v: (v.time or date.min, v.hours or 0.0))
+        return Reading(mention.start, mention.end, tuple(values), ordered, "row")
+
+    def _label_only(self, text: str, cell: tuple[int, int], mention: Mention) -> bool:
+        """The mention's cell holds the label and nothing but units, brackets, a colon."""
+        rest = text[cell[0] : mention.start] + " " + text[mention.end : cell[1]]
+        rest = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", rest)
+        rest = re.sub(r"[:\-–=*#•>]", " ", rest)
+        return all(self.units.is_unit(w) or w.lower() in _LABEL_WORDS for w in rest.split())
+
+    def _label_unit(self, text: str, cell: tuple[int, int], mention: Mention) -> UnitForm | None:
+        m = re.search(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]", text[mention.end : cell[1]])
+        return self.units.is_unit(m.group(1)) if m else None
+
+    def _cell_value(
+        self, text: str, start: int, end: int, spec: QuantitySpec, unit: UnitForm | None
+    ) -> Value | None:
+        cell = text[start:end]
+        stripped = cell.strip()
+        m = _VALUE_CELL.match(stripped)
+        if m is None:
+            return None
+        offset = start + (len(cell) - len(cell.lstrip())) + m.start("n")
+        number = _NUMBER_AT.match(text, offset)
+        if number is None:
+            return None
+        value = self._value_at(text, number, spec, stripped[: m.start("n")], end)
+        if value is None:
+            return None
+        if unit is not None and self.units.unit_at(text, number.end())[0] is None:
+            bare = _bare_factor(spec, _to_float(number.group("n")))
+            scale = unit.factor / bare
+            low = value.low * scale if math.isfinite(value.low) else value.low
+            high = value.high * scale if math.isfinite(value.high) else value.high
+            plausible_low, plausible_high = spec.plausible
+            if not (plausible_low <= low and high <= plausible_high):
+                return None
+            value = replace(value, low=low, high=high)
+        return value
+
+    def _header_above(self, d: ReadDocument, line_start: int) -> _Header | None:
+        number = d.line_number(line_start)
+        for back in range(1, HEADER_LOOKUP_LINES + 1):
+            bounds = d.line_at(number - back)
+            if bounds is None:
+                return None
+            start, end = bounds
+            if not d.text[start:end].strip():
+                return None
+            header = _Header.parse(d.text, start, end, self.cues)
+            if header is not None:
+                return header
+        return None
+
+    # -- 3. column tables -----------------------------------------------------------------
+
+    def _column(
+        self,
+        d: ReadDocument,
+        mention: Mention,
+        spec: QuantitySpec,
+        is_other: Callable[[Mention], bool],
+        anchor: date,
+    ) -> Reading | None:
+        text = d.text
+        line_start, line_end = d.line_bounds(mention.start)
+        cells = d.cells(line_start, line_end)
+        if len(cells) < 2:
+            return None
+        labelled = [bool(d.starting_in(c0, c1)) for c0, c1 in cells]
+        if sum(labelled) < 2 or not all(
+            lab or _is_header_cell(text[c0:c1], self.cues)
+            for lab, (c0, c1) in zip(labelled, cells, strict=True)
+        ):
+            return None
+        own_index = next((i for i, c in enumerate(cells) if c[0] <= mention.start < c[1]), None)
+        if own_index is None:
+            return None
+        label_unit = self._label_unit(text, cells[own_index], mention)
+        values: list[Value] = []
+        number = d.line_number(line_start)
+        for below in range(1, COLUMN_TABLE_ROWS + 1):
+            bounds = d.line_at(number + below)
+            if bounds is None:
+                break
+            row_start, row_end = bounds
+            if not text[row_start:row_end].strip():
+                break
+            row = _cells(text, row_start, row_end)
+            if len(row) < 2 or d.starting_in(row_start, row_end):
+                break
+            cell = _aligned(text, line_start, cells, own_index, row_start, row)
+            if cell is None:
+                continue
+            value = self._cell_value(text, cell[0], cell[1], spec, label_unit)
+            if value is None:
+                continue
+            first = text[row[0][0] : row[0][1]]
+            found = _dates(first)
+            when = found[0] if found else None
+            if when is None:
+                dated = short_date_at(text, row[0][0], row[0][1], anchor)
+                when = dated.exact_day if dated else None
+            values.append(replace(value, time=when))
+        if not values:
+            return None
+        ordered = len(values) > 1 and all(v.time for v in values)
+        if ordered:
+            values.sort(key=lambda v: v.time or date.min)
+        return Reading(mention.start, mention.end, tuple(values), ordered, "column")
+
+    # -- 4. prose -------------------------------------------------------------------------
+
+    def _prose(
+        self,
+        d: ReadDocument,
+        mention: Mention,
+        spec: QuantitySpec,
+        is_other: Callable[[Mention], bool],
+        anchor: date,
+    ) -> Reading | None:
+        text = d.text
+        _, line_end = d.line_bounds(mention.start)
+        limit = min(line_end, mention.end + spec.max_gap + 1)
+        pos = mention.end
+        first: Value | None = None
+        for _ in range(MAX_VALUE_CANDIDATES):
+            m = self._number(text, pos, limit)
+            if m is None:
+                return None
+            gap = text[mention.end : m.start()]
+            if (
+                _GAP_STOP.search(gap)
+                or self.cues.terminators.search(gap)
+                and not self.cues.earlier.search(gap)
+                and not self.cues.later.search(gap)
+            ):
+                return None
+            if any(is_other(o) for o in d.starting_in(mention.end, m.start())):
+                return None
+            if _in_date_or_time(text, m):
+                pos = _skip_date_or_time(text, m)
+                continue
+            unit, _ = self.units.unit_at(text, m.end())
+            if unit is not None and unit.quantity is None and unit.form in TIME_UNITS:
+                pos = m.end()
+                continue
+            value = self._value_at(text, m, spec, gap, min(len(text), line_end))
+            if value is not None:
+                first = value
+                break
+            pos = m.end()
+        if first is None:
+            return None
+        series = [first]
+        ordered = False
+        end = first.end
+        while len(series) < MAX_SERIES:
+            end, note = self._annotations(text, end, line_end, series, anchor)
+            link = _SERIES_LINK.match(text, end, line_end)
+            earlier = _EARLIER_PAREN.match(text, end, line_end) if link is None else None
+            if link is None and earlier is None:
+                break
+            cont = link or earlier
+            assert cont is not None
+            m = _NUMBER_AT.match(text, cont.end())
+            if m is None or _in_date_or_time(text, m):
+                break
+            if any(is_other(o) for o in d.starting_in(end, m.start())):
+                break
+            unit, _ = self.units.unit_at(text, m.end())
+            if unit is not None and unit.quantity is None:
+                break
+            value = self._value_at(text, m, spec, text[cont.start() : m.start()], line_end)
+            if value is None:
+                break
+            word = cont.group().strip(" ,;").lower()
+            if earlier is not None or self.cues.earlier.fullmatch(word or "-"):
+                series.insert(len(series) - 1, replace(value, rank=Rank.EARLIER))
+                ordered = True
+            else:
+                rank = Rank.LATER if self.cues.later.search(word) else Rank.PLAIN
+                series.append(replace(value, rank=rank))
+                ordered = ordered or bool(word and word != ",")
+            end = value.end
+            del note
+        end, _ = self._annotations(text, end, line_end, series, anchor)
+        if len(series) > 1 and not ordered:
+            ordered = True  # "14, 52, 230": a list of results is written in the order taken
+        if any(v.hours is not None for v in series) and all(v.hours is not None for v in series):
+            series.sort(key=lambda v: v.hours or 0.0)
+        return Reading(mention.start, mention.end, tuple(series), ordered, "prose")
+
+    def _annotations(
+        self, text: str, pos: int, limit: int, series: list[Value], anchor: date
+    ) -> tuple[int, str]:
+        """Skip what may follow a value: a reference range, a flag, a time ("(3h)", "at 6
+        h"), a date ("on 12/10/2026"), day words ("today"); attach times to the last value."""
+        note = ""
+        while True:
+            ref = _REF_RANGE.match(text, pos, limit)
+            if ref is not None:
+                inner = text[ref.start() : ref.end()]
+                hours = _HOURS_IN.search(inner)
+                if hours and series:
+                    series[-1] = replace(series[-1], hours=float(hours.group(1)))
+                pos = ref.end()
+                continue
+            hours = _HOURS_AT.match(text, pos, limit)
+            if hours is not None and series:
+                series[-1] = replace(series[-1], hours=float(hours.group(1)))
+                pos = hours.end()
+                continue
+            when = _ON_DATED.match(text, pos, limit)
+            after_words = when.end() if when else pos
+            date_match = DATE_RE.match(text, after_words)
+            if date_match is not None and date_match.group("om") is None and series:
+                found = [t for t in _dates(date_match.group())]
+                if found:
+                    series[-1] = replace(series[-1], time=found[0])
+                pos = date_match.end()
+                continue
+            short = short_date_at(text, after_words, min(limit, after_words + 6), anchor)
+            if short is not None and short.start == after_words and series:
+                series[-1] = replace(series[-1], time=short.exact_day)
+                pos = short.end
+                continue
+            day_word = _DAY_WORD.match(text, pos, limit)
+            if day_word is not None and series:
+                word = day_word.group("w").lower()
+                rank = (
+                    Rank.LATER
+                    if self.cues.later.fullmatch(word)
+                    else (
+                        Rank.EARLIER
+                        if self.cues.earlier.fullmatch(word) or word in ("yesterday",)
+                        else series[-1].rank
+                    )
+                )
+                series[-1] = replace(series[-1], rank=rank)
+                pos = day_word.end()
+                continue
+            flag = _FLAG_AFTER.match(text, pos, limit)
+            if (
+                flag is not None
+                and not text[flag.end() : flag.end() + 1].isalnum()
+                and flag.end() > pos
+            ):
+                pos = flag.end()
+                continue
+            return pos, note
+
+    def rank(self, d: ReadDocument, reading: Reading, index: int) -> Rank:
+        """Where words place value `index` of a reading in time: its series rank, or for the
+        first value of a prose reading the words around its label ("repeat K+ 4.1", "K+
+        was 6.3")."""
+        value = reading.values[index]
+        if value.rank is not Rank.PLAIN or reading.layout != "prose" or index > 0:
+            return value.rank
+        return self._rank_before(d.text, reading.label_start, reading.label_end, value.start)
+
+    def _rank_before(self, text: str, label_start: int, label_end: int, value_start: int) -> Rank:
+        line_start = text.rfind("\n", 0, label_start) + 1
+        before = text[max(line_start, label_start - 30) : label_start]
+        between = text[label_end:value_start]
+        window = before + " " + between
+        later = [m for m in self.cues.later.finditer(window)]
+        earlier = [m for m in self.cues.earlier.finditer(window)]
+        if later and (not earlier or later[-1].start() > earlier[-1].start()):
+            return Rank.LATER
+        if earlier:
+            return Rank.EARLIER
+        return Rank.PLAIN
+
+    # -- targets --------------------------------------------------------------------------
+
+    def is_target(self, d: ReadDocument, reading: Reading, value: Value) -> bool:
+        """A target, threshold or condition, not a result: "target INR 2-3", "aim K+ < 5.5",
+        "transfuse if < 50", "INR < 1.5 required"."""
+        text = d.text
+        line_start, _ = d.line_bounds(reading.label_start)
+        base = clause_start = max(line_start, reading.label_start - 80)
+        for m in _SENTENCE_END.finditer(text, base, reading.label_start):
+            clause_start = m.end()
+        before_label = text[max(clause_start, reading.label_start - 25) : reading.label_start]
+        between = text[reading.label_end : value.start]
+        after = text[value.end : min(len(text), value.end + 30)]
+        directly_after = _DIRECTLY_AFTER.match(after)
+        if value.qualified or _QUALIFIER_BEFORE.search(between):
+            whole = text[clause_start : value.start]
+            if self.cues.target_before.search(whole):
+                return True
+        if self.cues.target_before.search(before_label) or self.cues.target_before.search(between):
+            cue = self.cues.target_before.search(between) or self.cues.target_before.search(
+                before_label
+            )
+            if cue is not None and cue.group().lower() not in ("to be", "when", "once"):
+                return True
+        if directly_after is not None:
+            words = directly_after.group("w").strip()
+            cue = self.cues.target_after.match(words)
+            if cue is not None:
+                return True
+        return False
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _to_float(written: str) -> float:
+    if _DECIMAL_COMMA.fullmatch(written):
+        return float(written.replace(",", "."))
+    return float(written.replace(",", ""))
+
+
+def _bare_factor(spec: QuantitySpec, value: float) -> float:
+    for comparator, bound, factor in spec.bare_scaling:
+        if (comparator == ">=" and value >= bound) or (comparator == "<" and value < bound):
+            return factor
+    return 1.0
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return split_cells(text, start, end)
+
+
+def _aligned(
+    text: str,
+    header_start: int,
+    header: list[tuple[int, int]],
+    index: int,
+    row_start: int,
+    row: list[tuple[int, int]],
+) -> tuple[int, int] | None:
+    """The cell of `row` in the column of header cell `index`: by position when the row has
+    as many cells (or one more, a leading date), else the cell under it on the page."""
+    if len(row) == len(header):
+        return row[index]
+    if len(row) == len(header) + 1:
+        return row[index + 1]
+    own = (header[index][0] - header_start, header[index][1] - header_start)
+    best, overlap = None, 0
+    for cell in row:
+        rel = (cell[0] - row_start, cell[1] - row_start)
+        shared = min(rel[1], own[1] + 2) - max(rel[0], own[0] - 2)
+        if shared > overlap:
+            best, overlap = cell, shared
+    return best
+
+
+def _slash_values(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    m = re.match(
+        rf"(?P<all>(?:{NUMBER})(?:\s*[A-Za-z%^/0-9*μ]{{0,8}}?)?(?:\s*/\s*(?:{NUMBER})(?:\s*[A-Za-z%^0-9*μ]{{0,8}})?)+)",
+        text[start:end],
+    )
+    if m is None:
+        return []
+    out = []
+    for part in re.finditer(rf"{NUMBER}", m.group("all")):
+        out.append((start + part.start(), start + part.end() + 8))
+    return out
+
+
+_DAY_MONTH = re.compile(r"\d{1,2}/\d{1,2}(?![\d.])")
+_DAY_MONTH_TIMES = re.compile(r"\d{1,2}/\d{1,2}\s*(?:x|×)")
+
+
+def _in_date_or_time(text: str, m: re.Match[str]) -> bool:
+    """Whether the number starts a date or a time of day (not a value)."""
+    at = m.start()
+    date_match = DATE_RE.match(text, at)
+    if date_match is not None and date_match.group("om") is None and date_match.group("yy") is None:
+        return True
+    if _TIME_OF_DAY.match(text, at):
+        return True
+    return bool(_DAY_MONTH.match(text, at)) and not _DAY_MONTH_TIMES.match(text, at)
+
+
+def _skip_date_or_time(text: str, m: re.Match[str]) -> int:
+    at = m.start()
+    found = DATE_RE.match(text, at) or _TIME_OF_DAY.match(text, at) or _DAY_MONTH.match(text, at)
+    return found.end() if found is not None else m.end()
+
+
+def _dates(written: str) -> list[date]:
+    from concord.screen.dates import dates_in
+
+    return [t.exact_day for t in dates_in(written) if t.exact_day is not None]
+
+
+def _is_header_cell(cell: str, cues: Cues) -> bool:
+    words = cell.strip().lower()
+    return words in cues.header_words or bool(_dates(cell)) or bool(_HOURS_CELL.match(cell.strip()))
+
+
+@dataclass(frozen=True)
+class _Column:
+    role: str  # value, range, unit, flag, skip, label, other
+    when: date | None = None
+    hours: float | None = None
+
+
+_VALUE_HEADERS = frozenset({"result", "results", "value", "values", "latest", "current", "today"})
+_RANGE_HEADERS = frozenset(
+    {
+        "range",
+        "ref",
+        "reference",
+        "ref range",
+        "reference range",
+        "reference interval",
+        "normal range",
+        "normal",
+        "rr",
+        "ref. range",
+        "ref interval",
+    }
+)
+_ROLE_HEADERS = {
+    "unit": "unit",
+    "units": "unit",
+    "flag": "flag",
+    "flags": "flag",
+    "previous": "skip",
+    "prev": "skip",
+    "last": "skip",
+    "comment": "skip",
+    "comments": "skip",
+}
+_LABEL_WORDS = frozenset({"level", "count", "serum", "plasma", "total", "whole", "blood"})
+
+
+@dataclass(frozen=True)
+class _Header:
+    """A header row above a table row: each column's role and, for dates or hours, when."""
+
+    start: int
+    cells: tuple[tuple[int, int], ...]
+    columns: tuple[_Column, ...]
+
+    @classmethod
+    def parse(cls, text: str, start: int, end: int, cues: Cues) -> _Header | None:
+        cells = _cells(text, start, end)
+        if len(cells) < 2:
+            return None
+        columns: list[_Column] = []
+        known = 0
+        for c0, c1 in cells:
+            cell = text[c0:c1].strip()
+            lower = " ".join(cell.lower().split())
+            found = _dates(cell)
+            hours = _HOURS_CELL.match(cell)
+            if found:
+                columns.append(_Column("value", when=found[0]))
+            elif hours:
+                columns.append(_Column("value", hours=float(hours.group("h"))))
+            elif lower in _VALUE_HEADERS:
+                columns.append(_Column("value"))
+            elif lower in _RANGE_HEADERS:
+                columns.append(_Column("range"))
+            elif lower in _ROLE_HEADERS:
+                columns.append(_Column(_ROLE_HEADERS[lower]))
+            elif lower in cues.header_words:
+                columns.append(_Column("label"))
+            else:
+                columns.append(_Column("other"))
+                continue
+            known += 1
+        if known < 2 or known < len(cells) - 1 or not any(c.role == "value" for c in columns):
+            return None
+        return cls(start, tuple(cells), tuple(columns))
+
+    def roles(self, text: str, row_start: int, row: list[tuple[int, int]]) -> list[_Column | None]:
+        """The header column of each row cell (None where none fits): by position when the
+        counts match (or differ by a leading label cell), else the column above on the page."""
+        count, cells = len(row), len(self.cells)
+        if count == cells:
+            return list(self.columns)
+        if count == cells + 1:
+            return [None, *self.columns]
+        if cells == count + 1:
+            return list(self.columns[1:])
+        out: list[_Column | None] = []
+        for c0, c1 in row:
+            rel = (c0 - row_start, c1 - row_start)
+            best, overlap = None, 0
+            for (h0, h1), column in zip(self.cells, self.columns, strict=True):
+                shared = min(rel[1], h1 - self.start + 2) - max(rel[0], h0 - self.start - 2)
+                if shared > overlap:
+                    best, overlap = column, shared
+            out.append(best)
+        return out
