@@ -46,6 +46,7 @@ NEGATION_WINDOW = 70  # characters between the end of a cue and the mention
 FAMILY_WINDOW = 90
 HYPOTHETICAL_WINDOW = 90
 POST_WINDOW = 40
+HYPOTHETICAL_AFTER_WORDS = 4  # words between a mention and "as per protocol", "surveillance"
 HISTORICAL_DAYS = 56  # an event dated more than 8 weeks before surgery is history
 CHECKLIST_LABEL_WORDS = 5  # words allowed between a mention and its checklist answer
 
@@ -114,6 +115,8 @@ class ContextReader:
             rf"{{0,{CHECKLIST_LABEL_WORDS}}}?)"
             r"(?P<sep>[ \t]*(?:[:?=|]+|\t|[ ]{2,}|[-–](?=[ \t]))[ \t:?\-–]*)"
             rf"(?P<answer>{cues.checklist_no_alternation})(?![A-Za-z0-9/])"
+            r"(?:[ \t]+(?:in|within|during|over|for|since)\s+(?:the\s+)?(?:last|past|previous)?"
+            r"[ \t]*[A-Za-z0-9 ]{0,20}?)?"
             r"(?=[ \t]*(?:$|\n|[,;.|)]|\t|[ ]{2,}))",
             re.IGNORECASE,
         )
@@ -184,12 +187,15 @@ class ContextReader:
     def negated_before(self, d: ReadDocument, start: int) -> Verdict | None:
         """The negation cue that governs a mention starting at `start`, in its clause."""
         text = d.text
+        for cue in self.cues.negation_direct.finditer(text, max(0, start - 50), start):
+            if self.cues.filler.fullmatch(text, cue.end(), start):
+                return Verdict(Reason.NEGATED, " ".join(cue.group().split()))
         low = max(0, start - NEGATION_WINDOW - 40)
         found: str | None = None
         for regex, short in ((self.cues.negation_list, False), (self.cues.negation_short, True)):
             for cue in regex.finditer(text, low, start):
                 between = text[cue.end() : start]
-                if len(between) > NEGATION_WINDOW or not self._same_clause(between):
+                if len(between) > NEGATION_WINDOW or not self._same_clause(text, cue.end(), start):
                     continue
                 if short and ("," in between or len(between.split()) > 6):
                     continue
@@ -227,14 +233,17 @@ class ContextReader:
         low = max(0, start - HYPOTHETICAL_WINDOW)
         found: str | None = None
         for cue in self.cues.hypothetical_before.finditer(text, low, start):
-            between = text[cue.end() : start]
-            if self._same_clause(between, terminators=False):
+            if self._same_clause(text, cue.end(), start, terminators=False):
                 found = cue.group()
         if found is None:
             right = min(len(text), end + POST_WINDOW)
             after = self.cues.hypothetical_after.search(text, end, right)
-            if after is not None and self._same_clause(
-                text[end : after.start()], terminators=False
+            between = text[end : after.start()] if after is not None else ""
+            if (
+                after is not None
+                and "," not in between
+                and len(between.split()) <= HYPOTHETICAL_AFTER_WORDS
+                and self._same_clause(text, end, end + len(between), terminators=False)
             ):
                 found = after.group()
         return Verdict(Reason.HYPOTHETICAL, " ".join(found.split())) if found else None
@@ -303,13 +312,28 @@ class ContextReader:
     def _resolved_by(
         self, d: ReadDocument, left: int, right: int, situation: Situation
     ) -> Verdict | None:
+        """A past intervention that ended the finding ("s/p TAVI 2022", "post-AVR"): said to
+        be done, or dated before the reference date; never one awaited or planned."""
         done = Situation(intervention=True, reference=situation.reference)
-        for m in d.of(situation.resolved_by):
-            if not left <= m.start < right:
+        for m in d.starting_in(left, right):
+            if not m.concepts & situation.resolved_by:
                 continue
-            if self.planned(d, m.start, m.end, done) is None and not self.hypothetical(
-                d, m.start, m.end
-            ):
+            if self.planned(d, m.start, m.end, done) or self.hypothetical(d, m.start, m.end):
+                continue
+            c_left, c_right = self._clause(d, m.start, m.end)
+            said_done = self.cues.done.search(d.text, max(c_left, m.start - 40), m.start) or (
+                self.cues.done.search(d.text, m.end, min(c_right, m.end + 30))
+            )
+            past = situation.reference is not None and any(
+                t.exact_day is not None
+                and t.exact_day < situation.reference
+                or t.month is None
+                and t.days_ago is None
+                and t.latest is not None
+                and t.latest < situation.reference
+                for t in times_in(d.text, c_left, c_right)
+            )
+            if said_done or past:
                 return Verdict(Reason.HISTORY, f"treated: {d.text[m.start : m.end]}")
         return None
 
@@ -324,10 +348,13 @@ class ContextReader:
                 return " ".join(m.group().split())
         return None
 
-    def _same_clause(self, between: str, *, terminators: bool = True) -> bool:
-        if _CLAUSE_BREAK_RE.search(between):
+    def _same_clause(self, text: str, start: int, end: int, *, terminators: bool = True) -> bool:
+        """Whether text[start:end] holds no clause break (a line that continues the
+        sentence in lower case is no break), and with `terminators`, no "but", "however"..."""
+        found = _CLAUSE_BREAK_RE.search(text, start, min(len(text), end + 2))
+        if found is not None and found.start() < end:
             return False
-        return not (terminators and self.cues.terminators.search(between))
+        return not (terminators and self.cues.terminators.search(text, start, end))
 
     def _clause(self, d: ReadDocument, start: int, end: int) -> tuple[int, int]:
         text = d.text

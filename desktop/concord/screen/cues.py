@@ -26,6 +26,9 @@ class _Strict(BaseModel):
 class _NegationIn(_Strict):
     before_list: list[str] = Field(description="Cues that negate a list running over commas")
     before_short: list[str] = Field(description="Cues whose scope a comma ends")
+    before_direct: list[str] = Field(
+        description="Cues that negate only right before the mention ('avoid bleomycin')"
+    )
     after: list[str] = Field(description="Cues right after a mention ('pneumonia excluded')")
     pseudo: list[str] = Field(description="Phrases that look like negation but are not")
 
@@ -166,6 +169,7 @@ class Cues:
 
     negation_list: CueSet
     negation_short: CueSet
+    negation_direct: CueSet
     negation_after: re.Pattern[str]
     pseudo: CueSet
     checklist_no: CueSet
@@ -206,6 +210,7 @@ class Cues:
         return cls(
             negation_list=word_re(raw.negation.before_list),
             negation_short=word_re(raw.negation.before_short),
+            negation_direct=word_re(raw.negation.before_direct),
             negation_after=_after_re(raw.negation.after),
             pseudo=word_re(raw.negation.pseudo),
             checklist_no=word_re(raw.checklist.no),

@@ -243,7 +243,10 @@ class Lexicon:
             for cid, plist in patterns.items()
             for p in plist
         ]
-        self._ambiguities = {a.concept_id: a for a in ambiguities or ()}
+        self._ambiguities: dict[str, dict[str, _Ambiguity]] = {}  # concept -> form -> how
+        for ambiguity in ambiguities or ():
+            for form in ambiguity.forms:
+                self._ambiguities.setdefault(ambiguity.concept_id, {})[form] = ambiguity
         self.measurable = frozenset(cid for cid, c in concepts.items() if c.measurable)
         self._valued_by: dict[str, tuple[str, ...]] = {}
         for cid, concept in concepts.items():
@@ -357,10 +360,10 @@ class Lexicon:
         return kept
 
     def _resolve_senses(self, text: str, mentions: list[Mention]) -> list[Mention]:
-        document_counts: dict[tuple[str, str], int] = {}
+        document_counts: dict[tuple[int, str], int] = {}
 
         def count(ambiguity: _Ambiguity, which: str) -> int:
-            key = (ambiguity.concept_id, which)
+            key = (id(ambiguity), which)
             if key not in document_counts:
                 regex = ambiguity.confirm if which == "confirm" else ambiguity.refute
                 document_counts[key] = 0 if regex is None else len(regex.findall(text))
@@ -368,16 +371,14 @@ class Lexicon:
 
         kept: list[Mention] = []
         for mention in mentions:
-            ambiguity = next(
-                (
-                    self._ambiguities[cid]
-                    for cid in mention.concepts
-                    if cid in self._ambiguities
-                    and term_key(text[mention.start : mention.end], case_sensitive=False)
-                    in self._ambiguities[cid].forms
-                ),
-                None,
-            )
+            ambiguity = None
+            for cid in mention.concepts:
+                forms = self._ambiguities.get(cid)
+                if forms is not None:
+                    written = term_key(text[mention.start : mention.end], case_sensitive=False)
+                    ambiguity = forms.get(written)
+                    if ambiguity is not None:
+                        break
             if ambiguity is None or _sense_holds(text, mention, ambiguity, count):
                 kept.append(mention)
         return kept

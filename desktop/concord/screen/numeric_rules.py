@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import date
 from functools import cached_property
 
@@ -24,7 +25,7 @@ from concord.screen.lexicon import Mention
 from concord.screen.lexicon_rules import explained, finding
 from concord.screen.rules import BareValue, NumericRule, RisingRule
 from concord.screen.screening import Screening
-from concord.screen.values import QuantitySpec, Rank, Reading, Value
+from concord.screen.values import QuantitySpec, Rank, Reading, Value, next_number
 
 COMPARE: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt,
@@ -33,6 +34,7 @@ COMPARE: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
 }
 SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+CONDITION_GAP = 16  # characters between a condition word and its value ("hyperkalaemic at 6.4")
 CONDITION_REACH = 40  # characters around a value searched for its condition (on oxygen)
 
 
@@ -74,7 +76,7 @@ class _Observation:
 
     @cached_property
     def condition(self) -> frozenset[str]:
-        return _condition(self.d, self.label, self.value, self._conditions)
+        return _condition(self.d, self.label, self.index, self.value, self._conditions)
 
     @cached_property
     def settled(self) -> str | None:
@@ -139,7 +141,9 @@ def observations(
     for d in s.documents:
         anchor = s.clock.anchor(d.index)
         for m in d.of(labels):
-            reading = s.values.read(d, m, spec, is_other, anchor)
+            own = concept in m.concepts
+            label_spec = spec if own else replace(spec, max_gap=min(spec.max_gap, CONDITION_GAP))
+            reading = s.values.read(d, m, label_spec, is_other, anchor)
             if reading is None:
                 continue
             for index, value in enumerate(reading.values):
@@ -151,12 +155,18 @@ def observations(
     return out
 
 
-def _condition(d: ReadDocument, m: Mention, v: Value, conditions: frozenset[str]) -> frozenset[str]:
+def _condition(
+    d: ReadDocument, m: Mention, index: int, v: Value, conditions: frozenset[str]
+) -> frozenset[str]:
+    """The conditions a value was taken under ("on 2 L O2", "on exertion"): written just
+    after it (before the next number), or for the first value of a reading, also between
+    the start of the sentence and the value."""
     if not conditions:
         return frozenset()
     line_start, line_end = d.line_bounds(m.start)
-    left = max(line_start, min(m.start, v.start) - CONDITION_REACH)
-    right = min(line_end, v.end + CONDITION_REACH)
+    following = next_number(d.text, v.end, line_end)
+    right = min(line_end, v.end + CONDITION_REACH, following if following is not None else line_end)
+    left = v.end if index > 0 else max(line_start, min(m.start, v.start) - CONDITION_REACH)
     found: set[str] = set()
     for other in d.starting_in(left, right):
         found |= other.concepts & conditions
@@ -303,7 +313,7 @@ def _successor(
         for index in range(o.index + 1, len(o.reading.values)):
             v = o.reading.values[index]
             sibling = o.sibling(index)
-            if sibling.target:
+            if sibling.target or sibling.condition != o.condition:
                 continue
             if fires(v):
                 return None  # a later value in the same series crosses too
@@ -325,14 +335,11 @@ def _detail(rule: NumericRule, d: ReadDocument, o: _Observation, unit: str) -> s
 
 
 def _annotations(rule: NumericRule, s: Screening, o: _Observation) -> str:
+    """Notes on the value's own conditions ("on supplemental oxygen", "on room air")."""
     if not rule.annotate_if:
         return ""
-    d = o.d
-    left, right = d.sentence_bounds(o.label.start, o.value.end, reach=80)
-    nearby = d.starting_in(left, right)
-    notes = [
-        note for cid, note in rule.annotate_if.items() if any(cid in m.concepts for m in nearby)
-    ]
+    found = _condition(o.d, o.label, o.index, o.value, frozenset(rule.annotate_if))
+    notes = [note for cid, note in rule.annotate_if.items() if cid in found]
     return f" ({'; '.join(notes)})" if notes else ""
 
 

@@ -67,7 +67,7 @@ class UnitTable:
             re.escape(f) + ("(?![A-Za-z0-9])" if f[-1].isalnum() else "")
             for f in sorted(self._forms, key=len, reverse=True)
         ]
-        self._unit_re = re.compile(r"[ \t]*(?:" + "|".join(alternatives) + ")")
+        self._unit_re = re.compile(r"[ \t]?(?:" + "|".join(alternatives) + ")")
 
     @classmethod
     def load(cls, path: Path) -> UnitTable:
@@ -75,11 +75,16 @@ class UnitTable:
         return cls(parsed.quantities, parsed.foreign_units)
 
     def unit_at(self, text: str, pos: int) -> tuple[UnitForm | None, int]:
-        """The unit written at `pos` (after optional spaces) and where it ends."""
+        """The unit written at `pos` (after at most one space: two or more start another
+        table cell) and where it ends."""
         match = self._unit_re.match(text, pos)
         if match is None:
             return None, pos
         return self._forms[match.group().strip()], match.end()
+
+    def forms_of(self, quantity: str) -> list[tuple[str, float]]:
+        """Every written form of a quantity's units, with its factor to the canonical unit."""
+        return [(f.form, f.factor) for f in self._forms.values() if f.quantity == quantity]
 
     def is_unit(self, text: str) -> UnitForm | None:
         """The unit that `text` is, whole (a table cell "mmol/L"), or None."""

@@ -59,12 +59,37 @@ _LOWER_BOUND = {">", ">=", "≥", "=>", "greater than", "more than", "above", "o
 _UPPER_BOUND = {"<", "<=", "≤", "=<", "less than", "below", "under", "at most", "up to"}
 _DECADE_RE = re.compile(r"(?P<where>high|low|mid|upper|lower)?[\s-]*$", re.IGNORECASE)
 _RANGE_TAIL = re.compile(rf"\s*%?\s*(?:-|–|to)\s*(?P<b>{NUMBER})(?![\d/])")
+_LINK_VERBS = (
+    r"(?:rising|risen|rose|increasing|increased|climbing|climbed|going\s+up|gone\s+up|up|"
+    r"falling|fallen|fell|dropped|dropping|decreased|decreasing|coming\s+down|come\s+down|down|"
+    r"improved|improving|corrected|normalised|normalized|settled|recovered|peaked|peaking)"
+)
 _SERIES_LINK = re.compile(
-    r"\s*(?:,\s*(?:and\s+|then\s+|now\s+)?|->|→|=>|>>|>|\band\s+(?:then\s+|now\s+)?|"
-    r"\bthen\b|\bfollowed\s+by\b|\b(?:rising|risen|rose|increasing|increased|up|going\s+up)\s+to\b|"
-    r"\b(?:falling|fell|dropped|dropping|decreased|decreasing|down|improved|improving|"
-    r"corrected|normalised|normalized|settled|recovered)\s+to\b|\bto\b|\bnow\b|;\s*now\b)\s*",
+    r"\s*(?:(?:[,;]\s*)?(?:and\s+)?(?:then\s+|now\s+)?(?:(?:has|have|had)\s+)?(?:since\s+)?"
+    rf"(?:{_LINK_VERBS}\s+(?:to|at)\b|->|→|=>|>>|>|followed\s+by\b|\bto\b)"
+    r"|[,;]\s*(?:and\s+|then\s+|now\s+)?|\band\s+(?:then\s+|now\s+)?|\bthen\b|\bnow\b)\s*",
     re.IGNORECASE,
+)
+_LATER_JUMP = re.compile(
+    r"(?:(?![\d.;])[^\n]){0,40}?(?<![A-Za-z])(?P<w>now|repeat(?:ed)?|rpt|re-?check(?:ed)?|"
+    r"re-?tested|currently|today|latest|subsequently|since|post-?[a-z]+|after\s+[a-z\-]+)"
+    r"(?![A-Za-z])(?:\s+(?:[A-Za-z][A-Za-z\-]*|\([^)\d]{0,20}\))){0,3}?\s*(?:[:=]\s*)?(?=\d)",
+    re.IGNORECASE,
+)
+_PAREN_REMARK = re.compile(r"\s*[(\[][^()\[\]\d\n]{0,60}[)\]]")
+_CONDITION_WORDS = re.compile(
+    r"\s*(?:\(\s*)?(?:on\s+(?:room\s+)?air|at\s+rest|on\s+exertion|on\s+walking|RA|r/a|"
+    r"on\s+\d+(?:\.\d+)?\s*(?:L|l|lpm|litres?)(?:/min)?(?:\s+(?:O2|oxygen))?"
+    r"(?:\s+via\s+[a-z ]{2,20})?|"
+    r"on\s+(?:O2|oxygen))(?:\s*\))?(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_WEEKDAY = re.compile(
+    r"\s*(?:on\s+)?(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_YEAR_AFTER_WORD = re.compile(
+    r"(?<![A-Za-z])(?:in|since|from|during|until|before|after|circa|c\.)\s*$", re.IGNORECASE
 )
 _CELL_SPLIT = re.compile(r"\t+|\s*\|\s*|[ ]{2,}")
 _FLAG_CELL = re.compile(
@@ -102,13 +127,17 @@ _SLASH_END = re.compile(r"/\s*$")
 _COMBINED_LEAD = re.compile(r"(?:\s*(?:\([^)\n]{0,20}\)|:|=|-(?!\d)|of|was|is))*\s*")
 _HOURS_IN = re.compile(r"(\d{1,3})\s*(?:h|hr|hrs|hours?)\b")
 _HOURS_AT = re.compile(r"\s*(?:at\s+)?(?:T\s*=?\s*)?(\d{1,3})\s*(?:h|hr|hrs|hours?)(?![A-Za-z])")
-_ON_DATED = re.compile(r"\s*(?:on|dated|at|from)?\s*")
+_ON_DATED = re.compile(r"\s*(?:on|dated|at|from|in)?\s*")
 _DAY_WORD = re.compile(
     r"\s*\(?\s*(?P<w>today|this\s+morning|yesterday|on\s+admission|at\s+admission|"
-    r"admission|latest|repeat|baseline|pre-?op|post-?op|initially|previously)\s*\)?",
+    r"admission|latest|repeat|baseline|pre-?op|post-?op|initially|previously|"
+    r"last\s+(?:week|month|year|night)|\d+\s*(?:days?|d|weeks?|wks?|months?|mths?|years?|yrs?)"
+    r"\s+ago|(?:a|one|two|three|four|few|several)\s+(?:days?|weeks?|months?)\s+ago)\s*\)?",
     re.IGNORECASE,
 )
 _DIRECTLY_AFTER = re.compile(r"[\s)\]]*(?P<w>[A-Za-z][A-Za-z \-]{0,24})")
+_DIGIT = re.compile(r"\d")
+_FROM_BEFORE = re.compile(r"(?<![A-Za-z])from\s*$", re.IGNORECASE)
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
 _GAP_STOP = re.compile(r"[.;!?](?:\s|$)|\n")
@@ -209,7 +238,7 @@ class ValueReader:
                 "mid": (first + 3, first + 7),
             }.get(word, (first, first + 9.9))
             end += 1
-        else:
+        elif not _FROM_BEFORE.search(before):  # "from 20 to 85" is a series, not a range
             tail = _RANGE_TAIL.match(text, end, limit)
             if tail is not None:
                 second = _to_float(tail.group("b"))
@@ -218,7 +247,8 @@ class ValueReader:
         unit, unit_end = self.units.unit_at(text, end)
         if unit is None:
             paren = _OPEN_PAREN.match(text, end, limit)
-            if paren is not None:
+            flag = _FLAG_AFTER.match(text, end, limit)
+            if paren is not None and flag is None:
                 unit, inner_end = self.units.unit_at(text, paren.end())
                 close = _CLOSE_PAREN.match(text, inner_end, limit) if unit else None
                 unit_end = close.end() if close else unit_end
@@ -288,7 +318,7 @@ class ValueReader:
         if len(values) != len(labels):
             return None
         v_start, v_end = values[index]
-        m = _NUMBER_AT.match(text, v_start)
+        m = _NUMBER_HERE.match(text, v_start)
         if m is None:
             return None
         value = self._value_at(text, m, spec, "", v_end)
@@ -441,7 +471,7 @@ class ValueReader:
             return None
         labelled = [bool(d.starting_in(c0, c1)) for c0, c1 in cells]
         if sum(labelled) < 2 or not all(
-            lab or _is_header_cell(text[c0:c1], self.cues)
+            lab or _is_header_cell(text[c0:c1], self.cues) or not _DIGIT.search(text, c0, c1)
             for lab, (c0, c1) in zip(labelled, cells, strict=True)
         ):
             return None
@@ -530,13 +560,18 @@ class ValueReader:
         while len(series) < MAX_SERIES:
             end, note = self._annotations(text, end, line_end, series, anchor)
             link = _SERIES_LINK.match(text, end, line_end)
-            earlier = _EARLIER_PAREN.match(text, end, line_end) if link is None else None
-            if link is None and earlier is None:
-                break
-            cont = link or earlier
-            assert cont is not None
-            m = _NUMBER_AT.match(text, cont.end())
-            if m is None or _in_date_or_time(text, m):
+            m = _NUMBER_AT.match(text, link.end()) if link is not None else None
+            earlier = None
+            if m is None:
+                earlier = _EARLIER_PAREN.match(text, end, line_end)
+                m = _NUMBER_AT.match(text, earlier.end()) if earlier is not None else None
+                link = None if m is None else link
+            jump = None
+            if m is None:
+                jump = _LATER_JUMP.match(text, end, line_end)
+                m = _NUMBER_AT.match(text, jump.end()) if jump is not None else None
+            cont = link or earlier or jump
+            if m is None or cont is None or _in_date_or_time(text, m):
                 break
             if any(is_other(o) for o in d.starting_in(end, m.start())):
                 break
@@ -547,6 +582,11 @@ class ValueReader:
             if value is None:
                 break
             word = cont.group().strip(" ,;").lower()
+            if jump is not None:
+                series.append(replace(value, rank=Rank.LATER))
+                ordered = True
+                end = value.end
+                continue
             if earlier is not None or self.cues.earlier.fullmatch(word or "-"):
                 series.insert(len(series) - 1, replace(value, rank=Rank.EARLIER))
                 ordered = True
@@ -599,16 +639,13 @@ class ValueReader:
                 continue
             day_word = _DAY_WORD.match(text, pos, limit)
             if day_word is not None and series:
-                word = day_word.group("w").lower()
-                rank = (
-                    Rank.LATER
-                    if self.cues.later.fullmatch(word)
-                    else (
-                        Rank.EARLIER
-                        if self.cues.earlier.fullmatch(word) or word in ("yesterday",)
-                        else series[-1].rank
-                    )
-                )
+                word = " ".join(day_word.group("w").lower().split())
+                if self.cues.later.fullmatch(word):
+                    rank = Rank.LATER
+                elif self.cues.earlier.fullmatch(word) or word.endswith(" ago"):
+                    rank = Rank.EARLIER
+                else:
+                    rank = series[-1].rank
                 series[-1] = replace(series[-1], rank=rank)
                 pos = day_word.end()
                 continue
@@ -619,6 +656,14 @@ class ValueReader:
                 and flag.end() > pos
             ):
                 pos = flag.end()
+                continue
+            skip = (
+                _PAREN_REMARK.match(text, pos, limit)
+                or _CONDITION_WORDS.match(text, pos, limit)
+                or _WEEKDAY.match(text, pos, limit)
+            )
+            if skip is not None and skip.end() > pos:
+                pos = skip.end()
                 continue
             return pos, note
 
@@ -679,6 +724,12 @@ class ValueReader:
 # -- helpers ----------------------------------------------------------------------------------
 
 
+def next_number(text: str, start: int, end: int) -> int | None:
+    """Where the next free-standing number in text[start:end] starts, if any."""
+    m = _NUMBER_AT.search(text, start, end)
+    return m.start() if m is not None else None
+
+
 def _to_float(written: str) -> float:
     if _DECIMAL_COMMA.fullmatch(written):
         return float(written.replace(",", "."))
@@ -720,17 +771,22 @@ def _aligned(
     return best
 
 
+_SLASH_GROUP = re.compile(
+    rf"(?:{NUMBER})(?:\s*[A-Za-z%^0-9*μ]{{0,8}}?)?(?:\s*/\s*(?:{NUMBER})(?:\s*[A-Za-z%^0-9*μ]{{0,8}})?)+"
+)
+_NUMBER_HERE = re.compile(rf"(?P<n>{NUMBER})")
+
+
 def _slash_values(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    m = re.match(
-        rf"(?P<all>(?:{NUMBER})(?:\s*[A-Za-z%^/0-9*μ]{{0,8}}?)?(?:\s*/\s*(?:{NUMBER})(?:\s*[A-Za-z%^0-9*μ]{{0,8}})?)+)",
-        text[start:end],
-    )
-    if m is None:
+    """(start, limit) of each value in a slash group ("18.2/1.7", "98/4.1/45")."""
+    group = _SLASH_GROUP.match(text, start, end)
+    if group is None:
         return []
-    out = []
-    for part in re.finditer(rf"{NUMBER}", m.group("all")):
-        out.append((start + part.start(), start + part.end() + 8))
-    return out
+    parts = [(m.start(), m.end()) for m in _NUMBER_HERE.finditer(text, start, group.end())]
+    return [
+        (p_start, parts[i + 1][0] if i + 1 < len(parts) else group.end())
+        for i, (p_start, _) in enumerate(parts)
+    ]
 
 
 _DAY_MONTH = re.compile(r"\d{1,2}/\d{1,2}(?![\d.])")
@@ -738,8 +794,16 @@ _DAY_MONTH_TIMES = re.compile(r"\d{1,2}/\d{1,2}\s*(?:x|×)")
 
 
 def _in_date_or_time(text: str, m: re.Match[str]) -> bool:
-    """Whether the number starts a date or a time of day (not a value)."""
+    """Whether the number starts a date or a time of day (not a value), or is a year after a
+    preposition ("in 2019")."""
     at = m.start()
+    if (
+        m.group("n").isdigit()
+        and len(m.group("n")) == 4
+        and 1950 <= int(m.group("n")) <= 2039
+        and _YEAR_AFTER_WORD.search(text, max(0, at - 12), at)
+    ):
+        return True
     date_match = DATE_RE.match(text, at)
     if date_match is not None and date_match.group("om") is None and date_match.group("yy") is None:
         return True
@@ -750,7 +814,12 @@ def _in_date_or_time(text: str, m: re.Match[str]) -> bool:
 
 def _skip_date_or_time(text: str, m: re.Match[str]) -> int:
     at = m.start()
-    found = DATE_RE.match(text, at) or _TIME_OF_DAY.match(text, at) or _DAY_MONTH.match(text, at)
+    found = (
+        DATE_RE.match(text, at)
+        or _TIME_OF_DAY.match(text, at)
+        or _DAY_MONTH.match(text, at)
+        or _NUMBER_AT.match(text, at)
+    )
     return found.end() if found is not None else m.end()
 
 
