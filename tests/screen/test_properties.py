@@ -15,11 +15,11 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_corpus import ROWS, record_of, status_of
 
 from concord.domain.gate import GateStatus
 from concord.screen.record_screen import RecordScreen
 from concord.screen.rules import GradedRule, LexiconRule, NumericRule
-from test_corpus import ROWS, record_of, status_of
 
 SCREEN = RecordScreen.load()
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
@@ -58,9 +58,8 @@ def test_full_width_digits_and_no_break_spaces_read_as_ascii(row: dict[str, obje
 def _numeric_cases() -> list[tuple[str, NumericRule, str, str, float]]:
     """(gate, rule, label, unit form, factor) for every label and unit of every numeric rule."""
     cases = []
-    for gate_id, definition in SCREEN.definitions.items():
-        gate = next(g for g in SCREEN._gates if g.gate_id == gate_id)
-        del definition
+    for gate in SCREEN.gates:
+        gate_id = gate.gate_id
         for rule in gate.rules:
             if not isinstance(rule, NumericRule):
                 continue
@@ -101,7 +100,7 @@ def test_a_value_fires_exactly_when_it_crosses_the_threshold(
 
 def _condition_terms() -> list[tuple[str, str]]:
     terms = []
-    for gate in SCREEN._gates:
+    for gate in SCREEN.gates:
         for rule in gate.rules:
             if isinstance(rule, LexiconRule | GradedRule):
                 for cid in rule.concepts:

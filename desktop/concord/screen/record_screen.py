@@ -114,6 +114,11 @@ class RecordScreen:
     def definitions(self) -> dict[str, GateDefinition]:
         return dict(self._definitions)
 
+    @property
+    def gates(self) -> tuple[GateFile, ...]:
+        """The loaded gate files, in display order."""
+        return tuple(self._gates)
+
     # -- screening ------------------------------------------------------------------------
 
     def screen(self, record: Record, *, today: date | None = None) -> tuple[GateHit, ...]:
