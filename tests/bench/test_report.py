@@ -9,7 +9,7 @@ from concord.bench.records import bench_record
 from concord.bench.report import TABLE_HEADERS, summary_lines, table_rows, to_json
 from concord.bench.run import BenchOptions, BenchResult, ModelInfo
 from concord.bench.targets import build_figures
-from concord.bench.text_measures import AlignmentResult, ScreenResult
+from concord.bench.text_measures import AlignmentResult, ScalingResult, ScreenResult
 
 FIGURES = {
     "prefix_reuse_speedup",
@@ -21,6 +21,7 @@ FIGURES = {
     "ui_max_stall_ms",
     "alignment_throughput",
     "screen_throughput",
+    "screen_scaling",
     "peak_rss_mb",
 }
 GOOD_REUSE = ReuseResult(
@@ -52,6 +53,9 @@ GOOD_ALIGNMENT = AlignmentResult(
     extracts=200, seconds=2.0, record_chars=500_000, index_seconds=0.5, statuses={"EXACT": 50}
 )
 GOOD_SCREEN = ScreenResult(records=100, seconds=1.0, gates_triggered=3)
+GOOD_SCALING = ScalingResult(
+    factor=8, base_lines=1000, long_lines=8000, base_seconds=0.5, long_seconds=4.2
+)
 
 
 def result(**changes) -> BenchResult:
@@ -61,6 +65,7 @@ def result(**changes) -> BenchResult:
         "pipeline": GOOD_PIPELINE,
         "alignment": GOOD_ALIGNMENT,
         "screening": GOOD_SCREEN,
+        "scaling": GOOD_SCALING,
         "peak_mb": 900.0,
         "model_bytes": 253_000_000,
         "probe_missing": "",

@@ -11,6 +11,11 @@ bench record it counts 15% fewer tokens than Gemma 3's tokenizer (3,694 vs 4,352
 `alignment_record(min_chars)` is the same patient grown to a given size in characters (the
 500 kB alignment benchmark), and `alignment_extracts` the extracts a panel would quote from
 it: verbatim lines, lines with a typo, lines with a changed number, and invented text.
+
+`screening_record(days)` is the same patient over `days` days of a long admission in which
+the screen has work on every page: results that cross a gate and are then superseded, a
+troponin series, saturations on air and on oxygen, repeats, a lab table; the screen's
+scaling figure compares a record 8 times longer with the base one.
 """
 
 from __future__ import annotations
@@ -154,8 +159,9 @@ def _record(days: int, seed: int) -> Record:
     rng = random.Random(seed)
     notes = [_ward_note(rng, day) for day in range(days)]
     bloods = [_bloods(rng, day) for day in range(days)]
-    # One result a gate must catch, after a quarter of the admission.
-    marker = max(0, days // 4)
+    # One result a gate must catch: the latest potassium (an earlier one would be superseded
+    # by the normal results after it - the screen reads the latest value).
+    marker = max(0, days - 1)
     if bloods:
         bloods[marker] = re.sub(r"K\+ \d\.\d", "K+ 6.2", bloods[marker], count=1)
     documents = (
@@ -242,3 +248,48 @@ def alignment_extracts(record: Record, count: int, seed: int = BENCH_SEED) -> li
             )
         out.append(text)
     return out
+
+
+_EVENTS = (
+    "K+ {k} mmol/L at 06:00, repeat K+ {k2} mmol/L after insulin-dextrose.",
+    "Troponin T {t1} -> {t2} ng/L (0 h, 3 h); chest pain settled with GTN, ECG unchanged.",
+    "SpO2 {s}% on air, {s2}% on 2 L/min nasal cannulae; chest clear.",
+    "Platelets {p} x10^9/L (150-400) L; INR {i}. Haematology aware.",
+    "Plan: target K+ < 5.5; cancel if INR > 1.5 on the day of surgery.",
+    "Family history: father had a coronary stent; mother had pneumonia.",
+)
+
+
+def screening_record(days: int, seed: int = BENCH_SEED) -> Record:
+    """The bench patient over `days` days, each ward note also carrying one of the events a
+    screen must read (values that cross and are superseded, series, targets, context), and
+    a results table every week."""
+    base = _record(days, seed)
+    rng = random.Random(seed + 1)
+    notes = base.document("notes").text.rstrip("\n").split("\n\n")
+    extended = []
+    for day, note in enumerate(notes):
+        event = _EVENTS[day % len(_EVENTS)].format(
+            k=f"{rng.uniform(5.8, 6.6):.1f}",
+            k2=f"{rng.uniform(4.2, 5.2):.1f}",
+            t1=rng.randint(8, 20),
+            t2=rng.randint(10, 90),
+            s=rng.randint(86, 95),
+            s2=rng.randint(93, 98),
+            p=rng.randint(60, 180),
+            i=f"{rng.uniform(1.0, 1.9):.1f}",
+        )
+        table = ""
+        if day % 7 == 6:
+            table = (
+                "\nTest        Result  Flag  Range      Units\n"
+                f"Potassium   {rng.uniform(4.0, 6.4):.1f}     H     3.5-5.3    mmol/L\n"
+                f"Platelets   {rng.randint(70, 300)}           150-400    x10^9/L\n"
+                f"INR         {rng.uniform(0.9, 1.8):.1f}           0.8-1.2"
+            )
+        extended.append(f"{note}\n{event}{table}")
+    documents = tuple(
+        d.model_copy(update={"text": "\n\n".join(extended) + "\n"}) if d.source_id == "notes" else d
+        for d in base.documents
+    )
+    return Record(name=f"Screening patient ({days} days, synthetic)", documents=documents)

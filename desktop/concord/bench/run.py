@@ -7,7 +7,7 @@ Order matters and is part of the method:
 3. constrained vs free decoding on the same record, now cached (only decoding differs);
 4. the full panel on a second generated record of the same size (its prefix is not cached,
    so the run pays for one record evaluation as a real run does), under the Qt probe;
-5. alignment and screen throughput (no model), then peak memory.
+5. alignment and screen throughput and the screen's scaling (no model), then peak memory.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from concord.bench.records import (
     alignment_extracts,
     alignment_record,
     bench_record,
+    screening_record,
 )
 from concord.bench.targets import build_figures
 from concord.bench.timing import peak_rss_mb
@@ -54,6 +55,7 @@ class BenchOptions:
     alignment_chars: int = 500_000
     alignment_extracts: int = 200
     screen_seconds: float = 2.0
+    scaling_days: int = 120  # base record of the screen's scaling figure (x8 for the long one)
     max_specialists: int = 4
     judges: int = 1
 
@@ -69,6 +71,7 @@ class BenchOptions:
             decode_repeats=1,
             alignment_extracts=40,
             screen_seconds=0.3,
+            scaling_days=20,
             max_specialists=1,
         )
 
@@ -169,6 +172,13 @@ def run_bench(
     screening = tm.measure_screen(
         inputs.screen, [record.record, *inputs.screen_records], options.screen_seconds
     )
+    say(f"screen scaling: {options.scaling_days} days of notes vs {8 * options.scaling_days}")
+    scaling = tm.measure_screen_scaling(
+        inputs.screen,
+        screening_record(options.scaling_days),
+        screening_record(8 * options.scaling_days),
+        factor=8,
+    )
     figures, context = build_figures(
         record=record,
         reuse=reuse,
@@ -176,6 +186,7 @@ def run_bench(
         pipeline=pipeline,
         alignment=alignment,
         screening=screening,
+        scaling=scaling,
         peak_mb=peak_rss_mb(),
         model_bytes=model.file_bytes,
         probe_missing=probe_missing,

@@ -9,6 +9,8 @@ for the rest; those targets come from the 5% overhead budget of a ~60 s panel ru
   - screen: one record per run, 0.1 s at most (and 1,000 records in under 2 min of batch
     screening)                                                   -> ≥ 10 records/s;
   - memory: the model file plus 1 GB for the KV cache, saved prefix states, Python and Qt.
+Issue 12: the screen's cost grows with the record, not its square: a record 8 times longer
+takes at most 10 times as long to screen (linear is 8, quadratic 64).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from concord.bench.figures import Figure, Target, ratio
 from concord.bench.model_measures import DecodeResult, PipelineResult, ReuseResult
 from concord.bench.records import BenchRecord
-from concord.bench.text_measures import AlignmentResult, ScreenResult
+from concord.bench.text_measures import AlignmentResult, ScalingResult, ScreenResult
 
 PREFIX_REUSE_MIN = 2.5
 CONSTRAINED_SLOWDOWN_MAX = 1.3
@@ -26,6 +28,7 @@ PIPELINE_OVERHEAD_MAX = 0.05
 PIPELINE_RATE_MIN_SHARE = 0.9
 ALIGNMENT_MIN_PER_S = 50.0
 SCREEN_MIN_PER_S = 10.0
+SCREEN_SCALING_MAX = 10.0
 UI_STALL_MAX_MS = 100.0
 RSS_ALLOWANCE_MB = 1024.0
 
@@ -163,7 +166,28 @@ def _pipeline_figures(pipeline: PipelineResult, probe_missing: str) -> list[Figu
     ]
 
 
-def _text_figures(alignment: AlignmentResult, screening: ScreenResult) -> list[Figure]:
+def _scaling_figure(scaling: ScalingResult) -> Figure:
+    return Figure(
+        "screen_scaling",
+        scaling.ratio,
+        "x",
+        f"CPU time of RecordScreen on a record {scaling.factor}x longer "
+        f"({scaling.long_lines} lines, {scaling.long_seconds:.2f} s) vs the base record "
+        f"({scaling.base_lines} lines, {scaling.base_seconds:.3f} s); linear is "
+        f"{scaling.factor}, quadratic {scaling.factor**2}",
+        Target("<=", SCREEN_SCALING_MAX),
+        detail={
+            "base_lines": scaling.base_lines,
+            "long_lines": scaling.long_lines,
+            "base_seconds": round(scaling.base_seconds, 4),
+            "long_seconds": round(scaling.long_seconds, 4),
+        },
+    )
+
+
+def _text_figures(
+    alignment: AlignmentResult, screening: ScreenResult, scaling: ScalingResult
+) -> list[Figure]:
     return [
         Figure(
             "alignment_throughput",
@@ -187,6 +211,7 @@ def _text_figures(alignment: AlignmentResult, screening: ScreenResult) -> list[F
             f"RecordScreen in {screening.seconds:.2f} s",
             Target(">=", SCREEN_MIN_PER_S),
         ),
+        _scaling_figure(scaling),
     ]
 
 
@@ -218,6 +243,7 @@ def build_figures(
     pipeline: PipelineResult,
     alignment: AlignmentResult,
     screening: ScreenResult,
+    scaling: ScalingResult,
     peak_mb: float | None,
     model_bytes: int | None,
     probe_missing: str = "",
@@ -226,7 +252,7 @@ def build_figures(
         *_reuse_figures(record, reuse),
         *_decode_figures(decoding, pipeline),
         *_pipeline_figures(pipeline, probe_missing),
-        *_text_figures(alignment, screening),
+        *_text_figures(alignment, screening, scaling),
         _memory_figure(peak_mb, model_bytes),
     )
     return figures, _context(reuse, pipeline)

@@ -1,4 +1,5 @@
-"""Measurements without the model: evidence alignment and the record screen."""
+"""Measurements without the model: evidence alignment and the record screen (throughput,
+and how its cost grows with the length of the record)."""
 
 from __future__ import annotations
 
@@ -72,4 +73,44 @@ def measure_screen(
         records=rounds * len(records),
         seconds=time.perf_counter() - started,
         gates_triggered=triggered // rounds,
+    )
+
+
+@dataclass(frozen=True)
+class ScalingResult:
+    """Screening time of a base record and of one `factor` times longer (CPU seconds, best
+    of the runs made)."""
+
+    factor: int
+    base_lines: int
+    long_lines: int
+    base_seconds: float
+    long_seconds: float
+
+    @property
+    def ratio(self) -> float | None:
+        return self.long_seconds / self.base_seconds if self.base_seconds > 0 else None
+
+
+def _best_seconds(screen: RecordScreen, record: Record, runs: int) -> float:
+    best = float("inf")
+    for _ in range(max(1, runs)):
+        started = time.process_time()
+        screen.screen(record)
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def measure_screen_scaling(
+    screen: RecordScreen, base: Record, longer: Record, factor: int, runs: int = 3
+) -> ScalingResult:
+    """Time the screen on `base` and on `longer` (`factor` times its length): a linear
+    screen takes about `factor` times as long, a quadratic one `factor`² times."""
+    screen.screen(base)  # warm caches (spelling memo, compiled patterns) before timing
+    return ScalingResult(
+        factor=factor,
+        base_lines=len(base.lines),
+        long_lines=len(longer.lines),
+        base_seconds=_best_seconds(screen, base, runs),
+        long_seconds=_best_seconds(screen, longer, max(1, runs - 1)),
     )

@@ -122,7 +122,6 @@ _DOCUMENT_DATE_RE = re.compile(
     r"(?:\s+(?:on|date))?)[ \t]*[:\-–,]?[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
-_LINE_WITH_DATE_RE = re.compile(r"^[ \t]*[^\n]{0,25}\d[^\n]{0,30}$", re.MULTILINE)
 _PLANNED_FOR_RE = re.compile(
     r"(?<![A-Za-z])(?:planned|scheduled|booked|listed|provisionally\s+booked)\s+(?:for|on)\s+"
     r"(?:the\s+)?",
@@ -322,12 +321,30 @@ def document_date(text: str) -> date | None:
     found = _labelled_date(text, _DOCUMENT_DATE_RE)
     if found is not None:
         return found
-    head = text[:600]
-    for line in _LINE_WITH_DATE_RE.finditer(head):
-        dates = dates_in(head, line.start(), line.end())
-        if dates and dates[0].exact_day:
-            return dates[0].exact_day
+    for line in text[:600].split("\n")[:8]:
+        dates = dates_in(line)
+        if len(dates) == 1 and dates[0].exact_day is not None:
+            rest = line[: dates[0].start] + line[dates[0].end :]
+            if len(re.findall(r"[A-Za-z]+", rest)) <= 3:
+                return dates[0].exact_day
     return None
+
+
+_ENTRY_RE = re.compile(r"^[ \t]*(?:[#*>•\-]+[ \t]*)?(?=\d|[A-Za-z]{3,9}\.?\s+\d)", re.MULTILINE)
+
+
+def entry_dates(text: str) -> list[tuple[int, date]]:
+    """(position, date) of each line that starts with a full date: the entries of a running
+    record ("12/10/2026 08:30 Ward round ..."), in order."""
+    out: list[tuple[int, date]] = []
+    for line in _ENTRY_RE.finditer(text):
+        found = DATE_RE.match(text, line.end())
+        if found is None:
+            continue
+        interval = _date_interval(found) if found.group("om") is None else None
+        if interval is not None and interval[0] == interval[1]:
+            out.append((line.start(), interval[0]))
+    return out
 
 
 @dataclass(frozen=True)

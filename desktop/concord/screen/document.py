@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from concord.domain.record import SourceDocument
+from concord.screen.dates import entry_dates
 from concord.screen.lexicon import Mention
 from concord.screen.reading import ReadingText
 from concord.screen.sections import SectionIndex
@@ -40,6 +41,8 @@ class ReadDocument:
     _starts: list[int] = field(default_factory=list)
     _line_starts: list[int] = field(default_factory=list)
     _cells: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    _entries: list[tuple[int, date]] | None = None
+    memo: dict[object, object] = field(default_factory=dict)  # readers' per-document caches
 
     def __post_init__(self) -> None:
         index: dict[str, list[Mention]] = defaultdict(list)
@@ -62,8 +65,10 @@ class ReadDocument:
         """A span of the read text as a span of the document's own text."""
         return self.read.span(start, end)
 
-    def of(self, concepts: Iterable[str]) -> list[Mention]:
+    def of(self, concepts: Sequence[str]) -> list[Mention]:
         """Mentions naming any of `concepts`, in order, each once."""
+        if len(concepts) == 1:
+            return self.by_concept.get(concepts[0], [])
         seen: dict[tuple[int, int], Mention] = {}
         for cid in concepts:
             for mention in self.by_concept.get(cid, ()):
@@ -80,6 +85,14 @@ class ReadDocument:
         start = self._line_starts[max(0, i)]
         end = self._line_starts[i + 1] - 1 if i + 1 < len(self._line_starts) else len(self.text)
         return start, end
+
+    def date_at(self, pos: int) -> date | None:
+        """The date of the entry holding `pos` in a running record (a line that starts with a
+        date opens an entry), else the document's own date."""
+        if self._entries is None:
+            self._entries = entry_dates(self.text)
+        i = bisect_right(self._entries, (pos, date.max)) - 1
+        return self._entries[i][1] if i >= 0 else self.written
 
     def cells(self, line_start: int, line_end: int) -> list[tuple[int, int]]:
         """The cells of a line (tabs, pipes, two or more spaces), computed once per line."""

@@ -225,6 +225,7 @@ class Lexicon:
         ambiguities: list[_Ambiguity] | None = None,
     ) -> None:
         self.concepts = concepts
+        self._sources = (patterns, hints or {}, list(ambiguities or ()))
         self._closure = {cid: self._implied(cid) for cid in concepts}
         self._ci_keys: dict[str, str] = {}
         self._cs_keys: dict[str, str] = {}
@@ -238,10 +239,11 @@ class Lexicon:
             (a for c in concepts.values() for a in c.abbreviations), fold=False
         )
         hints = hints or {}
+        # one expression per concept: its patterns as alternatives, run around its hints
         self._patterns = [
-            (re.compile(p), cid, hints.get(cid, ()))
+            (re.compile("|".join(f"(?:{p})" for p in plist)), cid, hints.get(cid, ()))
             for cid, plist in patterns.items()
-            for p in plist
+            if plist
         ]
         self._ambiguities: dict[str, dict[str, _Ambiguity]] = {}  # concept -> form -> how
         for ambiguity in ambiguities or ():
@@ -317,6 +319,39 @@ class Lexicon:
                     f"concept {concept.concept_id!r} names unknown {unknown}", subject=directory
                 )
         return cls(concepts, patterns, hints, ambiguities)
+
+    def restricted_to(self, needed: Iterable[str]) -> Lexicon:
+        """A lexicon of the `needed` concepts, every concept that implies one of them ("ABVD"
+        implies bleomycin), and every measurable quantity (a value's label ends the reading
+        of another's). Reading a record with it finds the same mentions of those concepts,
+        with less to match."""
+        wanted = set(needed)
+        keep = {
+            cid
+            for cid, concept in self.concepts.items()
+            if concept.measurable or self._closure[cid] & wanted
+        }
+        concepts = {
+            cid: Concept(
+                concept_id=c.concept_id,
+                label=c.label,
+                terms=c.terms,
+                abbreviations=c.abbreviations,
+                implies=c.implies & keep,
+                measurable=c.measurable,
+                intervention=c.intervention,
+                value_of=c.value_of if c.value_of in keep else None,
+            )
+            for cid, c in self.concepts.items()
+            if cid in keep
+        }
+        patterns, hints, ambiguities = self._sources
+        return Lexicon(
+            concepts,
+            {cid: p for cid, p in patterns.items() if cid in keep},
+            {cid: h for cid, h in hints.items() if cid in keep},
+            [a for a in ambiguities if a.concept_id in keep],
+        )
 
     def vocabulary(self) -> set[str]:
         """Every word of every term, for spelling correction."""

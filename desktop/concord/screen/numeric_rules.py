@@ -85,12 +85,18 @@ class _Observation:
 
     @property
     def eligible(self) -> bool:
-        """A result of the patient (not a target, not a relative's or a protocol's)."""
-        return self.verdict is None and not self.target
+        """A result of the patient (not a target, not a relative's or a protocol's, not on a
+        forged or instruction-like line)."""
+        return (
+            self.verdict is None
+            and not self.target
+            and not self.s.injected(self.d, self.value.start, self.value.end)
+        )
 
     @property
     def when(self) -> date | None:
-        return self.value.time or self.d.written
+        """The value's own date, else that of its entry or document."""
+        return self.value.time or self.d.date_at(self.value.start)
 
     def sibling(self, index: int) -> _Observation:
         """Another value of the same reading."""
@@ -212,7 +218,7 @@ class _Later:
             for b in self._dated.get(a.condition, ()):
                 if b.when is None or b.when <= a.when:
                     break
-                if (a.value.time is not None or b.d.index != a.d.index) and b.eligible:
+                if b.eligible:
                     return b
         doc_key = (a.d.index, a.condition)
         for b in self._marked.get(doc_key, ()):

@@ -49,6 +49,7 @@ from concord.screen.rules import (
     LexiconRule,
     NumericRule,
     RisingRule,
+    concept_ids,
     definition_of,
     read_gate_file,
 )
@@ -73,11 +74,15 @@ class RecordScreen:
         spelling: SpellingVocabulary | None = None,
     ) -> None:
         self.lexicon = lexicon
+        self._gates_sorted = sorted(gates, key=lambda g: (g.order, g.gate_id))
+        self._reading_lexicon = lexicon.restricted_to(
+            cid for gate in self._gates_sorted for rule in gate.rules for cid in concept_ids(rule)
+        )
         self.units = units
         self.cues = cues
         self.scales = scales
         self.spelling = spelling
-        self._gates = sorted(gates, key=lambda g: (g.order, g.gate_id))
+        self._gates = self._gates_sorted
         self._definitions = {g.gate_id: definition_of(g, lexicon) for g in self._gates}
         self._context = ContextReader(cues)
         self._values = ValueReader(units, cues)
@@ -92,7 +97,7 @@ class RecordScreen:
         units = UnitTable.load(root / "lexicon" / "units.json")
         cues = Cues.load(root / "lexicon" / "context.json")
         scales = load_scales(root / "lexicon" / "qualifiers.json")
-        spelling = read_spelling(root / "lexicon" / "spelling.json", lexicon)
+        spelling_file = root / "lexicon" / "spelling.json"
         gate_dir = root / "gates"
         files = sorted(gate_dir.glob("*.json")) if gate_dir.is_dir() else []
         if not files:
@@ -108,7 +113,9 @@ class RecordScreen:
                 )
             seen[gate.gate_id] = path
             gates.append(gate)
-        return cls(gates, lexicon, units, cues, scales, spelling)
+        screen = cls(gates, lexicon, units, cues, scales)
+        screen.spelling = read_spelling(spelling_file, screen._reading_lexicon)
+        return screen
 
     @property
     def definitions(self) -> dict[str, GateDefinition]:
@@ -146,7 +153,7 @@ class RecordScreen:
                     doc=doc,
                     index=index,
                     read=read,
-                    mentions=self.lexicon.mentions(read.text),
+                    mentions=self._reading_lexicon.mentions(read.text),
                     sections=self._sections.read(read.text),
                     written=document_date(read.text),
                 )
@@ -157,7 +164,7 @@ class RecordScreen:
         return Screening(
             documents=tuple(documents),
             clock=clock,
-            lexicon=self.lexicon,
+            lexicon=self._reading_lexicon,
             context=self._context,
             values=self._values,
             scales=self.scales,

@@ -192,7 +192,8 @@ class GateDefinition:
         return not self._address_concepts.isdisjoint(self._lexicon.concepts_in(text))
 
 
-def _concept_ids(rule: AnyRule) -> Iterable[str]:
+def concept_ids(rule: AnyRule) -> Iterable[str]:
+    """Every lexicon concept a rule reads."""
     if isinstance(rule, LexiconRule):
         yield from rule.concepts
         yield from rule.resolved_by
@@ -222,7 +223,7 @@ def read_gate_file(
     gate = read_resource_file(path, GateFile, "gate file")
     known_scales = set(scales)
     for rule in gate.rules:
-        for cid in _concept_ids(rule):
+        for cid in concept_ids(rule):
             if cid not in lexicon.concepts:
                 raise InputError(
                     f"gate {gate.gate_id}: unknown lexicon concept {cid!r}", subject=path

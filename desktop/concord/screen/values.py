@@ -35,7 +35,7 @@ from datetime import date
 from enum import IntEnum
 
 from concord.screen.cues import Cues
-from concord.screen.dates import DATE_RE, short_date_at
+from concord.screen.dates import DATE_RE, dates_in, short_date_at
 from concord.screen.document import ReadDocument, split_cells
 from concord.screen.lexicon import Mention
 from concord.screen.units import TIME_UNITS, UnitForm, UnitTable
@@ -51,7 +51,8 @@ NUMBER = (
 )
 _NUMBER_AT = re.compile(rf"(?<![A-Za-z0-9.,/^])(?<![A-Za-z]-)(?P<n>{NUMBER})")
 _QUALIFIER_BEFORE = re.compile(
-    r"(?P<q><=|>=|≤|≥|=<|=>|<|>|less\s+than|below|under|greater\s+than|more\s+than|above|over|"
+    r"(?P<q><=|>=|≤|≥|=<|<(?!-)|(?<![-=>])>|less\s+than|below|under|greater\s+than|more\s+than|"
+    r"above|over|"
     r"at\s+least|at\s+most|up\s+to|~|≈|approx\.?|approximately|about|around|c\.|ca\.)\s*$",
     re.IGNORECASE,
 )
@@ -441,6 +442,14 @@ class ValueReader:
         return value
 
     def _header_above(self, d: ReadDocument, line_start: int) -> _Header | None:
+        """The header row of the table a row is in (searched once per row)."""
+        key = ("header", line_start)
+        if key not in d.memo:
+            d.memo[key] = self._find_header(d, line_start)
+        found = d.memo[key]
+        return found if isinstance(found, _Header) else None
+
+    def _find_header(self, d: ReadDocument, line_start: int) -> _Header | None:
         number = d.line_number(line_start)
         for back in range(1, HEADER_LOOKUP_LINES + 1):
             bounds = d.line_at(number - back)
@@ -578,7 +587,7 @@ class ValueReader:
             unit, _ = self.units.unit_at(text, m.end())
             if unit is not None and unit.quantity is None:
                 break
-            value = self._value_at(text, m, spec, text[cont.start() : m.start()], line_end)
+            value = self._value_at(text, m, spec, text[cont.end() : m.start()], line_end)
             if value is None:
                 break
             word = cont.group().strip(" ,;").lower()
@@ -824,8 +833,6 @@ def _skip_date_or_time(text: str, m: re.Match[str]) -> int:
 
 
 def _dates(written: str) -> list[date]:
-    from concord.screen.dates import dates_in
-
     return [t.exact_day for t in dates_in(written) if t.exact_day is not None]
 
 
