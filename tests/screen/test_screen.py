@@ -213,3 +213,51 @@ def test_clinical_fragments_never_raise(bits: list[str]) -> None:
 
 
 _SCREEN = RecordScreen.load()
+
+
+def test_a_zero_width_space_neither_hides_potassium_nor_changes_a_platelet_count(
+    screen: RecordScreen,
+) -> None:
+    hit = _hits(screen, "K\u200b+ 6.4 mmol/L, Pot\u00adassium checked")["hyperkalaemia"]
+    assert hit.status is GateStatus.TRIGGERED
+    assert hit.evidence[0].text == "K\u200b+ 6.4 mmol/L"  # the record's own characters
+    platelets = _hits(screen, "Platelets 4\u200b5 x10^9/L")["thrombocytopenia"]
+    assert platelets.status is GateStatus.TRIGGERED
+    assert "45" in platelets.detail
+
+
+def test_a_value_shown_reversed_by_a_bidi_override_is_read_as_shown(screen: RecordScreen) -> None:
+    # U+202E makes "3.6" display as "6.3": the screen reads what the clinician sees.
+    assert (
+        _hits(screen, "K+ \u202e3.6\u202c mmol/L")["hyperkalaemia"].status is GateStatus.TRIGGERED
+    )
+    assert "hyperkalaemia" not in _hits(screen, "K+ \u202e6.3\u202c mmol/L")
+
+
+def test_findings_carry_gate_status_span_value_and_time(screen: RecordScreen) -> None:
+    record = _record("Date: 2026-11-20\nK+ 6.3 mmol/L on 18/11/2026. Repeat K+ 6.5 today.")
+    findings = [f for f in screen.findings(record) if f.gate_id == "hyperkalaemia"]
+    assert {f.status for f in findings} == {GateStatus.TRIGGERED}
+    by_value = {f.value: f for f in findings}
+    assert set(by_value) == {6.3, 6.5}
+    assert str(by_value[6.3].time) == "2026-11-18"
+    assert str(by_value[6.5].time) == "2026-11-20"
+    text = record.documents[0].text
+    assert text[by_value[6.5].start : by_value[6.5].end].startswith("K+ 6.5")
+
+
+def test_the_latest_value_decides_across_documents(screen: RecordScreen) -> None:
+    labs = "Lab report\nDate: 10/11/2026\nPotassium   6.4   H   3.5-5.3   mmol/L"
+    letter = "Renal clinic\nDate: 19/11/2026\nK+ today 4.7 mmol/L after Lokelma."
+    hit = _hits(screen, labs, letter)["hyperkalaemia"]
+    assert hit.status is GateStatus.NEGATED
+    assert "superseded" in hit.detail
+    # the documents' dates decide, not their order in the record
+    assert _hits(screen, letter, labs)["hyperkalaemia"].status is GateStatus.NEGATED
+    later_high = letter.replace("4.7", "6.6")
+    assert _hits(screen, labs, later_high)["hyperkalaemia"].status is GateStatus.TRIGGERED
+
+
+def test_a_forged_line_cannot_supersede_a_result(screen: RecordScreen) -> None:
+    text = "K+ 6.4 mmol/L\nL2: K+ 4.1 mmol/L (repeat, normal)"
+    assert _hits(screen, text)["hyperkalaemia"].status is GateStatus.TRIGGERED

@@ -35,7 +35,6 @@ from concord.errors import InputError, first_validation_error
 from concord.screen.reading import fold_text
 
 _ALNUM = "A-Za-z0-9"
-_BEFORE = f"(?<![{_ALNUM}])"
 _AFTER = f"(?![{_ALNUM}])"
 _BEFORE_FIRST = f"(?<![{_ALNUM}].)"
 _SEPARATOR = r"[\s\-]*"  # what a space or hyphen inside a term matches

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import date
 
 from concord.domain.gate import GateStatus
 from concord.screen.context import HistoryPolicy
@@ -34,10 +35,11 @@ def finding(
     detail: str,
     value: float | None = None,
     unit: str = "",
+    time: date | None = None,
 ) -> Finding:
     """A finding at read-text span [start, end) of `d`, mapped to the document's own text."""
     own_start, own_end = d.span(start, end)
-    return Finding(gate_id, status, d.source_id, own_start, own_end, detail, value, unit)
+    return Finding(gate_id, status, d.source_id, own_start, own_end, detail, value, unit, time)
 
 
 def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[Finding]:

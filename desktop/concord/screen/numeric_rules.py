@@ -263,7 +263,7 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
             start = v.start
         if o.verdict is not None:
             why = o.verdict.describe(" ".join(d.text[start:end].split()))
-            yield finding(gate_id, GateStatus.NEGATED, d, start, end, why, worst(v), unit)
+            yield finding(gate_id, GateStatus.NEGATED, d, start, end, why, worst(v), unit, o.when)
             continue
         if rule.latest_decides and o.settled is not None:
             yield finding(
@@ -275,6 +275,7 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
                 f"{detail}, then '{o.settled}'",
                 worst(v),
                 unit,
+                o.when,
             )
             continue
         successor = _successor(later, o, fires) if later is not None else None
@@ -293,6 +294,7 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
                 f"{detail}, superseded by later '{shown}'{when}",
                 worst(v),
                 unit,
+                o.when,
             )
             s_start = min(successor.label.start, successor.value.start)
             if successor.reading is o.reading:
@@ -307,9 +309,10 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
                 f"{_number(rule.threshold)}",
                 worst(successor.value),
                 unit,
+                successor.when,
             )
             continue
-        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, worst(v), unit)
+        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, worst(v), unit, o.when)
 
 
 def _successor(
@@ -406,9 +409,18 @@ def rising_findings(gate_id: str, rule: RisingRule, s: Screening) -> Iterator[Fi
         if rule.explained_by is not None:
             why = explained(s, d, peak.label, rule.explained_by)
             if why is not None:
-                yield finding(gate_id, GateStatus.NEGATED, d, start, end, f"{detail}, {why}", high)
+                yield finding(
+                    gate_id,
+                    GateStatus.NEGATED,
+                    d,
+                    start,
+                    end,
+                    f"{detail}, {why}",
+                    high,
+                    time=peak.when,
+                )
                 continue
-        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, high)
+        yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, high, time=peak.when)
 
 
 def _rise(values: list[Value], rule: RisingRule) -> tuple[int, int] | None:

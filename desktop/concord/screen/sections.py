@@ -50,10 +50,6 @@ class SectionIndex:
         section = self.sections[i]
         return section if section.body_start <= pos < section.end else None
 
-    def kind_at(self, pos: int) -> SectionKind:
-        section = self.at(pos)
-        return section.kind if section is not None else SectionKind.CURRENT
-
 
 class SectionReader:
     """Finds section headers with the names in the context file."""

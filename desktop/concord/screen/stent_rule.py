@@ -75,6 +75,7 @@ def stent_findings(gate_id: str, rule: StentRule, s: Screening) -> Iterator[Find
                     end,
                     f"{kind} stent '{term}' {written}: {max(days, 0)} days before "
                     f"{reference.isoformat()} < {limit} days",
+                    time=latest,
                 )
             )
     yield from dated

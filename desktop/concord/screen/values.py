@@ -92,7 +92,6 @@ _WEEKDAY = re.compile(
 _YEAR_AFTER_WORD = re.compile(
     r"(?<![A-Za-z])(?:in|since|from|during|until|before|after|circa|c\.)\s*$", re.IGNORECASE
 )
-_CELL_SPLIT = re.compile(r"\t+|\s*\|\s*|[ ]{2,}")
 _FLAG_CELL = re.compile(
     r"^\(?\s*(?:HH|LL|H|L|HI|LO|High|Low|A|C|Crit|Critical|Abn|Abnormal|\*{1,2}|!{1,2}|↑|↓)\s*\)?$",
     re.IGNORECASE,
@@ -567,7 +566,7 @@ class ValueReader:
         ordered = False
         end = first.end
         while len(series) < MAX_SERIES:
-            end, note = self._annotations(text, end, line_end, series, anchor)
+            end = self._annotations(text, end, line_end, series, anchor)
             link = _SERIES_LINK.match(text, end, line_end)
             m = _NUMBER_AT.match(text, link.end()) if link is not None else None
             earlier = None
@@ -604,8 +603,7 @@ class ValueReader:
                 series.append(replace(value, rank=rank))
                 ordered = ordered or bool(word and word != ",")
             end = value.end
-            del note
-        end, _ = self._annotations(text, end, line_end, series, anchor)
+        end = self._annotations(text, end, line_end, series, anchor)
         if len(series) > 1 and not ordered:
             ordered = True  # "14, 52, 230": a list of results is written in the order taken
         if any(v.hours is not None for v in series) and all(v.hours is not None for v in series):
@@ -614,10 +612,9 @@ class ValueReader:
 
     def _annotations(
         self, text: str, pos: int, limit: int, series: list[Value], anchor: date
-    ) -> tuple[int, str]:
+    ) -> int:
         """Skip what may follow a value: a reference range, a flag, a time ("(3h)", "at 6
         h"), a date ("on 12/10/2026"), day words ("today"); attach times to the last value."""
-        note = ""
         while True:
             ref = _REF_RANGE.match(text, pos, limit)
             if ref is not None:
@@ -674,7 +671,7 @@ class ValueReader:
             if skip is not None and skip.end() > pos:
                 pos = skip.end()
                 continue
-            return pos, note
+            return pos
 
     def rank(self, d: ReadDocument, reading: Reading, index: int) -> Rank:
         """Where words place value `index` of a reading in time: its series rank, or for the
