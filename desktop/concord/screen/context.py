@@ -65,6 +65,7 @@ _POST_LEAD_RE = re.compile(
     r"[\s:,\-–(]*(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)\s+)*",
     re.IGNORECASE,
 )
+_NOT_BEFORE = re.compile(r"(?<![A-Za-z])(?:not|never|n't|nor)\s+(?:been\s+|yet\s+)?$", re.I)
 _EXPOSED_ANYWAY_RE = re.compile(
     r"^\W*(?:\w+\W+){0,2}?(?:after|from\s+(?:cycle|c)\s*[2-9]|from\s+the\s+(?:second|third))",
     re.IGNORECASE,
@@ -258,9 +259,9 @@ class ContextReader:
         """An intervention not yet given: "plan to start ABVD", "PCI planned", "Plan: BEP"."""
         text = d.text
         left, right = self._clause(d, start, end)
-        clause = text[left:right]
-        if self.cues.done.search(clause):
-            return None
+        for done in self.cues.done.finditer(text, left, right):
+            if not _NOT_BEFORE.search(text, max(left, done.start() - 12), done.start()):
+                return None  # "cycle 1 given" - but "not given" is no sign it was
         section = d.sections.at(start)
         if section is not None and section.kind is SectionKind.PLAN:
             return Verdict(Reason.PLANNED, section.header)

@@ -330,6 +330,18 @@ class Lexicon:
             for cid, concept in self.concepts.items()
             if concept.measurable or self._closure[cid] & wanted
         }
+        # a longer term of another concept that holds a kept term must stay, or its words
+        # would be read as the kept one ("upper respiratory tract infection")
+        kept_terms = {
+            " ".join(_WORDS_RE.findall(t.lower()))
+            for cid in keep
+            for t in self.concepts[cid].terms + self.concepts[cid].abbreviations
+        }
+        for cid, concept in self.concepts.items():
+            if cid not in keep and any(
+                _holds_term(t, kept_terms) for t in concept.terms + concept.abbreviations
+            ):
+                keep.add(cid)
         concepts = {
             cid: Concept(
                 concept_id=c.concept_id,
@@ -453,6 +465,20 @@ class Lexicon:
     def implied_by(self, concept_id: str) -> frozenset[str]:
         """The concept and everything it implies."""
         return self._closure.get(concept_id, frozenset())
+
+
+_WORDS_RE = re.compile(r"[a-z0-9+']+")
+
+
+def _holds_term(term: str, terms: set[str]) -> bool:
+    """Whether a run of `term`'s words is one of `terms` (words lower-cased)."""
+    words = _WORDS_RE.findall(term.lower())
+    return any(
+        " ".join(words[i:j]) in terms
+        for i in range(len(words))
+        for j in range(i + 1, min(len(words), i + 6) + 1)
+        if (i, j) != (0, len(words))
+    )
 
 
 HINT_BEFORE = 80  # characters before a hint where a pattern's match may start

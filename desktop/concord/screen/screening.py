@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from concord.domain.record import Record
-from concord.evidence.injection import find_injections
+from concord.evidence.injection import PATTERNS as INJECTION_PATTERNS
 from concord.screen.context import ContextReader, HistoryPolicy, Situation
 from concord.screen.dates import RecordClock
 from concord.screen.document import ReadDocument
@@ -24,7 +23,7 @@ class Screening:
     context: ContextReader
     values: ValueReader
     scales: dict[str, Scale]
-    _injected: dict[str, list[tuple[int, int]]] | None = field(default=None, compare=False)
+    _injected: dict[tuple[int, int], bool] = field(default_factory=dict, compare=False)
 
     def mentions(self, concepts: list[str]) -> Iterator[tuple[ReadDocument, Mention]]:
         for d in self.documents:
@@ -51,13 +50,15 @@ class Screening:
 
     def injected(self, d: ReadDocument, start: int, end: int) -> bool:
         """Whether read-text span [start, end) of `d` lies on a line of instruction-like or
-        forged text (`concord.evidence.injection`): such a line may not silence a finding
-        (a forged "repeat K+ 4.1" does not supersede a real 6.4). Read once, when first
-        asked."""
-        if self._injected is None:
-            record = Record(name="screen", documents=tuple(x.doc for x in self.documents))
-            self._injected = {}
-            for span in find_injections(record):
-                self._injected.setdefault(span.source_id, []).append((span.start, span.end))
-        own_start, own_end = d.span(start, end)
-        return any(a <= own_start and own_end <= b for a, b in self._injected.get(d.source_id, ()))
+        forged text (the patterns of `concord.evidence.injection`): such a line may not
+        silence a finding (a forged "L2: K+ 4.1 (repeat)" does not supersede a real 6.4).
+        Only the lines asked about are read, once each."""
+        own_start, _ = d.span(start, end)
+        text = d.doc.text
+        line_start = text.rfind("\n", 0, own_start) + 1
+        line_end = text.find("\n", own_start)
+        line = text[line_start : len(text) if line_end < 0 else line_end]
+        key = (d.index, line_start)
+        if key not in self._injected:
+            self._injected[key] = any(p.search(line) for _, p in INJECTION_PATTERNS)
+        return self._injected[key]

@@ -68,16 +68,21 @@ _LINK_VERBS = (
 _SERIES_LINK = re.compile(
     r"\s*(?:(?:[,;]\s*)?(?:and\s+)?(?:then\s+|now\s+)?(?:(?:has|have|had)\s+)?(?:since\s+)?"
     rf"(?:{_LINK_VERBS}\s+(?:to|at)\b|->|→|=>|>>|>|followed\s+by\b|\bto\b)"
+    r"|[,;]?\s*\bbut\s+(?:now\s+|then\s+)?"
     r"|[,;]\s*(?:and\s+|then\s+|now\s+)?|\band\s+(?:then\s+|now\s+)?|\bthen\b|\bnow\b)\s*",
     re.IGNORECASE,
 )
 _LATER_JUMP = re.compile(
-    r"(?:(?![\d.;])[^\n]){0,40}?(?<![A-Za-z])(?P<w>now|repeat(?:ed)?|rpt|re-?check(?:ed)?|"
+    r"\s*[,;]?(?:(?![\d.;])[^\n]){0,40}?(?<![A-Za-z])(?P<w>now|repeat(?:ed)?|rpt|re-?check(?:ed)?|"
     r"re-?tested|currently|today|latest|subsequently|since|post-?[a-z]+|after\s+[a-z\-]+)"
     r"(?![A-Za-z])(?:\s+(?:[A-Za-z][A-Za-z\-]*|\([^)\d]{0,20}\))){0,3}?\s*(?:[:=]\s*)?(?=\d)",
     re.IGNORECASE,
 )
-_PAREN_REMARK = re.compile(r"\s*[(\[][^()\[\]\d\n]{0,60}[)\]]")
+_PAREN_REMARK = re.compile(
+    r"\s*[(\[](?!\s*(?:was|were|previously|prev|previous|last|initially|from|repeat|rpt|now|"
+    r"today|latest|on\s+admission|baseline|\d))[^()\[\]\n]{0,60}[)\]]",
+    re.IGNORECASE,
+)
 _CONDITION_WORDS = re.compile(
     r"\s*(?:\(\s*)?(?:on\s+(?:room\s+)?air|at\s+rest|on\s+exertion|on\s+walking|RA|r/a|"
     r"on\s+\d+(?:\.\d+)?\s*(?:L|l|lpm|litres?)(?:/min)?(?:\s+(?:O2|oxygen))?"
@@ -137,6 +142,12 @@ _DAY_WORD = re.compile(
 )
 _DIRECTLY_AFTER = re.compile(r"[\s)\]]*(?P<w>[A-Za-z][A-Za-z \-]{0,24})")
 _DIGIT = re.compile(r"\d")
+_INSTRUCTION_AFTER = re.compile(
+    r"[ \t]*(?:\([^()\n]{0,20}\)[ \t]*)?(?::|->|→|=>|then)[ \t]*(?:please[ \t]+)?"
+    r"(?:give|treat|start|administer|call|contact|inform|stop|withhold|hold|consider|refer|"
+    r"escalate|cancel|defer|postpone|transfuse|repeat\s+in|recheck\s+in|check)(?![A-Za-z])",
+    re.IGNORECASE,
+)
 _FROM_BEFORE = re.compile(r"(?<![A-Za-z])from\s*$", re.IGNORECASE)
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
@@ -616,6 +627,9 @@ class ValueReader:
         """Skip what may follow a value: a reference range, a flag, a time ("(3h)", "at 6
         h"), a date ("on 12/10/2026"), day words ("today"); attach times to the last value."""
         while True:
+            ahead = text[pos : min(limit, pos + 3)].lstrip()[:1]
+            if not ahead or ahead in ",;.":
+                return pos  # nothing that annotates a value starts with these
             ref = _REF_RANGE.match(text, pos, limit)
             if ref is not None:
                 inner = text[ref.start() : ref.end()]
@@ -719,6 +733,8 @@ class ValueReader:
             )
             if cue is not None and cue.group().lower() not in ("to be", "when", "once"):
                 return True
+        if _INSTRUCTION_AFTER.match(text, value.end, min(len(text), value.end + 40)):
+            return True  # "K+ 6.0-6.5: give insulin-dextrose": a protocol's criterion
         if directly_after is not None:
             words = directly_after.group("w").strip()
             cue = self.cues.target_after.match(words)
