@@ -36,9 +36,7 @@ def _screen(
 ) -> dict[str, GateHit]:
     text, coded = screens
     record = record_from_fhir(bundle, Path("bundle.json"))
-    findings, _ = coded.evaluate(
-        record, today=TODAY, text_values=FreeTextValues(text.lexicon, text.units)
-    )
+    findings, _ = coded.evaluate(record, today=TODAY, text_values=FreeTextValues(text))
     hits = merge_hits(record, text.screen(record, today=TODAY), findings, text.definitions)
     return {hit.gate_id: hit for hit in hits}
 

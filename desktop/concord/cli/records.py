@@ -91,7 +91,7 @@ def _import_folders(args: argparse.Namespace) -> int:
 def cmd_screen(args: argparse.Namespace) -> int:
     screen = RecordScreen.load()
     coded = CodedScreen.load()
-    text_values = FreeTextValues(screen.lexicon, screen.units)
+    text_values = FreeTextValues(screen)
     records = [(path, load_record(path)) for path in args.paths]
     results = []
     for path, record in records:

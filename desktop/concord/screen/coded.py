@@ -38,9 +38,10 @@ from concord.records.ucum import UcumError, to_unit
 from concord.screen.dates import surgery_date
 from concord.screen.lexicon import Lexicon
 from concord.screen.resource_file import read_resource_file
-from concord.screen.units import UnitTable, next_number
+from concord.screen.units import UnitTable
 
 if TYPE_CHECKING:
+    from concord.screen.record_screen import RecordScreen
     from concord.screen.rules import GateDefinition
 
 CODES_SCHEMA = "concord.gate-codes/1"
@@ -223,45 +224,19 @@ TextValues = Callable[[Record, str, str | None], list[TextValue]]
 
 
 class FreeTextValues:
-    """Reads values of a concept from the record's free-text documents with the screen's
-    lexicon and unit table (the mention, then the next number on the line)."""
+    """Reads values of a concept from the record's free-text documents with the text
+    screen's own reader (`RecordScreen.values_of`: tables, combined fields, units, series),
+    so that a coded value and a letter are compared on the same reading."""
 
-    MAX_GAP = 40
-
-    def __init__(self, lexicon: Lexicon, units: UnitTable) -> None:
-        self.lexicon = lexicon
-        self.units = units
+    def __init__(self, screen: RecordScreen) -> None:
+        self.screen = screen
 
     def __call__(self, record: Record, concept: str, quantity: str | None) -> list[TextValue]:
-        out: list[TextValue] = []
-        for doc in record.documents:
-            if doc.kind == "fhir":
-                continue  # a rendered resource: its coded value is read directly
-            text = doc.text
-            for mention in self.lexicon.mentions(text):
-                if concept not in mention.concepts:
-                    continue
-                line_end = text.find("\n", mention.end)
-                limit = min(len(text) if line_end < 0 else line_end, mention.end + self.MAX_GAP)
-                number = next_number(text, mention.end, limit)
-                if number is None:
-                    continue
-                reading = self.units.read(
-                    text,
-                    number.start(),
-                    quantity=quantity,
-                    bare_large=None,
-                    gap_before=text[mention.end : number.start()],
-                )
-                if reading is None or reading.low != reading.high:
-                    continue
-                span = Span(source_id=doc.source_id, start=mention.start, end=reading.end)
-                out.append(
-                    TextValue(
-                        span, reading.low, " ".join(text[mention.start : reading.end].split())
-                    )
-                )
-        return out
+        del quantity  # the gate rule that reads the concept names its quantity
+        return [
+            TextValue(Span(source_id=v.source_id, start=v.start, end=v.end), v.value, v.written)
+            for v in self.screen.values_of(record, concept, skip_kinds=frozenset({"fhir"}))
+        ]
 
 
 class CodedScreen:
@@ -686,9 +661,7 @@ class CodedScreen:
 def gate_limits(resources: Path | None = None) -> dict[str, GateLimits]:
     """Per gate, the numeric limits and rising ratios of its rules, and its stent windows,
     read from the gate files themselves."""
-    from concord.screen.lexicon import Lexicon
     from concord.screen.rules import NumericRule, RisingRule, StentRule, read_gate_file
-    from concord.screen.units import UnitTable
 
     root = resources or paths.resources_dir()
     lexicon = Lexicon.load(root / "lexicon")

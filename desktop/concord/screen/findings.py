@@ -34,6 +34,18 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class ValueSeen:
+    """A result read from free text, for joining with coded values of the same test."""
+
+    source_id: str
+    start: int
+    end: int
+    value: float  # in the canonical unit of the gate rule that reads it
+    written: str
+    time: date | None
+
+
+@dataclass(frozen=True)
 class GateHeader:
     """What a hit says about its gate."""
 

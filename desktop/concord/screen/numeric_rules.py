@@ -34,6 +34,7 @@ COMPARE: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
 }
 SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+CODED_KIND = "fhir"  # a document rendered from a coded resource
 CONDITION_GAP = 16  # characters between a condition word and its value ("hyperkalaemic at 6.4")
 CONDITION_REACH = 40  # characters around a value searched for its condition (on oxygen)
 
@@ -105,9 +106,10 @@ class _Observation:
         )
 
 
-def _spec(rule: NumericRule | RisingRule, concept: str) -> QuantitySpec:
+def quantity_spec(rule: NumericRule | RisingRule) -> QuantitySpec:
+    """What a rule reads: its quantity, plausible values and scaling of bare numbers."""
     return QuantitySpec(
-        concept=concept,
+        concept=rule.concept,
         quantity=rule.quantity,
         plausible=rule.plausible,
         bare_scaling=tuple(_scaling(b) for b in rule.bare_value),
@@ -213,12 +215,14 @@ class _Later:
 
     def than(self, a: _Observation) -> _Observation | None:
         """A clearly later value that does not cross: dated later, marked later in the same
-        document, or (for a value marked earlier) a plain value after it."""
+        document, or (for a value marked earlier) a plain value after it. A rendered coded
+        resource (kind "fhir") and free text do not supersede each other: where they
+        disagree, `concord.screen.coded.merge_hits` shows both and follows the worse."""
         if a.when is not None:
             for b in self._dated.get(a.condition, ()):
                 if b.when is None or b.when <= a.when:
                     break
-                if b.eligible:
+                if _same_source_kind(a, b) and b.eligible:
                     return b
         doc_key = (a.d.index, a.condition)
         for b in self._marked.get(doc_key, ()):
@@ -235,6 +239,10 @@ class _Later:
         return None
 
 
+def _same_source_kind(a: _Observation, b: _Observation) -> bool:
+    return (a.d.doc.kind == CODED_KIND) == (b.d.doc.kind == CODED_KIND)
+
+
 def _dated_before(b: _Observation, a: _Observation) -> bool:
     return b.value.time is not None and a.value.time is not None and b.value.time < a.value.time
 
@@ -249,9 +257,7 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
     def fires(v: Value) -> bool:
         return compare(worst(v), rule.threshold)
 
-    found = observations(
-        s, rule.concept, _spec(rule, rule.concept), fires, rule.separate_conditions
-    )
+    found = observations(s, rule.concept, quantity_spec(rule), fires, rule.separate_conditions)
     later = _Later(found) if rule.latest_decides and any(o.fires for o in found) else None
     for o in found:
         if not o.fires or o.target:
@@ -360,7 +366,7 @@ def _number(value: float) -> str:
 
 
 def rising_findings(gate_id: str, rule: RisingRule, s: Screening) -> Iterator[Finding]:
-    spec = _spec(rule, rule.concept)
+    spec = quantity_spec(rule)
     found = observations(s, rule.concept, spec, lambda v: False, [])
     by_reading: dict[int, list[_Observation]] = {}
     for o in found:

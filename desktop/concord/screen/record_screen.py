@@ -35,10 +35,15 @@ from concord.screen.context import ContextReader
 from concord.screen.cues import Cues
 from concord.screen.dates import document_date, record_clock
 from concord.screen.document import ReadDocument
-from concord.screen.findings import Finding, GateHeader, hits_from_findings
+from concord.screen.findings import Finding, GateHeader, ValueSeen, hits_from_findings
 from concord.screen.lexicon import Lexicon
 from concord.screen.lexicon_rules import graded_findings, lexicon_findings
-from concord.screen.numeric_rules import numeric_findings, rising_findings
+from concord.screen.numeric_rules import (
+    numeric_findings,
+    observations,
+    quantity_spec,
+    rising_findings,
+)
 from concord.screen.qualifiers import Scale, load_scales
 from concord.screen.reading import SpellingVocabulary, reading_text
 from concord.screen.rules import (
@@ -169,6 +174,41 @@ class RecordScreen:
             values=self._values,
             scales=self.scales,
         )
+
+    def values_of(
+        self, record: Record, concept: str, *, skip_kinds: frozenset[str] = frozenset()
+    ) -> list[ValueSeen]:
+        """Every result written in the record for a quantity concept ("potassium"), read as
+        the gates read it (tables, combined fields, units, series, dates) in the unit of the
+        gate rule that reads it; targets, thresholds, relatives' and protocols' values left
+        out. Documents whose kind is in `skip_kinds` are not read."""
+        rule = self._value_rule(concept)
+        if rule is None:
+            return []
+        screening = self.prepare(record)
+        out: list[ValueSeen] = []
+        for o in observations(screening, concept, quantity_spec(rule), lambda _v: False, []):
+            if o.d.doc.kind in skip_kinds or o.value.low != o.value.high or not o.eligible:
+                continue
+            start, end = o.d.span(min(o.label.start, o.value.start), o.value.end)
+            out.append(
+                ValueSeen(
+                    source_id=o.d.source_id,
+                    start=start,
+                    end=end,
+                    value=o.value.low,
+                    written=" ".join(o.d.doc.text[start:end].split()),
+                    time=o.when,
+                )
+            )
+        return out
+
+    def _value_rule(self, concept: str) -> NumericRule | RisingRule | None:
+        for gate in self._gates:
+            for rule in gate.rules:
+                if isinstance(rule, NumericRule | RisingRule) and rule.concept == concept:
+                    return rule
+        return None
 
     def _apply(self, gate_id: str, rule: AnyRule, s: Screening) -> Iterator[Finding]:
         if isinstance(rule, LexiconRule):

@@ -217,11 +217,12 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
 
 
 def read_gate_file(
-    path: Path, lexicon: Lexicon, units: UnitTable, scales: Iterable[str] = ()
+    path: Path, lexicon: Lexicon, units: UnitTable, scales: Iterable[str] | None = None
 ) -> GateFile:
-    """Parse and check one gate file; any problem raises InputError naming the file."""
+    """Parse and check one gate file; any problem raises InputError naming the file.
+    `scales`: the qualifier scales a graded rule may name (None: not checked here)."""
     gate = read_resource_file(path, GateFile, "gate file")
-    known_scales = set(scales)
+    known_scales = None if scales is None else set(scales)
     for rule in gate.rules:
         for cid in concept_ids(rule):
             if cid not in lexicon.concepts:
@@ -231,7 +232,11 @@ def read_gate_file(
         quantity = rule.quantity if isinstance(rule, NumericRule | RisingRule) else None
         if quantity is not None and quantity not in units.canonical:
             raise InputError(f"gate {gate.gate_id}: unknown quantity {quantity!r}", subject=path)
-        if isinstance(rule, GradedRule) and rule.scale not in known_scales:
+        if (
+            isinstance(rule, GradedRule)
+            and known_scales is not None
+            and (rule.scale not in known_scales)
+        ):
             raise InputError(f"gate {gate.gate_id}: unknown scale {rule.scale!r}", subject=path)
     for cid in gate.address.concepts:
         if cid not in lexicon.concepts:
