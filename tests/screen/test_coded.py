@@ -16,7 +16,7 @@ from tests.records import fhir_bundles as fb
 from concord.domain.gate import GateHit, GateStatus
 from concord.domain.record import Record, Span
 from concord.records.fhir.load import record_from_fhir
-from concord.screen.coded import CodedScreen, FreeTextValues, merge_hits
+from concord.screen.coded import CodedScreen
 from concord.screen.record_screen import RecordScreen
 
 TODAY = date(2027, 2, 20)
@@ -34,11 +34,10 @@ def screens() -> tuple[RecordScreen, CodedScreen]:
 def _screen(
     screens: tuple[RecordScreen, CodedScreen], bundle: dict[str, Any]
 ) -> dict[str, GateHit]:
-    text, coded = screens
+    """What `RecordScreen.screen` reports (the app, the pipeline and `concord screen`): the
+    text's findings joined with the coded ones."""
     record = record_from_fhir(bundle, Path("bundle.json"))
-    findings, _ = coded.evaluate(record, today=TODAY, text_values=FreeTextValues(text))
-    hits = merge_hits(record, text.screen(record, today=TODAY), findings, text.definitions)
-    return {hit.gate_id: hit for hit in hits}
+    return {hit.gate_id: hit for hit in screens[0].screen(record, today=TODAY)}
 
 
 def _coded_only(
@@ -143,6 +142,22 @@ def test_troponin_series_rising(screens) -> None:
     (finding,) = _coded_only(screens, fb.halloran())["active_ischaemia"]
     assert finding.status is GateStatus.TRIGGERED
     assert "14 -> 61" in finding.detail
+
+
+def test_the_record_screen_itself_fires_from_a_coded_series(screens) -> None:
+    """A rise across separate Observations is read only from the codes: the screen the
+    pipeline and the app use must report it, not only `concord screen`."""
+    hit = _screen(screens, fb.halloran())["active_ischaemia"]
+    assert hit.status is GateStatus.TRIGGERED
+    assert any(span.source_id.startswith("Observation/") for span in hit.evidence)
+
+
+def test_a_record_without_coded_data_is_screened_as_text_alone(screens) -> None:
+    record = Record.model_validate(
+        {"name": "letter", "documents": [{"source_id": "l", "kind": "txt", "text": "K+ 6.4"}]}
+    )
+    (hit,) = screens[0].screen(record)
+    assert hit.gate_id == "hyperkalaemia" and hit.status is GateStatus.TRIGGERED
 
 
 def test_stent_procedure_with_device_and_date(screens) -> None:

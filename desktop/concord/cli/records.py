@@ -9,7 +9,6 @@ from concord.cli._common import add_json_flag, current_user, emit_json, say, ser
 from concord.evidence.align import read_evidence_jsonl, verify_lines
 from concord.records import load_record
 from concord.records.patients import load_patients, plan_patients
-from concord.screen.coded import CodedScreen, FreeTextValues, merge_hits
 from concord.screen.record_screen import RecordScreen, screen_to_json
 
 
@@ -90,14 +89,8 @@ def _import_folders(args: argparse.Namespace) -> int:
 
 def cmd_screen(args: argparse.Namespace) -> int:
     screen = RecordScreen.load()
-    coded = CodedScreen.load()
-    text_values = FreeTextValues(screen)
     records = [(path, load_record(path)) for path in args.paths]
-    results = []
-    for path, record in records:
-        findings, _ = coded.evaluate(record, text_values=text_values)
-        hits = merge_hits(record, screen.screen(record), findings, screen.definitions)
-        results.append(screen_to_json(str(path), hits))
+    results = [screen_to_json(str(path), screen.screen(record)) for path, record in records]
     if args.json:
         emit_json({"records": results})
         return 0

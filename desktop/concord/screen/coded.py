@@ -42,7 +42,7 @@ from concord.screen.units import UnitTable
 
 if TYPE_CHECKING:
     from concord.screen.record_screen import RecordScreen
-    from concord.screen.rules import GateDefinition
+    from concord.screen.rules import GateDefinition, GateFile
 
 CODES_SCHEMA = "concord.gate-codes/1"
 MAX_CODED_SPANS = 8
@@ -659,30 +659,36 @@ class CodedScreen:
 
 
 def gate_limits(resources: Path | None = None) -> dict[str, GateLimits]:
-    """Per gate, the numeric limits and rising ratios of its rules, and its stent windows,
-    read from the gate files themselves."""
-    from concord.screen.rules import NumericRule, RisingRule, StentRule, read_gate_file
+    """Per gate, the limits of its rules (`limits_of`), read from the gate files."""
+    from concord.screen.rules import read_gate_file
 
     root = resources or paths.resources_dir()
     lexicon = Lexicon.load(root / "lexicon")
     units = UnitTable.load(root / "lexicon" / "units.json")
-    out: dict[str, GateLimits] = {}
-    for path in sorted((root / "gates").glob("*.json")):
-        gate = read_gate_file(path, lexicon, units)
-        numeric = {
-            r.concept: NumericLimit(r.comparator, r.threshold, r.quantity)
-            for r in gate.rules
-            if isinstance(r, NumericRule)
-        }
-        rising = {r.concept: r.min_ratio for r in gate.rules if isinstance(r, RisingRule)}
-        stent = next((r for r in gate.rules if isinstance(r, StentRule)), None)
-        out[gate.gate_id] = GateLimits(
-            numeric,
-            rising,
-            stent.des_days if stent else None,
-            stent.bms_days if stent else None,
-        )
-    return out
+    gates = (
+        read_gate_file(path, lexicon, units) for path in sorted((root / "gates").glob("*.json"))
+    )
+    return {gate.gate_id: limits_of(gate) for gate in gates}
+
+
+def limits_of(gate: GateFile) -> GateLimits:
+    """The numeric limits and rising ratios of a gate's rules, and its stent windows: the
+    coded screen applies the gate file's own thresholds, never a copy."""
+    from concord.screen.rules import NumericRule, RisingRule, StentRule
+
+    numeric = {
+        r.concept: NumericLimit(r.comparator, r.threshold, r.quantity)
+        for r in gate.rules
+        if isinstance(r, NumericRule)
+    }
+    rising = {r.concept: r.min_ratio for r in gate.rules if isinstance(r, RisingRule)}
+    stent = next((r for r in gate.rules if isinstance(r, StentRule)), None)
+    return GateLimits(
+        numeric,
+        rising,
+        stent.des_days if stent else None,
+        stent.bms_days if stent else None,
+    )
 
 
 def merge_hits(

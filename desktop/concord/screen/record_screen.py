@@ -31,6 +31,7 @@ from concord import paths
 from concord.domain.gate import GateHit
 from concord.domain.record import Record
 from concord.errors import InputError
+from concord.screen.coded import CodedScreen, FreeTextValues, limits_of, merge_hits
 from concord.screen.context import ContextReader
 from concord.screen.cues import Cues
 from concord.screen.dates import document_date, record_clock
@@ -77,8 +78,10 @@ class RecordScreen:
         cues: Cues,
         scales: dict[str, Scale],
         spelling: SpellingVocabulary | None = None,
+        coded: CodedScreen | None = None,
     ) -> None:
         self.lexicon = lexicon
+        self.coded = coded
         self._gates_sorted = sorted(gates, key=lambda g: (g.order, g.gate_id))
         self._reading_lexicon = lexicon.restricted_to(
             cid for gate in self._gates_sorted for rule in gate.rules for cid in concept_ids(rule)
@@ -118,7 +121,8 @@ class RecordScreen:
                 )
             seen[gate.gate_id] = path
             gates.append(gate)
-        screen = cls(gates, lexicon, units, cues, scales)
+        limits = {g.gate_id: limits_of(g) for g in gates}
+        screen = cls(gates, lexicon, units, cues, scales, coded=CodedScreen.load(root, limits))
         screen.spelling = read_spelling(spelling_file, screen._reading_lexicon)
         return screen
 
@@ -134,9 +138,14 @@ class RecordScreen:
     # -- screening ------------------------------------------------------------------------
 
     def screen(self, record: Record, *, today: date | None = None) -> tuple[GateHit, ...]:
-        """Every gate the record triggers or mentions negated, in gate order."""
+        """Every gate the record triggers or mentions negated, in gate order: the text's
+        findings, joined with what the record's coded data (FHIR) fires, where it has any."""
         headers = [GateHeader(g.gate_id, g.title, g.severity, g.specialty) for g in self._gates]
-        return hits_from_findings(headers, self.findings(record, today=today), record)
+        hits = hits_from_findings(headers, self.findings(record, today=today), record)
+        if self.coded is None or not record.coded:
+            return hits
+        coded, _ = self.coded.evaluate(record, today=today, text_values=FreeTextValues(self))
+        return merge_hits(record, hits, coded, self.definitions)
 
     def findings(self, record: Record, *, today: date | None = None) -> list[Finding]:
         """Every finding of every gate, with spans in the documents' own text."""
