@@ -13,6 +13,7 @@ from typing import Any
 
 from concord.adjudication.targets import case_targets
 from concord.domain import Case, Decision, DecisionAction, Target, TargetKind
+from concord.domain.decision_history import standing_decisions
 from concord.errors import InputError, NotFoundError
 from concord.store.codec import content_sha256
 
@@ -138,15 +139,16 @@ def required_targets(case: Case) -> list[Target]:
 
 
 def outstanding(case: Case, decisions: Iterable[Decision]) -> list[Target]:
-    """Required judgements no clinician has decided (annotators' labels do not count)."""
-    decided = {d.target_id for d in decisions if d.counts_for_signoff}
+    """Required judgements no clinician has decided (annotators' labels do not count, nor
+    a decision withdrawn by an undo)."""
+    decided = {d.target_id for d in standing_decisions(decisions) if d.counts_for_signoff}
     return [t for t in required_targets(case) if t.id not in decided]
 
 
 def review_counts(case: Case, decisions: Iterable[Decision]) -> tuple[int, int]:
     """(judgements a clinician decided, judgements no clinician decided), over every
     judgement of the case that can be decided."""
-    decided = {d.target_id for d in decisions if d.counts_for_signoff}
+    decided = {d.target_id for d in standing_decisions(decisions) if d.counts_for_signoff}
     targets = [t.id for t in case_targets(case)]
     reviewed = sum(1 for t in targets if t in decided)
     return reviewed, len(targets) - reviewed

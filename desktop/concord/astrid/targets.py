@@ -23,6 +23,7 @@ from concord.astrid.prompts import Metric
 from concord.astrid.results import QaRun, Verdict
 from concord.astrid.sentences import split_sentences
 from concord.domain import Decision, DecisionAction, Target, TargetKind, TargetRef, TargetRefError
+from concord.domain.decision_history import standing_decisions
 from concord.errors import InputError, NotFoundError
 from concord.store.codec import content_sha256
 
@@ -229,7 +230,8 @@ def _astrid_ref(target_id: str) -> TargetRef | None:
 def resolve_labels(items: Sequence[QaItem], decisions: Iterable[Decision]) -> dict[str, ItemLabels]:
     """Labels per item id. Decisions are applied in order, so the latest wins. When every
     sentence of an item has a human value and no CF was given directly, CF is computed from
-    them by the same formula the judge's verdicts go through."""
+    them by the same formula the judge's verdicts go through. Withdrawn decisions (undos)
+    do not count."""
     labels: dict[str, ItemLabels] = {}
     n_sentences: dict[str, int] = {}
     for item in items:
@@ -238,7 +240,7 @@ def resolve_labels(items: Sequence[QaItem], decisions: Iterable[Decision]) -> di
         labels[item.item_id] = got
         n_sentences[item.item_id] = len(split_sentences(item.answer))
     direct_cf: set[str] = set()
-    for d in decisions:
+    for d in standing_decisions(decisions):
         ref = _astrid_ref(d.target_id)
         if ref is None or ref.subject not in labels:
             continue

@@ -84,3 +84,11 @@ class Scorecard(Frozen):
             if s.name == name:
                 return s
         raise KeyError(name)
+
+    @property
+    def cap_lowered(self) -> bool:
+        """Did the cap for a missed major gate lower the overall? (A score already under the
+        cap is `capped` but unchanged by it.) The uncapped overall is 100 · Σ weight ·
+        sub-score, rounded as adjudication rounds it."""
+        uncapped = round(100.0 * sum(s.weight * s.value for s in self.subscores), 1)
+        return self.capped and self.overall < uncapped

@@ -2,7 +2,9 @@
 annotators (Cohen's kappa for two, Fleiss' kappa for three or more).
 
 A decision's `original_value` is what the judge showed and `new_value` the human value; a
-decision with no original value (nothing was shown) has no judge to agree with.
+decision with no original value (nothing was shown) has no judge to agree with. Each user
+counts once per judgement: their latest standing decision (an undo withdraws one). The
+record screen's gates are rules, not a model: they are credited to `RULE_BASED_SCREEN`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from concord.domain import Decision
+from concord.domain import Decision, TargetKind
+from concord.domain.decision_history import standing_decisions
 from concord.store.codec import to_json
 
 
@@ -67,13 +70,30 @@ def _latest_by_user(decisions: Sequence[Decision]) -> dict[str, dict[str, Decisi
     return out
 
 
+RULE_BASED_SCREEN = "record screen (rules, no model)"
+RULE_BASED_KINDS = frozenset({TargetKind.GATE})  # judged by the deterministic record screen
+
+
+def latest_standing(decisions: Sequence[Decision]) -> list[Decision]:
+    """Each user's latest standing decision per (case, judgement), in log order."""
+    latest: dict[tuple[str, str, str], Decision] = {}
+    for d in standing_decisions(decisions):
+        key = (d.case_id, d.target_id, d.user)
+        latest.pop(key, None)  # inserted again: the dict keeps the latest one's place
+        latest[key] = d
+    return list(latest.values())
+
+
 def judge_vs_human(decisions: Sequence[Decision]) -> list[dict[str, Any]]:
     """One row per (metric = target_kind, model): n, accuracy, Cohen's kappa, disagreements."""
     groups: dict[tuple[str, str], list[Decision]] = {}
-    for d in decisions:
+    for d in latest_standing(decisions):
         if d.original_value is None:
             continue
-        model = d.shown.get("model_name") or d.shown.get("model_sha256", "")[:12] or "unknown"
+        if d.target_kind in RULE_BASED_KINDS:
+            model = RULE_BASED_SCREEN
+        else:
+            model = d.shown.get("model_name") or d.shown.get("model_sha256", "")[:12] or "unknown"
         groups.setdefault((d.target_kind, model), []).append(d)
     rows = []
     for (metric, model), items in sorted(groups.items()):
@@ -111,7 +131,7 @@ def between_annotators(decisions: Sequence[Decision]) -> list[dict[str, Any]]:
     """Per metric: Cohen's kappa for every pair of users over the targets both decided, and
     Fleiss' kappa over the targets every user of that metric decided (three users or more)."""
     by_metric: dict[str, list[Decision]] = {}
-    for d in decisions:
+    for d in standing_decisions(decisions):
         by_metric.setdefault(d.target_kind, []).append(d)
     rows: list[dict[str, Any]] = []
     for metric, items in sorted(by_metric.items()):

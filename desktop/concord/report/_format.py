@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from concord.domain import Decision, Record, Span
+from concord.report.values import value_text
 
 
 def utc(moment: dt.datetime) -> dt.datetime:
@@ -26,25 +26,6 @@ def human_utc(moment: dt.datetime) -> str:
     return utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def number(value: float, digits: int = 2) -> str:
-    text = f"{value:.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def value_text(value: Any) -> str:
-    """A decision or trace value as a short, unambiguous string."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return number(value, 3)
-    if isinstance(value, int | str):
-        return str(value)
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def inputs_text(inputs: dict[str, Any]) -> str:

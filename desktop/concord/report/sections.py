@@ -47,9 +47,7 @@ from concord.report._format import (
     inputs_text,
     iso_utc,
     locate,
-    number,
     short_hash,
-    value_text,
 )
 from concord.report.fonts import esc
 from concord.report.styles import (
@@ -67,6 +65,7 @@ from concord.report.styles import (
     styles,
     table,
 )
+from concord.report.values import number, value_text
 
 SIGNATURE_BOX_HEIGHT = 66.0
 SIGNATURE_BOX_WIDTH = 300.0

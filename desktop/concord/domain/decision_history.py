@@ -1,0 +1,36 @@
+"""Which decisions still stand once undos are applied.
+
+Decisions are appended, never edited, so an undo is itself a decision: a *withdrawal*, whose
+`new_value` is None (no human value), made by the same user on the same case and target.
+It withdraws that user's latest standing decision there, so the one before it (if any)
+stands again. Every reader of the decision log that turns it into labels, agreement or
+progress goes through `standing_decisions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from concord.domain.decision import Decision
+
+
+def is_withdrawal(decision: Decision) -> bool:
+    """An undo: the user withdraws their previous decision on this target."""
+    return decision.new_value is None
+
+
+def standing_decisions(decisions: Iterable[Decision]) -> list[Decision]:
+    """The decisions not withdrawn, in their original order, without the withdrawals."""
+    ordered = list(decisions)
+    stacks: dict[tuple[str, str, str], list[int]] = {}
+    withdrawn: set[int] = set()
+    for n, decision in enumerate(ordered):
+        key = (decision.case_id, decision.target_id, decision.user)
+        stack = stacks.setdefault(key, [])
+        if is_withdrawal(decision):
+            withdrawn.add(n)
+            if stack:
+                withdrawn.add(stack.pop())
+        else:
+            stack.append(n)
+    return [d for n, d in enumerate(ordered) if n not in withdrawn]
