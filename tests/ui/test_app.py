@@ -13,7 +13,7 @@ from concord.astrid.store import AstridStore
 from concord.eval.eval_store import EvalStore
 from concord.records import load_record
 from concord.store import Repository
-from concord.ui.loaders import DEMO_QA_SET, DEMO_QUESTION_SET
+from concord.workbench.demo import DEMO_QA_SET, DEMO_QUESTION_SET
 
 
 def test_demo_screenshot_writes_a_png(concord_home: Path, tmp_path: Path) -> None:

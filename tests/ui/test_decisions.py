@@ -19,7 +19,7 @@ def test_override_by_keyboard_is_stored_and_in_history(case_window, qtbot, store
     target_id = f"{card.specialist}/subscore/coverage"
     _go_to(case_window, target_id)
     qtbot.keyClick(case_window, Qt.Key.Key_O)
-    dialog = case_window.override_dialog
+    dialog = case_window.patients.override_dialog
     assert dialog is not None and dialog.isVisible()
     dialog.set_value("0.25")
     dialog.reason_edit.setText("two risks were not really covered")
@@ -45,7 +45,7 @@ def test_bad_override_value_is_refused_with_a_message(case_window, qtbot, stored
     _, case = stored_case
     _go_to(case_window, f"{case.scorecards[0].specialist}/overall")
     qtbot.keyClick(case_window, Qt.Key.Key_O)
-    dialog = case_window.override_dialog
+    dialog = case_window.patients.override_dialog
     dialog.set_value("250")
     dialog.reason_edit.setText("typo")
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
@@ -75,7 +75,7 @@ def test_blind_mode_hides_the_verdict_until_answered(case_window, qtbot, stored_
     assert not view.queue.decisions
     # answer blind
     qtbot.keyClick(case_window, Qt.Key.Key_O)
-    dialog = case_window.override_dialog
+    dialog = case_window.patients.override_dialog
     assert "Judge's value" not in [
         dialog.layout().itemAt(i).widget().text()
         for i in range(dialog.layout().count())
@@ -106,7 +106,7 @@ def test_keyboard_queue_progress_resume_and_reviewed(
     assert q.index == 1
     qtbot.keyClick(case_window, Qt.Key.Key_K)
     assert q.index == 0
-    required = sum(1 for r in q.rows if r.required)
+    required = sum(1 for e in q.entries if e.required)
     for n in range(required):  # required judgements come first; A advances
         qtbot.keyClick(case_window, Qt.Key.Key_A)
         qtbot.waitUntil(lambda n=n: q.done == n + 1, timeout=10_000)
@@ -129,7 +129,7 @@ def test_disagreement_badge_goes_to_the_disagreement(case_window, stored_case, q
     badge = view.dashboard.badges[0]
     qtbot.mouseClick(badge, Qt.MouseButton.LeftButton)
     specialist, did = badge.objectName().split(":", 1)[1].split("/")
-    assert view.queue.current.id == f"{specialist}/disagreement/{did}"
+    assert view.queue.current.key == f"{specialist}/disagreement/{did}"
     assert view.tabs.currentIndex() == 3
 
 
@@ -184,7 +184,7 @@ def test_override_dialog_works_from_the_keyboard(case_window, qtbot, stored_case
     target_id = f"{case.scorecards[0].specialist}/subscore/coverage"
     _go_to(case_window, target_id)
     qtbot.keyClick(case_window, Qt.Key.Key_O)
-    dialog = case_window.override_dialog
+    dialog = case_window.patients.override_dialog
     qtbot.waitUntil(lambda: dialog.value_edit.hasFocus() or dialog.isActiveWindow(), timeout=5_000)
     qtbot.keyClicks(dialog.value_edit, "0.4")
     qtbot.keyClicks(dialog.reason_edit, "one risk not covered")

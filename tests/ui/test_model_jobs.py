@@ -11,7 +11,7 @@ from tests.astrid.conftest import DEMO, rule_judge
 from tests.eval.conftest import GOOD, QUESTIONS, scripted_answers
 from tests.ui.conftest import idle
 from tests.ui.test_grading_view import open_grading
-from tests.ui.test_qa_view import open_qa, texts
+from tests.ui.test_qa_page import open_qa, texts
 
 from concord.astrid.load import load_items
 from concord.astrid.store import AstridStore
@@ -70,7 +70,7 @@ def test_judge_button_runs_the_judge_and_shows_the_new_run(
 ) -> None:
     window = make_window(runtime_factory=judge_runtime)
     view = open_qa(qtbot, window)
-    assert view.session.run is None and "not been judged" in view.banner.text()
+    assert view.session.run is None and "No judge run on this set yet" in view.banner.text()
     button = view.judge.start_button
     assert button.isEnabled() and button.text() == "Judge this QA set (Ctrl+J)"
     assert view.judge.model_combo.count() >= 1  # the model store's judge models

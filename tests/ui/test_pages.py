@@ -16,7 +16,6 @@ from concord.domain import CaseStatus
 from concord.eval.eval_store import EvalStore
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository
-from concord.ui import loaders
 from concord.ui.case_view import TAB_DECISIONS, TAB_REVIEW
 from concord.ui.main_window import (
     PAGE_AGREEMENT,
@@ -25,6 +24,7 @@ from concord.ui.main_window import (
     PAGE_QA,
     PAGE_TITLES,
 )
+from concord.workbench import demo
 
 ALT = Qt.KeyboardModifier.AltModifier
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -55,23 +55,23 @@ def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> 
 
 def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> None:
     window = make_window()
-    states: list[loaders.DemoState] = []
-    window.db.call(lambda r: loaders.prepare_demo(r, USER), states.append)
+    states: list[demo.DemoState] = []
+    window.db.call(lambda r: demo.prepare_demo(r, USER), states.append)
     idle(qtbot, window, lambda: bool(states))
     state = states[0]
     assert not state.note
-    assert {loaders.DEMO_QA_SET, loaders.DEMO_QUESTION_SET} <= set(state.imported)
-    demo = sorted((paths.resources_dir() / "demo").glob("*.json"))
+    assert {demo.DEMO_QA_SET, demo.DEMO_QUESTION_SET} <= set(state.imported)
+    demo_records = sorted((paths.resources_dir() / "demo").glob("*.json"))
     window.refresh_worklist()
-    idle(qtbot, window, lambda: len(window.worklist.model.rows) == len(demo))
+    idle(qtbot, window, lambda: len(window.worklist.model.rows) == len(demo_records))
 
     # imported, not yet judged / answered: the items and questions are shown, with what to do
     qtbot.keyClick(window, Qt.Key.Key_2, ALT)
     qa = window.qa_view
     idle(qtbot, window, lambda: qa.session is not None)
-    assert qa.session.set_name == loaders.DEMO_QA_SET and len(qa.session.items) == 14
-    assert qa.queue.count() == 14 and "NOT JUDGED YET" in qa.run_box.currentText()
-    assert "concord astrid" in qa.banner.text() and qa.question.toPlainText()
+    assert qa.session.set_name == demo.DEMO_QA_SET and len(qa.session.items) == 14
+    assert qa.queue.count() == 14 and "not judged: label blind" in qa.run_box.currentText()
+    assert "concord astrid" in qa.banner.text() and qa.item.question.toPlainText()
     qtbot.keyClick(window, Qt.Key.Key_3, ALT)
     grading = window.grading_view
     idle(qtbot, window, lambda: grading.state is not None)
@@ -94,7 +94,7 @@ def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> N
     qtbot.keyClick(window, Qt.Key.Key_2, ALT)
     qa.refresh()
     idle(qtbot, window, lambda: qa.session is not None and qa.session.run is not None)
-    assert qa.session.run.run_id == run.run_id and "judge:" in qa.targets.item(0).text()
+    assert qa.session.run.run_id == run.run_id and "judge:" in qa.item.targets.item(0).text()
     qtbot.keyClick(window, Qt.Key.Key_A)
     idle(qtbot, window, lambda: qa.session.verdicts_done == 1)
     qtbot.keyClick(window, Qt.Key.Key_4, ALT)
@@ -140,7 +140,7 @@ def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypa
     qtbot.keyClick(window, Qt.Key.Key_4, CTRL)
     assert view.tabs.currentIndex() == TAB_DECISIONS
     queue = view.queue
-    for n in range(sum(r.required for r in queue.rows)):
+    for n in range(sum(e.required for e in queue.entries)):
         qtbot.keyClick(window, Qt.Key.Key_A)
         idle(qtbot, window, lambda n=n: queue.done == n + 1)
     idle(qtbot, window, lambda: view.bundle.status == CaseStatus.REVIEWED)

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from concord.ui.case_view import TAB_REVIEW
-from concord.ui.marks import cited_marks
+from concord.workbench.marks import cited_marks
 
 
 def _first_supported(case):
@@ -73,7 +73,7 @@ def test_patient_text_is_plain_text(make_window, qtbot, tmp_path):
         "Patient <b>not bold</b> &amp; <script>x</script>\nK+ 6.3 mmol/L\n", encoding="utf-8"
     )
     window = make_window()
-    window.import_files([path])
+    window.patients.import_files([path])
     qtbot.waitUntil(lambda: bool(window.worklist.model.rows), timeout=10_000)
     window.open_record(window.worklist.model.rows[0].record_id)
     qtbot.waitUntil(lambda: window.case_view.bundle is not None, timeout=10_000)

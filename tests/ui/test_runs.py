@@ -113,7 +113,7 @@ def test_bad_file_import_shows_a_clear_message(make_window, qtbot, tmp_path):
     good = tmp_path / "ok.txt"
     good.write_text("Patient with K+ 6.3 mmol/L\n", encoding="utf-8")
     window = make_window()
-    window.import_files([bad, good, tmp_path / "missing.pdf"])
+    window.patients.import_files([bad, good, tmp_path / "missing.pdf"])
     qtbot.waitUntil(lambda: window.findChild(QMessageBox, "errorBox") is not None, timeout=10_000)
     box = window.findChild(QMessageBox, "errorBox")
     assert "broken.json" in box.text() and "missing.pdf" in box.text()

@@ -26,8 +26,6 @@ def human_utc(moment: dt.datetime) -> str:
     return utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-
-
 def inputs_text(inputs: dict[str, Any]) -> str:
     """'matched = 2; coverage (value = 0.5, weight = 0.3)' — one level of nesting spelled out."""
     parts = []

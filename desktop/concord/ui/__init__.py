@@ -1,17 +1,20 @@
 """The desktop application (PySide6). Only this package imports Qt.
 
-Pages of the main window: Patients (worklist <-> case), QA review (ASTRID), Answer grading
-(EVAL), Agreement. Single-letter review keys are window actions dispatched to the page
-shown; blind mode is one window-wide state (see `main_window`).
+Pages of the main window (`main_window`): Patients (worklist <-> case, `patients_page`), QA
+review (ASTRID, `qa_page`), Answer grading (EVAL, `grading_view`), Agreement
+(`agreement_view`). The window talks to a page through one protocol (`commands.Page`):
+which keyboard commands act on it now, and run this one. Blind mode is one window-wide
+state.
+
+Everything Qt-free the pages need — the worklist's triage, a case's bundle and review
+queue, the ASTRID session, grading, agreement, evidence marks, model jobs — lives in
+`concord.workbench`, under the core's import contract.
 
 Threads: the UI thread never touches SQLite or a model.
-- `db.DbThread` owns the UI's Repository (its own SQLite connection) in a QThread; views
-  ask it for data with `call(fn, on_ok, on_error)` and get the result back by signal. The
-  functions it runs are Qt-free: `loaders` (patients), `qa_loaders`, `eval_loaders`.
-- `workers.JobRunner` runs one model job at a time in another QThread with its OWN
-  Services (own Repository, own runtime), and reports progress, the job's result,
-  cancellation or the error by signal. `workers.PanelRunner` is the runner of
-  `concord.pipeline.run_panel` (it saves the finished case there; the result is the case
-  id). The QA review and answer grading pages share one more JobRunner for the jobs in
-  `model_jobs` (Qt-free): an ASTRID judge run over a QA set, EVAL answer generation.
+- `db.DbThread` owns the UI's Repository (its own SQLite connection) in a QThread; pages
+  ask it with `call(fn, on_ok, on_error)` and get the result back by signal.
+- `workers.JobRunner` runs one model job (`workbench.model_jobs`) at a time in another
+  QThread with its OWN Services, and reports progress, the result, cancellation or the
+  error by signal. `workers.PanelRunner` runs the agent panel; the QA review and answer
+  grading pages share one more JobRunner (ASTRID judge runs, EVAL answer generation).
 """

@@ -2,9 +2,11 @@
 for two, Fleiss' kappa for more). Clicking a row lists the items where they disagree;
 double-click (or Enter on) an item opens it where it can be reviewed.
 
-The tables are computed in the database thread (`eval_loaders.agreement_tables`). In blind
-mode the page is hidden: it shows the judge's values on items the reviewer may not have
-answered yet.
+The tables are computed in the database thread (`workbench.agreement`). Every row shows
+its n; a kappa over fewer than `MIN_ITEMS_FOR_KAPPA` items says it is too few to mean
+anything. The record screen's red flags are rules, and are credited to the rules, not to
+a model. In blind mode the page is hidden: it shows the judge's values on items the
+reviewer may not have answered yet.
 """
 
 from __future__ import annotations
@@ -23,11 +25,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from concord.domain import TargetKind, TargetRef
 from concord.eval.agreement import LabelDisagreement
 from concord.ui import theme
-from concord.ui.eval_loaders import AgreementTables, agreement_tables
-from concord.ui.messages import error_text
+from concord.ui.commands import Command
+from concord.ui.db import DbThread
+from concord.ui.messages import error_text, show_banner
 from concord.ui.theme import plain_label
+from concord.workbench.agreement import (
+    MIN_ITEMS_FOR_KAPPA,
+    AgreementTables,
+    agreement_tables,
+    kappa_text,
+)
 
 METRIC_NAMES = {
     "gate": "Record-screen red flag",
@@ -42,10 +52,12 @@ METRIC_NAMES = {
     "eval_grade": "EVAL: answer good/bad",
 }
 EXPLANATION = (
-    "Accuracy = share of items where the human's value equals the judge's. Cohen's κ "
-    "corrects agreement for chance: 1 = perfect, 0 = no better than chance, < 0 = worse; "
-    "“n/a” when one side used a single value only. Between annotators: Cohen's κ for a "
-    "pair, Fleiss' κ for three or more, over the items each of them decided."
+    "n = items compared. Accuracy = share of items where the human's value equals the "
+    "judge's. Cohen's κ corrects agreement for chance: 1 = perfect, 0 = no better than "
+    f"chance, < 0 = worse; below n = {MIN_ITEMS_FOR_KAPPA} it is too few to mean anything, "
+    "“n/a” when one side used a single value only. Record-screen red flags are decided by "
+    "rules, not by a model. Between annotators: Cohen's κ for a pair, Fleiss' κ for three "
+    "or more, over the items each of them decided."
 )
 
 
@@ -65,7 +77,8 @@ def _fmt(value: Any) -> str:
 def _table(
     headers: list[str], name: str, tips: dict[int, str] | None = None, stretch: int = 0
 ) -> QTableWidget:
-    table = QTableWidget(0, len(headers), objectName=name)
+    table = QTableWidget(0, len(headers))
+    table.setObjectName(name)
     table.setHorizontalHeaderLabels(headers)
     for column, tip in (tips or {}).items():
         header = table.horizontalHeaderItem(column)
@@ -76,25 +89,31 @@ def _table(
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.verticalHeader().setVisible(False)
     table.setWordWrap(True)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    columns = table.horizontalHeader()
+    columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    columns.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return table
 
 
 def where_text(d: LabelDisagreement) -> str:
-    if d.target_id.startswith("astrid/"):
-        return f"QA run {d.case_id}"
-    if d.target_id.startswith("eval/"):
+    kind = TargetRef.parse(d.target_id).kind
+    if kind.is_astrid:
+        return f"QA run {d.case_id}" if d.case_id.startswith("QA-RUN") else f"QA set {d.case_id}"
+    if kind is TargetKind.EVAL_GRADE:
         return f"question set {d.case_id}"
     return f"case {d.case_id}"
 
 
 class AgreementView(QWidget):
+    """The Agreement page."""
+
+    title = "Agreement"
+    tip = "Judge vs human and between-annotator agreement, with the disagreeing items (Alt+4)"
+    commands_changed = Signal()
     JUDGE_HEADERS = [
         "What was judged",
-        "Judge model",
-        "Items",
+        "Judged by",
+        "n (items)",
         "Accuracy",
         "Cohen's κ",
         "Disagreements",
@@ -103,7 +122,7 @@ class AgreementView(QWidget):
         "What was judged",
         "Annotators",
         "κ used",
-        "Items both decided",
+        "n (items both decided)",
         "Agreement",
         "κ",
         "Disagreements",
@@ -111,7 +130,7 @@ class AgreementView(QWidget):
     ITEM_HEADERS = ["Where", "Judgement", "Values (who: value)", "Reason"]
     open_item = Signal(object)  # LabelDisagreement
 
-    def __init__(self, db: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, db: DbThread, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("agreementPage")
         self.db = db
@@ -140,6 +159,9 @@ class AgreementView(QWidget):
         self.open_button.clicked.connect(lambda: self.open_row(self.items.currentRow()))
         self.summary = plain_label()
         self.summary.setObjectName("agreementSummary")
+        self.banner = plain_label()
+        self.banner.setObjectName("agreementBanner")
+        self.banner.hide()
         head = QHBoxLayout()
         head.addWidget(
             plain_label(
@@ -170,6 +192,7 @@ class AgreementView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(head)
         layout.addWidget(note)
+        layout.addWidget(self.banner)
         layout.addWidget(self.summary)
         layout.addWidget(self.judge)
         layout.addWidget(plain_label("Between annotators", bold=True, style="font-size:11pt"))
@@ -179,6 +202,20 @@ class AgreementView(QWidget):
         outer = QVBoxLayout(self)
         outer.addWidget(self.cover)
         outer.addWidget(self.body, 1)
+
+    # the page protocol ---------------------------------------------------------------
+
+    def commands(self) -> frozenset[Command]:
+        return frozenset()
+
+    def run_command(self, command: Command) -> None:
+        del command  # no keyboard command acts here
+
+    def page_shown(self) -> None:
+        self.refresh()  # decisions may have been added anywhere
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        show_banner(self.banner, text, level)
 
     def set_blind(self, on: bool) -> None:
         self.blind = on
@@ -211,7 +248,7 @@ class AgreementView(QWidget):
                     r["model"],
                     r["n"],
                     r["accuracy"],
-                    r["kappa"],
+                    kappa_text(r["kappa"], r["n"]),
                     len(r["disagreements"]),
                 ]
                 for r in self.judge_rows
@@ -241,7 +278,7 @@ class AgreementView(QWidget):
                     "Cohen" if r["kappa_kind"] == "cohen" else "Fleiss",
                     r["n"],
                     r["agreement"],
-                    r["kappa"],
+                    kappa_text(r["kappa"], r["n"]),
                     len(r["disagreements"]),
                 ]
                 for r in self.annotator_rows

@@ -1,5 +1,6 @@
-"""`concord gui`: create the application, open the window, optionally the demo case, and
-optionally render a screenshot and exit."""
+"""`concord gui`: create the application, open the window (fitted to the screen, or where
+the user left it), optionally the demo case, and optionally render a screenshot of one
+page and exit."""
 
 from __future__ import annotations
 
@@ -7,22 +8,23 @@ import contextlib
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from concord.accounts.session import Session
 from concord.domain import GateStatus
-from concord.errors import ConcordError
-from concord.ui import loaders
+from concord.ui import window_geometry
 from concord.ui.case_view import TAB_REVIEW
-from concord.ui.main_window import MainWindow, model_choices
-from concord.ui.marks import evidence_marks
+from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING, PAGE_QA, MainWindow, model_choices
 from concord.ui.messages import error_text
 from concord.ui.review_view import ReviewView
+from concord.workbench.demo import DemoState, prepare_demo
+from concord.workbench.marks import evidence_marks
 
-WINDOW_SIZE = (1680, 1020)
+SCREENSHOT_PAGES = ("case", "worklist", "qa", "grading", "agreement")
 SCREENSHOT_TIMEOUT_S = float(os.environ.get("CONCORD_SCREENSHOT_TIMEOUT", "900"))
 """With --screenshot and no stored demo case, how long to wait for the demo run."""
 
@@ -31,21 +33,20 @@ class DemoController:
     """--demo: open the first demo record's latest case, running the panel first when there
     is none (and a model), then (with --screenshot) render the side-by-side view and exit."""
 
-    def __init__(self, window: MainWindow, screenshot: Path | None) -> None:
+    def __init__(self, window: MainWindow, screenshot: Path | None, page: str = "case") -> None:
         self.window = window
         self.screenshot = screenshot
+        self.page = page
         self.done = False
         self.exit_code = 0
 
     def start(self) -> None:
         user = self.window.user
-        self.window.db.call(
-            lambda repo: loaders.prepare_demo(repo, user), self._prepared, self._failed
-        )
+        self.window.db.call(lambda repo: prepare_demo(repo, user), self._prepared, self._failed)
         if self.screenshot is not None:
             QTimer.singleShot(int(SCREENSHOT_TIMEOUT_S * 1000), self._timeout)
 
-    def _prepared(self, state: loaders.DemoState) -> None:
+    def _prepared(self, state: DemoState) -> None:
         w = self.window
         if state.imported:
             w.statusBar().showMessage("Demo data imported: " + ", ".join(state.imported), 15_000)
@@ -101,8 +102,23 @@ class DemoController:
         if w.case_view.bundle is not None:
             w.show_tab(TAB_REVIEW)
             show_first_evidence(w.case_view.review)
+        if self.page == "worklist":
+            w.show_worklist()
+        elif self.page == "qa":
+            w.qa_view.loaded.connect(self._page_ready)
+            w.show_page(PAGE_QA)
+            return
+        elif self.page == "grading":
+            w.grading_view.loaded.connect(self._page_ready)
+            w.show_page(PAGE_GRADING)
+            return
+        elif self.page == "agreement":
+            w.show_page(PAGE_AGREEMENT)
+        self._page_ready()
+
+    def _page_ready(self) -> None:
         if self.screenshot is not None:
-            QTimer.singleShot(400, self._grab)
+            QTimer.singleShot(600, self._grab)
 
     def _grab(self) -> None:
         app = QApplication.instance()
@@ -143,8 +159,8 @@ def show_first_evidence(review: ReviewView) -> None:
         )
 
 
-def _excepthook(window: MainWindow):
-    def hook(kind, value, tb) -> None:
+def _excepthook(window: MainWindow) -> Callable[..., None]:
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         traceback.print_exception(kind, value, tb)
         with contextlib.suppress(Exception):  # the hook itself must never crash the app
             window.message(f"Internal error: {error_text(value)}")
@@ -165,36 +181,15 @@ def _check_qt_binding() -> None:
         )
 
 
-def _signed_in(screenshot: Path | None) -> tuple[Session | None, bool]:
-    """(session, go on). CONCORD_USER + CONCORD_PASSWORD sign in without a dialog (scripts);
-    otherwise the sign-in dialog. A screenshot run on an installation with no enrolled user
-    yet (a development checkout) opens without a session: it can look, not decide."""
-    from concord.accounts.session import sign_in
-    from concord.store import Repository
-    from concord.ui.signin import SignInDialog
-
-    with Repository.open() as repo:
-        enrolled = any(u.enrolled for u in repo.list_users())
-        name, password = os.environ.get("CONCORD_USER"), os.environ.get("CONCORD_PASSWORD")
-        if name and password:
-            return sign_in(repo, name, password), True
-    if not enrolled:
-        if screenshot is not None:
-            return None, True
-        note = (
-            "No user is enrolled in this installation yet: create the first (its admin) "
-            "with `concord users add NAME --role admin`, then clinicians with "
-            "`concord users add NAME --role clinician --admin ADMIN`."
-        )
-        SignInDialog(note=note).exec()
-        return None, False
-    dialog = SignInDialog()
-    if dialog.exec() != SignInDialog.DialogCode.Accepted or dialog.session is None:
-        return None, False
-    return dialog.session, True
-
-
-def run_app(demo: bool = False, screenshot: Path | None = None) -> int:
+def run_app(
+    demo: bool = False,
+    screenshot: Path | None = None,
+    page: str = "case",
+    size: tuple[int, int] | None = None,
+) -> int:
+    """Open the window. With `screenshot`, render `page` ("case", "worklist", "qa",
+    "grading" or "agreement") of the demo data to a PNG and exit; `size` forces the
+    window's size (else it fits the screen, or comes back where the user left it)."""
     from concord.netguard import install_network_guard  # before Qt: no internet sockets
 
     install_network_guard()
@@ -202,24 +197,18 @@ def run_app(demo: bool = False, screenshot: Path | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("Concord")
-    try:
-        session, go_on = _signed_in(screenshot)
-    except ConcordError as exc:
-        print(f"concord gui: {exc.one_line()}", file=sys.stderr)
-        return 1
-    if not go_on:
-        return 0
-    window = MainWindow(session=session)
-    window.resize(*WINDOW_SIZE)
-    if session is not None:
-        from concord.ui.signin import SessionLock
-
-        window.session_lock = SessionLock(window, session)  # type: ignore[attr-defined]
+    window = MainWindow()
+    if size is not None:
+        window.resize(*size)
+    elif screenshot is not None:
+        window_geometry.fit(window, window.screen().availableGeometry())
+    else:
+        window_geometry.place(window)
     sys.excepthook = _excepthook(window)
     window.show()
     controller = None
     if demo or screenshot is not None:
-        controller = DemoController(window, screenshot)
+        controller = DemoController(window, screenshot, page)
         QTimer.singleShot(0, controller.start)
     code = app.exec()
     return controller.exit_code if controller is not None and screenshot else code

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from concord.domain import AlignmentStatus, Brief, BriefItem, BriefSection, BriefStatus
 from concord.ui import theme
-from concord.ui.marks import EvidenceMark, evidence_marks
+from concord.workbench.marks import EvidenceMark, evidence_marks
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 EVIDENCE_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -57,7 +57,7 @@ class WrappingDelegate(QStyledItemDelegate):
     def sizeHint(
         self,
         option: QStyleOptionViewItem,
-        index: QModelIndex,
+        index: QModelIndex | QPersistentModelIndex,
     ) -> QSize:
         opt = QStyleOptionViewItem(option)
         width = self.tree.header().sectionSize(index.column())

@@ -1,10 +1,18 @@
-"""The case page: header (record, status, worst grade, review flag), a message banner, run
-controls, the four views in tabs, and the decision bar at the bottom."""
+"""The case page: header (patient, status, brief quality, review flag), a message banner,
+run controls, the four views in tabs, and the decision bar at the bottom.
+
+The record follows the judgement: whenever the current judgement changes, its evidence is
+outlined in the record and scrolled to (without leaving the tab you are on); E jumps to
+the record at that evidence, and E again comes back to where you were.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QPushButton,
     QTabWidget,
@@ -12,19 +20,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from concord.domain import Case, CaseStatus, GateHit, Target
+from concord.domain import Case, CaseStatus, GateHit, TargetRef
+from concord.review import target_spans
 from concord.ui import theme
 from concord.ui.dashboard import Dashboard
 from concord.ui.decisions_view import DecisionBar, DecisionsPanel
-from concord.ui.loaders import CaseBundle
 from concord.ui.messages import show_banner
 from concord.ui.review_queue import ReviewQueue
 from concord.ui.review_view import ReviewView
 from concord.ui.run_view import RunPanel
 from concord.ui.scorecard_view import ScorecardView
 from concord.ui.theme import plain_label
+from concord.workbench.case_bundle import CaseBundle, operation_text
+from concord.workbench.case_queue import QueueEntry
 
 TAB_DASHBOARD, TAB_REVIEW, TAB_SCORECARD, TAB_DECISIONS = range(4)
+BADGE = "padding:4px 8px; border-radius:4px"
+
+
+def _spans(case: Case, entry: QueueEntry) -> list[tuple[str, int, int]]:
+    found = [s for t in entry.targets for s in target_spans(case, t)]
+    return list(dict.fromkeys((s["source_id"], s["start"], s["end"]) for s in found))
 
 
 class CaseView(QWidget):
@@ -34,6 +50,7 @@ class CaseView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bundle: CaseBundle | None = None
+        self._evidence_return: tuple[int, QWidget | None] | None = None
         self.queue = ReviewQueue(self)
         self.back_button = QPushButton("◀ Worklist")
         self.back_button.setToolTip("Back to the worklist (Ctrl+L)")
@@ -41,9 +58,15 @@ class CaseView(QWidget):
         self.title = plain_label(bold=True, style="font-size:14pt")
         self.title.setObjectName("caseTitle")
         self.meta = plain_label(style="color:#333")
+        self.meta.setObjectName("caseMeta")
         self.status_badge = plain_label()
+        self.status_badge.setObjectName("statusBadge")
         self.grade_badge = plain_label()
         self.grade_badge.setObjectName("gradeBadge")
+        self.grade_badge.setToolTip(
+            "How well the AI briefs agree with each other and the record (worst specialist "
+            "grade). It grades the AI, not the patient's risk."
+        )
         self.review_badge = plain_label()
         self.sign_button = QPushButton("Sign…")
         self.sign_button.setObjectName("signButton")
@@ -91,7 +114,8 @@ class CaseView(QWidget):
 
         self.dashboard.disagreement_clicked.connect(self.go_to_disagreement)
         self.dashboard.gate_clicked.connect(self.show_gate)
-        self.decisions.target_activated.connect(self.show_target)
+        self.decisions.evidence_requested.connect(self.toggle_evidence)
+        self.queue.current_changed.connect(self.follow)
         self.queue.blind_changed.connect(self._blind_changed)
         self.tabs.currentChanged.connect(self._tab_changed)
 
@@ -105,15 +129,20 @@ class CaseView(QWidget):
     def record_id(self) -> str | None:
         return self.bundle.record.record_id if self.bundle else None
 
+    @property
+    def status(self) -> CaseStatus | None:
+        return self.bundle.status if self.bundle else None
+
     def set_bundle(self, bundle: CaseBundle, user: str) -> None:
         self.bundle = bundle
+        self._evidence_return = None
         case = bundle.case
-        self.title.setText(bundle.record.name)
+        self.title.setText(bundle.name)
+        self.title.setToolTip(f"Record “{bundle.record.name}”")
         if case is not None:
-            op = f"{case.operation} (from the {case.operation_source})" if case.operation else "—"
             self.meta.setText(
                 f"Case {case.case_id} · record {bundle.record.record_id} · "
-                f"model {case.model_name} · operation: {op} · "
+                f"model {case.model_name} · operation: {operation_text(case)} · "
                 f"run {case.created_at:%Y-%m-%d %H:%M} UTC"
             )
         else:
@@ -122,7 +151,6 @@ class CaseView(QWidget):
                 f"{len(bundle.record.documents)} document(s) · not run yet"
             )
         self.set_status(bundle.status)
-        self._grade_badges()
         self.dashboard.set_content(case, bundle.gates)
         self.review.set_content(bundle.record, case, bundle.gates)
         self.scorecards.set_case(case)
@@ -134,80 +162,100 @@ class CaseView(QWidget):
 
     def set_status(self, status: CaseStatus) -> None:
         if self.bundle is not None:
-            self.bundle.status = status
-        colour = theme.STATUS_COLOURS.get(status.value, "#333")
+            self.bundle = replace(self.bundle, status=status)
+        colour = theme.STATUS_COLOURS.get(status.value, theme.STATUS_FALLBACK)
         self.status_badge.setText(f"Status: {status.value}")
         self.status_badge.setStyleSheet(
-            f"color:white; background:{colour}; padding:4px 8px; "
-            "border-radius:4px; font-weight:bold"
+            f"color:white; background:{colour}; {BADGE}; font-weight:bold"
         )
         self.sign_button.setEnabled(status.signable)
 
     def _grade_badges(self) -> None:
         case = self.case
         if case is None or self.queue.blind:
-            self.grade_badge.setText("Worst grade: hidden (blind)" if case else "Not run")
-            self.grade_badge.setStyleSheet("background:#ddd; padding:4px 8px; border-radius:4px")
+            self.grade_badge.setText("Brief quality: hidden (blind)" if case else "Not run")
+            self.grade_badge.setStyleSheet(f"background:#ddd; {BADGE}")
             self.review_badge.setText("")
             self.review_badge.hide()
             return
-        capped = any(s.capped for s in case.scorecards if s.grade == case.worst_grade)
-        bg, fg = theme.grade_colours(case.worst_grade, capped)
-        self.grade_badge.setText(f"Worst grade: {theme.grade_label(case.worst_grade, capped)}")
+        lowered = any(s.cap_lowered for s in case.scorecards if s.grade == case.worst_grade)
+        self.grade_badge.setText(
+            f"AI brief quality: {theme.grade_label(case.worst_grade, lowered)}"
+        )
         self.grade_badge.setStyleSheet(
-            f"background:{bg}; color:{fg}; padding:4px 8px; border-radius:4px; font-weight:bold"
+            f"background:#f1f1f1; color:#222; border:1px solid #999; {BADGE}"
         )
         self.review_badge.show()
         if case.human_review:
             self.review_badge.setText("⚠ HUMAN REVIEW NEEDED")
             self.review_badge.setStyleSheet(
-                f"background:{theme.RED}; color:white; "
-                "padding:4px 8px; border-radius:4px; "
-                "font-weight:bold"
+                f"background:{theme.RED}; color:white; {BADGE}; font-weight:bold"
             )
         else:
             self.review_badge.setText("No review flag")
-            self.review_badge.setStyleSheet(
-                "background:#e6e6e6; padding:4px 8px; border-radius:4px"
-            )
+            self.review_badge.setStyleSheet(f"background:#e6e6e6; {BADGE}")
 
     def show_message(self, text: str, level: str = "error") -> None:
         """The in-window message line for errors and notes (never a crash, never hidden)."""
         show_banner(self.banner, text, level, bold=True)
 
+    # the record follows the judgement ------------------------------------------------
+
+    def follow(self, entry: QueueEntry | None) -> bool:
+        """Outline the current judgement's evidence in the record and scroll to it (or, for
+        an item match, select the two bullets). True when there was something to show."""
+        case = self.case
+        if entry is None or case is None:
+            return False
+        spans = _spans(case, entry)
+        if spans:
+            n = len(spans)
+            return self.review.show_spans(
+                spans,
+                f"Current judgement: {n} span{'s' if n != 1 else ''} of evidence outlined in "
+                "orange (E jumps there and back).",
+            )
+        self.review.show_spans([])
+        ref = entry.target.ref
+        if ref.match_items is not None:
+            spec_item, anaes_item = ref.match_items
+            self.review.select_bullet("anaesthetist", anaes_item)
+            self.review.select_bullet(ref.subject, spec_item)
+            return True
+        if entry.is_group:
+            note = "Current judgement: quotes not found in the record, so nothing to outline."
+        else:
+            note = "Current judgement: a score, with no span of its own in the record."
+        self.review.cited_by_label.setText(note)
+        return False
+
+    def toggle_evidence(self) -> None:
+        """E: to the record at the current judgement's evidence; E again: back."""
+        if self._evidence_return is not None and self.tabs.currentIndex() == TAB_REVIEW:
+            tab, widget = self._evidence_return
+            self._evidence_return = None
+            self.tabs.setCurrentIndex(tab)
+            if widget is not None:
+                widget.setFocus()
+            return
+        self._evidence_return = (self.tabs.currentIndex(), QApplication.focusWidget())
+        self.tabs.setCurrentIndex(TAB_REVIEW)
+        self.follow(self.queue.current)
+        self.review.record_view.setFocus()
+
     # navigation ----------------------------------------------------------------------
 
     def go_to_disagreement(self, specialist: str, disagreement_id: str) -> None:
-        target_id = f"{specialist}/disagreement/{disagreement_id}"
+        target_id = TargetRef.disagreement(specialist, disagreement_id).format()
         if self.queue.go_to_target(target_id):
             self.tabs.setCurrentIndex(TAB_DECISIONS)
 
     def show_gate(self, gate: GateHit) -> None:
-        self.queue.go_to_target(f"gate/{gate.gate_id}")
+        self.queue.go_to_target(TargetRef.gate(gate.gate_id).format())
         if gate.evidence:
             span = gate.evidence[0]
             self.tabs.setCurrentIndex(TAB_REVIEW)
             self.review.show_span(span.source_id, span.start, span.end)
-
-    def show_target(self, target: Target | None) -> None:
-        if target is None or self.case is None:
-            return
-        from concord.review import target_spans
-
-        spans = target_spans(self.case, target)
-        if spans:
-            self.tabs.setCurrentIndex(TAB_REVIEW)
-            s = spans[0]
-            self.review.record_view.show_current(
-                [(x["source_id"], x["start"], x["end"]) for x in spans]
-            )
-            self.review.record_view.select_span(s["source_id"], s["start"], s["end"])
-        elif target.kind == "match":
-            who, _, pair = target.id.split("/", 2)
-            spec_item, anaes_item = pair.split("=", 1)
-            self.tabs.setCurrentIndex(TAB_REVIEW)
-            self.review.select_bullet("anaesthetist", anaes_item)
-            self.review.select_bullet(who, spec_item)
 
     def _tab_changed(self, index: int) -> None:
         """A tab hidden by blind mode is never shown, however it was asked for (a

@@ -77,9 +77,9 @@ SCORECARD_COLUMNS: list[Column[Scorecard]] = [
     ),
     Column(
         "Grade",
-        lambda c: theme.grade_label(c.grade, c.capped),
-        background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
-        foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
+        lambda c: theme.grade_label(c.grade, c.cap_lowered),
+        background=lambda c: theme.grade_colours(c.grade, c.cap_lowered)[0],
+        foreground=lambda c: theme.grade_colours(c.grade, c.cap_lowered)[1],
         bold=lambda c: True,
         tooltip=f"{load_scoring_config().grades_legend()}; capped scores are shown red",
     ),

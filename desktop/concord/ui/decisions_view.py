@@ -1,9 +1,11 @@
-"""Decisions: the annotator queue (list + detail), the decision history, the always-visible
-decision bar and the override dialog. All state lives in `ReviewQueue`."""
+"""Decisions: the review queue (list + detail), the decision history, the always-visible
+decision bar and the override dialog. All state lives in `ReviewQueue`.
+
+The queue lists required judgements first (with their count); the failed quotes of a brief
+are one entry with the list inside; "Accept the remaining optional judgements" (Ctrl+Shift+A)
+accepts what is optional and undecided, recorded as a bulk accept."""
 
 from __future__ import annotations
-
-import json
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -25,22 +27,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from concord.domain import Case, Decision, Target
+from concord.domain import Decision
 from concord.errors import ConcordError
+from concord.report.values import value_text
 from concord.review import DISAGREEMENT_VALUES, GATE_VALUES, MATCH_VALUES, target_spans
 from concord.ui import theme
 from concord.ui.item_models import Column, ListTableModel
 from concord.ui.messages import error_text
-from concord.ui.review_queue import QueueRow, ReviewQueue, action_text, neutral_label, verdict_text
+from concord.ui.review_queue import ReviewQueue
 from concord.ui.theme import plain_label
-
-
-def _value(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, dict):
-        return ", ".join(f"{v}" for v in value.values())
-    return str(value)
+from concord.workbench.case_queue import (
+    QueueEntry,
+    action_text,
+    disagreement_of,
+    entry_label,
+    entry_verdict,
+)
 
 
 class OverrideDialog(QDialog):
@@ -49,7 +51,7 @@ class OverrideDialog(QDialog):
     def __init__(
         self,
         queue: ReviewQueue,
-        target: Target,
+        entry: QueueEntry,
         reason: str,
         blind: bool,
         parent: QWidget | None = None,
@@ -57,15 +59,20 @@ class OverrideDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("overrideDialog")
         self.queue = queue
-        self.target = target
-        self.decision: Decision | None = None
+        self.entry = entry
+        target = entry.target
+        self.decisions: list[Decision] = []
         self.setWindowTitle("Your answer (blind)" if blind else "Override judgement")
         self.setMinimumWidth(520)
         form = QFormLayout(self)
-        label = neutral_label(target) if blind else target.label
-        form.addRow(plain_label(label, bold=True))
+        assert queue.case is not None
+        form.addRow(plain_label(entry_label(queue.case, entry, visible=not blind), bold=True))
+        if entry.is_group:
+            form.addRow(
+                plain_label(f"Your value applies to each of its {len(entry.targets)} quotes.")
+            )
         if not blind:
-            form.addRow("Judge's value:", plain_label(verdict_text(target)))
+            form.addRow("Judge's value:", plain_label(entry_verdict(entry)))
         choices = {
             "gate": GATE_VALUES,
             "disagreement": DISAGREEMENT_VALUES,
@@ -114,7 +121,7 @@ class OverrideDialog(QDialog):
 
     def try_accept(self) -> None:
         try:
-            self.decision = self.queue.override(self.value(), self.reason_edit.text())
+            self.decisions = self.queue.override(self.value(), self.reason_edit.text())
         except ConcordError as exc:
             self.error.setText(error_text(exc))
             return
@@ -168,34 +175,35 @@ class DecisionBar(QWidget):
 
     def refresh(self) -> None:
         q = self.queue
-        row = q.current_row
+        entry = q.current
         self.progress.setMaximum(max(1, q.total))
         self.progress.setValue(q.done)
+        self.progress.setFormat("%v / %m decided" if q.total else "no judgements")
         for b in (self.accept_button, self.override_button, self.prev_button, self.next_button):
-            b.setEnabled(row is not None)
-        if row is None:
+            b.setEnabled(entry is not None)
+        if entry is None or q.case is None:
             self.position.setText("No judgements")
             self.label.setText("")
             self.verdict.setText("")
             return
         self.position.setText(
-            f"Judgement {q.index + 1} of {q.total}" + (" · required" if row.required else "")
+            f"Judgement {q.index + 1} of {q.total}" + (" · required" if entry.required else "")
         )
-        visible = q.verdict_visible(row)
-        self.label.setText(row.target.label if visible else neutral_label(row.target))
+        visible = q.visible(entry)
+        self.label.setText(entry_label(q.case, entry, visible=visible))
         if visible:
-            shown = q.shown_decision(row)
+            shown = entry.shown(q.blind)
             who = (
                 "you"
                 if shown is not None and shown.user == q.user
                 else (shown.user if shown is not None else "")
             )
             state = (
-                f" — {who}: {action_text(shown)} → {_value(shown.new_value)}"
+                f" — {who}: {action_text(shown)} → {value_text(shown.new_value)}"
                 if shown is not None
                 else ""
             )
-            self.verdict.setText(f"Judge: {verdict_text(row.target)}{state}")
+            self.verdict.setText(f"Judge: {entry_verdict(entry)}{state}")
             self.verdict.setStyleSheet("font-weight:bold")
         else:
             self.verdict.setText("Judge's verdict hidden (blind) — answer first")
@@ -216,49 +224,56 @@ HISTORY_COLUMNS: list[Column[Decision]] = [
     ),
     Column(
         "Judge → human",
-        lambda d: f"{_value(d.original_value)} → {_value(d.new_value)}",
+        lambda d: f"{value_text(d.original_value)} → {value_text(d.new_value)}",
         tooltip="The judge's value and the value the human recorded",
     ),
     Column("Reason", lambda d: d.reason),
 ]
 
 
-def _status(decision: Decision | None) -> str:
-    if decision is None:
+def _status(entry: QueueEntry, blind: bool) -> str:
+    decisions = entry.mine if blind else entry.latest
+    done = sum(d is not None for d in decisions)
+    if done == 0:
         return "• to do"
-    return "✓ accepted" if decision.action.value == "accept" else "✎ overridden"
+    if done < len(decisions):
+        return f"◐ {done} of {len(decisions)}"
+    overridden = any(d is not None and d.action.value == "override" for d in decisions)
+    return "✎ overridden" if overridden else "✓ accepted"
 
 
 class DecisionsPanel(QWidget):
     """The Decisions tab: queue list, detail of the current judgement, history."""
 
-    target_activated = Signal(object)  # Target: show its evidence
+    evidence_requested = Signal()  # show the current judgement's evidence in the record
+    accept_optional_requested = Signal()
 
     def __init__(self, queue: ReviewQueue, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.queue = queue
-        self.case: Case | None = None
         self.blind_box = QCheckBox("Blind mode (B): hide the judge's verdicts until I answer")
         self.blind_box.setObjectName("blindBox")
         self.blind_box.toggled.connect(queue.set_blind)
         queue.blind_changed.connect(self._blind_changed)
         self.summary = plain_label(bold=True)
-        columns: list[Column[QueueRow]] = [
+        self.summary.setObjectName("queueSummary")
+        columns: list[Column[QueueEntry]] = [
             Column(
                 "Status",
-                lambda r: _status(queue.shown_decision(r)),
-                bold=lambda r: queue.answered(r),
-                foreground=lambda r: theme.GREEN if queue.answered(r) else None,
+                lambda e: _status(e, queue.blind),
+                bold=lambda e: queue.answered(e),
+                foreground=lambda e: theme.GREEN if queue.answered(e) else None,
             ),
             Column("Judgement", self._row_label),
             Column("Judge's value", self._row_value),
             Column(
                 "Required to sign",
-                lambda r: "required" if r.required else "",
-                foreground=lambda r: theme.RED if r.required and not r.decided else None,
+                lambda e: "required" if e.required else "optional",
+                foreground=lambda e: theme.RED if e.required and not e.decided else theme.GREY,
+                bold=lambda e: e.required,
             ),
         ]
-        self.model: ListTableModel[QueueRow] = ListTableModel(columns)
+        self.model: ListTableModel[QueueEntry] = ListTableModel(columns)
         self.list = QTableView()
         self.list.setObjectName("queueTable")
         self.list.setModel(self.model)
@@ -272,11 +287,19 @@ class DecisionsPanel(QWidget):
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         h.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.list.clicked.connect(lambda idx: queue.go(idx.row()))
+        self.bulk_button = QPushButton("Accept the remaining optional judgements… (Ctrl+Shift+A)")
+        self.bulk_button.setObjectName("acceptOptional")
+        self.bulk_button.setToolTip(
+            "Accept, as the judge gave them, every optional judgement nobody has decided. "
+            "Recorded as a bulk accept, not as judgements reviewed one by one."
+        )
+        self.bulk_button.clicked.connect(self.accept_optional_requested.emit)
         self.detail = QPlainTextEdit()
         self.detail.setObjectName("targetDetail")
         self.detail.setReadOnly(True)
-        self.show_button = QPushButton("Show evidence in the record")
-        self.show_button.clicked.connect(lambda: self.target_activated.emit(queue.current))
+        self.show_button = QPushButton("Show evidence in the record (E)")
+        self.show_button.setObjectName("showEvidence")
+        self.show_button.clicked.connect(self.evidence_requested.emit)
         self.history_model: ListTableModel[Decision] = ListTableModel(HISTORY_COLUMNS)
         self.history = QTableView()
         self.history.setObjectName("historyTable")
@@ -293,6 +316,7 @@ class DecisionsPanel(QWidget):
         ll.addWidget(self.blind_box)
         ll.addWidget(self.summary)
         ll.addWidget(self.list, 1)
+        ll.addWidget(self.bulk_button)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -316,15 +340,17 @@ class DecisionsPanel(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([1100, 900])
+        split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.addWidget(split)
         queue.changed.connect(self.refresh)
 
-    def _row_label(self, row: QueueRow) -> str:
-        return row.target.label if self.queue.verdict_visible(row) else neutral_label(row.target)
+    def _row_label(self, entry: QueueEntry) -> str:
+        case = self.queue.case
+        return "" if case is None else entry_label(case, entry, visible=self.queue.visible(entry))
 
-    def _row_value(self, row: QueueRow) -> str:
-        return verdict_text(row.target) if self.queue.verdict_visible(row) else "hidden"
+    def _row_value(self, entry: QueueEntry) -> str:
+        return entry_verdict(entry) if self.queue.visible(entry) else "hidden"
 
     def _blind_changed(self, on: bool) -> None:
         if self.blind_box.isChecked() != on:
@@ -332,7 +358,7 @@ class DecisionsPanel(QWidget):
 
     def refresh(self) -> None:
         q = self.queue
-        self.model.set_rows(q.rows)
+        self.model.set_rows(q.entries)
         visible = q.visible_decisions()
         self.history_model.set_rows(visible)
         self.history_empty.setVisible(not visible)
@@ -342,58 +368,67 @@ class DecisionsPanel(QWidget):
             "Decision history (appended, never edited; newest last)"
             + (f" — blind mode: only yours; {hidden} by other reviewers hidden" if hidden else "")
         )
+        state = q.state
+        optional = state.optional_open
         self.summary.setText(
-            (
-                f"You answered {q.done} / {q.total} (blind mode)"
-                if q.blind
-                else f"Decided {q.done} / {q.total}"
-            )
-            + f"; required before signing: {q.required_outstanding} outstanding"
+            f"Required before signing: {state.required_total - state.required_outstanding} of "
+            f"{state.required_total} decided ({state.required_outstanding} left), listed first"
+            + (" · blind mode: your own answers count" if q.blind else "")
+            + f"\nOptional: {len(optional)} of {state.total - state.required_total} undecided"
         )
-        if q.rows:
+        n = sum(len(e.targets) for e in optional)
+        self.bulk_button.setText(
+            f"Accept the remaining {n} optional judgement(s)… (Ctrl+Shift+A)"
+            if n
+            else "No optional judgement left to accept"
+        )
+        self.bulk_button.setEnabled(bool(n) and not q.blind)
+        if q.entries:
             self.list.selectRow(q.index)
             self.list.scrollTo(self.model.index(q.index, 0))
         self.detail.setPlainText(self._detail_text())
 
     def _detail_text(self) -> str:
         q = self.queue
-        row = q.current_row
-        if row is None or q.case is None:
+        entry = q.current
+        if entry is None or q.case is None:
             return "No judgement selected."
-        target = row.target
-        visible = q.verdict_visible(row)
-        lines = [target.label if visible else neutral_label(target), ""]
+        case = q.case
+        visible = q.visible(entry)
+        lines = [entry_label(case, entry, visible=visible), ""]
         lines.append(
             "Judge's value: "
-            + (verdict_text(target) if visible else "hidden until you answer (blind mode)")
+            + (entry_verdict(entry) if visible else "hidden until you answer (blind mode)")
         )
-        if target.kind == "disagreement":
-            who, _, did = target.id.split("/", 2)
-            for card in q.case.scorecards:
-                if card.specialist == who:
-                    for d in card.disagreements:
-                        if d.disagreement_id == did:
-                            lines.append(f"Description: {d.description}")
-                            if d.items:
-                                lines.append("Brief items: " + ", ".join(d.items))
-        spans = target_spans(q.case, target)
+        if entry.is_group:
+            lines.append("")
+            lines.append(f"The {len(entry.targets)} quotes (deciding the entry decides each):")
+            for target, last in zip(entry.targets, entry.shown_each(q.blind), strict=True):
+                d = disagreement_of(case, target)
+                state = "to do" if last is None else action_text(last)
+                text = d.description if d is not None else target.label
+                lines.append(f"  • [{state}] {target.ref.subject}: {text}")
+        else:
+            d = disagreement_of(case, entry.target)
+            if d is not None:
+                lines.append(f"Description: {d.description}")
+                if d.items:
+                    lines.append("Brief items: " + ", ".join(d.items))
+        spans = [s for t in entry.targets for s in target_spans(case, t)]
         if spans:
             lines.append("")
-            lines.append("Evidence in the record:")
+            lines.append("Evidence in the record (E shows it):")
             lines += [f"  [{s['source_id']} {s['start']}–{s['end']}] “{s['text']}”" for s in spans]
-        history = [d for d in q.visible_decisions() if d.target_id == target.id]
+        ids = {t.id for t in entry.targets}
+        history = [d for d in q.visible_decisions() if d.target_id in ids]
         if history:
             lines.append("")
             lines.append("Decisions on this judgement:")
-            for d in history:
+            for decision in history:
                 lines.append(
-                    f"  {d.at:%Y-%m-%d %H:%M} {d.user}: {action_text(d)} → "
-                    f"{_value(d.new_value)} — {d.reason}"
+                    f"  {decision.at:%Y-%m-%d %H:%M} {decision.user}: {action_text(decision)} → "
+                    f"{value_text(decision.new_value)} — {decision.reason}"
                 )
         lines.append("")
-        lines.append(f"Target id: {target.id}")
+        lines.append(f"Judgement id: {entry.key}")
         return "\n".join(lines)
-
-
-def decision_json(decision: Decision) -> str:
-    return json.dumps(decision.model_dump(mode="json"), indent=2)

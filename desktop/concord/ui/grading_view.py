@@ -1,6 +1,6 @@
 """EVAL grading: a clinician grades generated answers good or bad, one after another.
 
-Data comes from the database thread (`eval_loaders`); each grade is a decision. The queue
+Data comes from the database thread (`workbench.grading`); each grade is a decision. The queue
 is the grader's own: progress counts their grades and the page opens at the first answer
 they have not graded, so work resumes where it stopped after a restart.
 
@@ -17,7 +17,7 @@ the answers are stored.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -42,18 +42,15 @@ from concord.eval.grading import Grade
 from concord.eval.grading_queue import QueueItem
 from concord.eval.rows import EvalSet
 from concord.ui import theme
-from concord.ui.eval_loaders import (
-    EvalImport,
-    GradingState,
-    eval_sets,
-    grade_answer,
-    grading_state,
-)
+from concord.ui.commands import Command
+from concord.ui.db import DbThread
 from concord.ui.job_panel import JobFollower, JobPanel
 from concord.ui.messages import error_text, show_banner
-from concord.ui.model_jobs import MAX_K, GenerationResult, generate_set_answers
 from concord.ui.theme import plain_label
-from concord.ui.workers import JobContext, JobProgress, JobRunner
+from concord.ui.workers import JobRunner
+from concord.workbench.grading import GradingState, eval_sets, grade_answer, grading_state
+from concord.workbench.imports import EvalImport
+from concord.workbench.model_jobs import MAX_K, GenerationResult, generation_job
 
 GRADE_COLOURS = {"good": (theme.GREEN, "#ffffff"), "bad": (theme.RED, "#ffffff")}
 DEFAULT_TEMPERATURE = 0.2
@@ -63,20 +60,45 @@ KEY_HINT = (
 )
 
 
+GRADING = frozenset(
+    {
+        Command.GOOD,
+        Command.BAD,
+        Command.NEXT,
+        Command.PREVIOUS,
+        Command.DOWN,
+        Command.UP,
+        Command.GOLDEN,
+        Command.REASON,
+    }
+)
+
+
 def _text_box(name: str) -> QPlainTextEdit:
-    box = QPlainTextEdit(objectName=name, readOnly=True)
+    box = QPlainTextEdit()
+    box.setObjectName(name)
+    box.setReadOnly(True)
     box.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
     return box
 
 
 class GradingView(QWidget):
+    """The answer grading page (EVAL)."""
+
+    title = "Answer grading (EVAL)"
+    tip = "Grade generated answers good or bad against expert golden answers (Alt+3)"
+    commands_changed = Signal()
     graded = Signal(str)  # decision id, once stored
     loaded = Signal()
     blind_requested = Signal(bool)
     import_requested = Signal()
 
     def __init__(
-        self, db: Any, user: str, jobs: JobRunner | None = None, parent: QWidget | None = None
+        self,
+        db: DbThread,
+        user: str,
+        jobs: JobRunner | None = None,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("gradingPage")
@@ -92,15 +114,19 @@ class GradingView(QWidget):
         self._want: str | None = None
         self._answer_after: str | None = None
         self.busy = False  # a grade is being stored
+        self._loaded_once = False
+        self._requests = 0  # only the latest read is shown
 
-        self.sets = QComboBox(objectName="gradingSets")
+        self.sets = QComboBox()
+        self.sets.setObjectName("gradingSets")
         self.sets.activated.connect(self._set_activated)
         refresh = QPushButton("Refresh")
         refresh.setToolTip("Read the question sets and answers again")
         refresh.clicked.connect(self.refresh)
         self.import_button = QPushButton("Import question set…")
         self.import_button.clicked.connect(self.import_requested.emit)
-        self.blind_box = QCheckBox("Blind mode (B)", objectName="gradingBlind")
+        self.blind_box = QCheckBox("Blind mode (B)")
+        self.blind_box.setObjectName("gradingBlind")
         self.blind_box.setToolTip("Hide the reward model's prediction until you have graded")
         self.blind_box.clicked.connect(self.blind_requested.emit)
         top = QHBoxLayout()
@@ -113,7 +139,8 @@ class GradingView(QWidget):
 
         self.progress = plain_label("", bold=True, wrap=False)
         self.progress.setObjectName("gradingProgress")
-        self.bar = QProgressBar(objectName="gradingBar")
+        self.bar = QProgressBar()
+        self.bar.setObjectName("gradingBar")
         self.bar.setFormat("%v / %m graded")
         self.bar.setFixedWidth(220)
         prog = QHBoxLayout()
@@ -146,8 +173,9 @@ class GradingView(QWidget):
         self.prediction.setObjectName("gradingPrediction")
         self.my_grade = plain_label("", bold=True, wrap=False)
         self.my_grade.setObjectName("gradingMine")
-        self.reason = QLineEdit(objectName="gradingReason")
-        self.reason.setPlaceholderText("Reason (optional; for this answer only)")
+        self.reason = QLineEdit()
+        self.reason.setObjectName("gradingReason")
+        self.reason.setPlaceholderText("Reason (optional; kept for the next answers until cleared)")
         self.reason.returnPressed.connect(self.setFocus)
         self.status = plain_label()
         self.status.setObjectName("gradingStatus")
@@ -214,17 +242,62 @@ class GradingView(QWidget):
 
     # data ------------------------------------------------------------------------------
 
+    # the page protocol ---------------------------------------------------------------
+
+    def commands(self) -> frozenset[Command]:
+        found = {Command.GENERATE, *GRADING}
+        if self.generating:
+            found.add(Command.CANCEL)
+        return frozenset(found)
+
+    def run_command(self, command: Command) -> None:
+        actions: dict[Command, Callable[[], None]] = {
+            Command.GOOD: lambda: self.grade(Grade.GOOD),
+            Command.BAD: lambda: self.grade(Grade.BAD),
+            Command.NEXT: self.next,
+            Command.DOWN: self.next,
+            Command.PREVIOUS: self.previous,
+            Command.UP: self.previous,
+            Command.GOLDEN: self.toggle_golden,
+            Command.REASON: self.focus_reason,
+            Command.GENERATE: lambda: self.generate_answers(),
+            Command.CANCEL: self.cancel_generation,
+        }
+        if command in actions:
+            actions[command]()
+
+    def page_shown(self) -> None:
+        if not self._loaded_once:
+            self.refresh()
+        self.setFocus()
+
+    def show_message(self, text: str, level: str = "info") -> None:
+        show_banner(self.banner, text, level)
+
+    # data ------------------------------------------------------------------------------
+
     def refresh(self) -> None:
+        self._loaded_once = True
         if self._want is None and self.state is not None:
             self._want = self.state.set_id
-        self.db.call(eval_sets, self._sets_loaded, self._failed("Could not read the sets"))
+        self._read_sets()
+
+    def _read_sets(self) -> None:
+        self._requests += 1
+        request = self._requests
+        self.db.call(
+            eval_sets,
+            lambda sets: self._sets_loaded(sets) if request == self._requests else None,
+            self._failed("Could not read the sets"),
+        )
 
     def open_answer(self, set_id: str, answer_id: str | None = None) -> None:
+        self._loaded_once = True
         self._want = set_id
         self._answer_after = answer_id
-        self.db.call(eval_sets, self._sets_loaded, self._failed("Could not read the sets"))
+        self._read_sets()
 
-    def _failed(self, title: str):
+    def _failed(self, title: str) -> Callable[[BaseException], None]:
         def on_error(exc: BaseException) -> None:
             self.busy = False
             self.show_banner(f"{title}: {error_text(exc)}", "error")
@@ -259,9 +332,11 @@ class GradingView(QWidget):
         if not 0 <= index < len(self.sets_data):
             return
         set_id, user = self.sets_data[index].set_id, self.user
+        self._requests += 1
+        request = self._requests
         self.db.call(
             lambda repo: grading_state(repo, set_id, user),
-            self._state_loaded,
+            lambda state: self._state_loaded(state) if request == self._requests else None,
             self._failed("Could not read the answers"),
         )
 
@@ -298,17 +373,20 @@ class GradingView(QWidget):
             "K answers per question of the set shown, from the "
             "chosen model (answers already stored are kept)"
         )
-        self.temperature = QDoubleSpinBox(objectName="generateTemperature")
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setObjectName("generateTemperature")
         self.temperature.setRange(0.0, 2.0)
         self.temperature.setSingleStep(0.1)
         self.temperature.setDecimals(2)
         self.temperature.setValue(DEFAULT_TEMPERATURE)
         self.temperature.setToolTip("Sampling temperature of this configuration")
-        self.k_box = QSpinBox(objectName="generateK")
+        self.k_box = QSpinBox()
+        self.k_box.setObjectName("generateK")
         self.k_box.setRange(1, MAX_K)
         self.k_box.setValue(DEFAULT_K)
         self.k_box.setToolTip("Answers per question")
-        self.context_box = QCheckBox("Give the passage (RAG)", objectName="generateContext")
+        self.context_box = QCheckBox("Give the passage (RAG)")
+        self.context_box.setObjectName("generateContext")
         self.context_box.setToolTip("Put each question's context passage in the prompt")
         panel.extra.addWidget(QLabel("T:"))
         panel.extra.addWidget(self.temperature)
@@ -326,6 +404,7 @@ class GradingView(QWidget):
             parent=self,
         )
         self._generate_job.done.connect(self._generation_finished)
+        self._generate_job.following_changed.connect(lambda _on: self.commands_changed.emit())
         self._generate_job.stopped.connect(self._generation_stopped)
         return panel
 
@@ -342,23 +421,12 @@ class GradingView(QWidget):
         temperature, k = self.temperature.value(), self.k_box.value()
         use_context = self.context_box.isChecked()
 
-        def job(ctx: JobContext) -> GenerationResult:  # runs in the job runner's thread
-            runtime = ctx.runtime(chosen or None, set_id)
-            return generate_set_answers(
-                ctx.services.repo,
-                runtime,
-                set_id,
-                user,
-                temperature=temperature,
-                k=k,
-                use_context=use_context,
-                report=lambda done, total, message: ctx.progress(JobProgress(done, total, message)),
-            )
-
         self.show_banner("")
         self._generate_job.start(
             set_id,
-            job,
+            generation_job(
+                set_id, chosen or None, user, temperature=temperature, k=k, use_context=use_context
+            ),
             f"Generating {k} answer(s) per question at T={temperature:g}: loading the model…",
         )
 
@@ -387,7 +455,7 @@ class GradingView(QWidget):
     # showing ---------------------------------------------------------------------------
 
     def show_banner(self, text: str, level: str = "info") -> None:
-        show_banner(self.banner, text, level)
+        self.show_message(text, level)
 
     def set_blind(self, on: bool) -> None:
         self.blind = on
@@ -416,6 +484,7 @@ class GradingView(QWidget):
         total, done = self.total, self.done
         self.bar.setRange(0, max(1, total))
         self.bar.setValue(done)
+        self.bar.setFormat("%v / %m graded" if total else "nothing to grade")
         self.progress.setText(
             f"Your progress ({self.user}): {done} / {total} answers graded" if self.state else ""
         )

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
 
 from concord.ui import theme
 from concord.ui.messages import error_text
-from concord.ui.workers import Job, JobProgress, JobRunner
+from concord.ui.workers import JobRunner
+from concord.workbench.model_jobs import Job, JobProgress
 
 
 def fill_model_combo(combo: QComboBox, names: list[str], default: str | None) -> bool:
@@ -41,18 +42,23 @@ class JobPanel(QWidget):
     def __init__(self, button_text: str, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(f"{name}Panel")
-        self.model_combo = QComboBox(objectName=f"{name}Model")
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName(f"{name}Model")
         self.model_combo.setMinimumWidth(220)
         self.model_combo.setToolTip("Model from the local store (models/manifest.json)")
-        self.start_button = QPushButton(button_text, objectName=f"{name}Start")
+        self.start_button = QPushButton(button_text)
+        self.start_button.setObjectName(f"{name}Start")
         self.start_button.clicked.connect(lambda: self.start_requested.emit(self.model_name()))
-        self.cancel_button = QPushButton("Cancel (Esc)", objectName=f"{name}Cancel")
+        self.cancel_button = QPushButton("Cancel (Esc)")
+        self.cancel_button.setObjectName(f"{name}Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
-        self.bar = QProgressBar(objectName=f"{name}Bar")
+        self.bar = QProgressBar()
+        self.bar.setObjectName(f"{name}Bar")
         self.bar.setFixedWidth(200)
         self.bar.hide()
-        self.status = QLabel(objectName=f"{name}Status")
+        self.status = QLabel()
+        self.status.setObjectName(f"{name}Status")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         self.extra = QHBoxLayout()  # the page's own settings (temperature, K, …)
@@ -128,6 +134,7 @@ class JobFollower(QObject):
 
     done = Signal(str, object)  # key, the job's result
     stopped = Signal(str, str, str)  # key, message, banner level ("error" / "warning")
+    following_changed = Signal(bool)
 
     def __init__(
         self,
@@ -179,6 +186,7 @@ class JobFollower(QObject):
         self.key = key
         self.panel.started(message)
         self.jobs.start_job(job)
+        self.following_changed.emit(True)
 
     def cancel(self) -> None:
         if self.jobs is not None and self.key is not None:
@@ -191,6 +199,7 @@ class JobFollower(QObject):
     def _finished(self, result: object) -> None:
         key, self.key = self.key, None
         if key is not None:
+            self.following_changed.emit(False)
             self.done.emit(key, result)
 
     def _failed(self, error: BaseException) -> None:
@@ -209,6 +218,7 @@ class JobFollower(QObject):
 
     def _stop(self, text: str, level: str) -> None:
         key, self.key = self.key, None
+        self.following_changed.emit(False)
         self.panel.stopped(text, ok=False)
         self.update_button()
         self.stopped.emit(key, text, level)

@@ -2,13 +2,16 @@
 
 Patient text is only ever given to `setPlainText`: nothing in it is interpreted as HTML.
 Documents are shown one after another under a header line; `_base[source_id]` is where a
-document's text starts, so a span (source_id, start, end) maps to a text position.
-Qt counts positions in UTF-16 code units, so characters outside the BMP are accounted for.
+document's text starts, so a span (source_id, start, end) maps to a text position (in
+UTF-16 units for Qt, through `utf16.Utf16Map`).
+
+Red flags the record screen fired are white on red, bold (never only red text); the
+evidence of the current judgement or bullet is orange. The scrollbar carries a tick for each
+red flag, each cited piece of evidence and each span of the current judgement.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
@@ -17,7 +20,9 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from concord.domain import AlignmentStatus, GateStatus, Record
 from concord.ui import theme
-from concord.ui.marks import EvidenceMark, GateMark
+from concord.ui.tick_scrollbar import Tick, TickScrollBar
+from concord.ui.utf16 import Utf16Map
+from concord.workbench.marks import EvidenceMark, GateMark
 
 _CONTROL = {c: " " for c in range(32) if chr(c) not in "\n\t"}
 _CONTROL[0x7F] = " "
@@ -51,10 +56,13 @@ class RecordView(QPlainTextEdit):
             palette.setColor(group, QPalette.ColorRole.Highlight, QColor(theme.CURRENT_SELECTION))
             palette.setColor(group, QPalette.ColorRole.HighlightedText, QColor("#000000"))
         self.setPalette(palette)
+        self.ticks = TickScrollBar(self)
+        self.setVerticalScrollBar(self.ticks)
         self.record: Record | None = None
         self._base: dict[str, int] = {}
         self._text = ""
-        self._astral: list[int] = []  # python offsets of non-BMP characters
+        self._positions = Utf16Map("")
+        self._header_selections: list[QTextEdit.ExtraSelection] = []
         self._evidence: list[EvidenceMark] = []
         self._gates: list[GateMark] = []
         self._current: list[tuple[str, int, int]] = []
@@ -79,7 +87,7 @@ class RecordView(QPlainTextEdit):
             parts.append(body)
             offset += len(body)
         self._text = "".join(parts)
-        self._astral = [i for i, ch in enumerate(self._text) if ord(ch) > 0xFFFF]
+        self._positions = Utf16Map(self._text)
         self._evidence, self._gates, self._current = [], [], []
         self.setPlainText(self._text)
         self._bold_headers()
@@ -110,16 +118,10 @@ class RecordView(QPlainTextEdit):
     # positions -----------------------------------------------------------------------
 
     def _qt(self, index: int) -> int:
-        """Python string index -> Qt (UTF-16) position."""
-        return index + bisect_right(self._astral, index - 1) if self._astral else index
+        return self._positions.qt(index)
 
     def _py(self, position: int) -> int:
-        if not self._astral:
-            return position
-        index = position
-        for _ in range(3):  # converges quickly: each astral char adds one
-            index = position - bisect_right(self._astral, index - 1)
-        return index
+        return self._positions.py(position)
 
     def position_of(self, source_id: str, offset: int) -> int:
         return self._qt(self._base[source_id] + offset)
@@ -203,23 +205,60 @@ class RecordView(QPlainTextEdit):
             fmt.setFontItalic(True)
         return fmt
 
+    @staticmethod
+    def gate_format(status: GateStatus) -> QTextCharFormat:
+        """A fired red flag: white bold text on red, so it cannot be missed (nor mistaken for
+        an agent's tint); a negated mention: grey, struck through."""
+        fmt = QTextCharFormat()
+        if status == GateStatus.TRIGGERED:
+            fmt.setBackground(QColor(theme.RED_FLAG_BACKGROUND))
+            fmt.setForeground(QColor("#ffffff"))
+            fmt.setFontWeight(QFont.Weight.Bold)
+        else:
+            fmt.setForeground(QColor(theme.GREY))
+            fmt.setFontStrikeOut(True)
+        return fmt
+
     def _refresh(self) -> None:
-        selections = list(getattr(self, "_header_selections", []))
+        selections = list(self._header_selections)
         for m in self._evidence:
             assert m.source_id is not None and m.start is not None and m.end is not None
             selections.append(self._selection(m.source_id, m.start, m.end, self.evidence_format(m)))
         for g in self._gates:
-            fmt = QTextCharFormat()
-            if g.status == GateStatus.TRIGGERED:
-                fmt.setForeground(QColor(theme.GATE_TEXT))
-                fmt.setFontWeight(QFont.Weight.Bold)
-            else:
-                fmt.setForeground(QColor(theme.GREY))
-                fmt.setFontStrikeOut(True)
-            selections.append(self._selection(g.source_id, g.start, g.end, fmt))
+            selections.append(
+                self._selection(g.source_id, g.start, g.end, self.gate_format(g.status))
+            )
         for source_id, start, end in self._current:
             fmt = QTextCharFormat()
             fmt.setBackground(QColor(theme.CURRENT_SELECTION))
+            fmt.setForeground(QColor("#000000"))
             fmt.setProperty(QTextFormat.Property.OutlinePen, QColor("#000000"))
             selections.append(self._selection(source_id, start, end, fmt))
         self.setExtraSelections(selections)
+        self._update_ticks()
+
+    # scrollbar ticks -----------------------------------------------------------------
+
+    def fraction_of(self, source_id: str, offset: int) -> float:
+        """Where a span starts, from 0 (top) to 1 (end of the text), by lines."""
+        block = self.document().findBlock(self.position_of(source_id, offset))
+        return block.blockNumber() / max(1, self.document().blockCount() - 1)
+
+    def tick_list(self) -> list[Tick]:
+        ticks = []
+        for m in self._evidence:
+            if m.verified:
+                assert m.source_id is not None and m.start is not None
+                colour = theme.agent_tint(m.agent).darker(140).name()
+                ticks.append(Tick(self.fraction_of(m.source_id, m.start), colour, "evidence"))
+        for g in self._gates:
+            if g.status == GateStatus.TRIGGERED:
+                ticks.append(Tick(self.fraction_of(g.source_id, g.start), theme.RED, "flag"))
+        for source_id, start, _end in self._current:
+            ticks.append(
+                Tick(self.fraction_of(source_id, start), theme.CURRENT_SELECTION, "current")
+            )
+        return ticks
+
+    def _update_ticks(self) -> None:
+        self.ticks.set_ticks(self.tick_list())

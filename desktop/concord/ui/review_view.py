@@ -23,16 +23,23 @@ from PySide6.QtWidgets import (
 from concord.domain import Brief, BriefItem, Case, GateHit, Record
 from concord.ui import theme
 from concord.ui.brief_view import BriefTree
-from concord.ui.marks import EvidenceMark, case_marks, cited_marks, citing_items, gate_marks
 from concord.ui.record_view import RecordView
 from concord.ui.scan_crop import ScanCropView
 from concord.ui.scorecard_view import ScoreStrip
+from concord.workbench.marks import (
+    EvidenceMark,
+    case_marks,
+    cited_marks,
+    citing_items,
+    gate_marks,
+)
 
+RED_FLAG_LEGEND = " · WHITE ON RED = record-screen red flag"
 LEGEND = (
     "Highlight colour = agent · solid = EXACT match · dashed underline = FUZZY match · "
     "red wavy underline = FAILED / mismatched (not evidence) · struck-through = negated "
-    "mention · dark-red bold = record-screen red flag · orange = evidence of the selected "
-    "bullet"
+    "mention" + RED_FLAG_LEGEND + " · orange = evidence of the current judgement or bullet · "
+    "scrollbar ticks: where flags (red) and cited evidence are"
 )
 
 
@@ -180,9 +187,7 @@ class ReviewView(QWidget):
         self.legend.setText(
             LEGEND
             if not on
-            else LEGEND.replace(
-                " · dark-red bold = record-screen red flag", " · red flags hidden (blind mode)"
-            )
+            else LEGEND.replace(RED_FLAG_LEGEND, " · red flags hidden (blind mode)")
         )
 
     def _specialist_clicked(self, specialist: str) -> None:
@@ -219,9 +224,6 @@ class ReviewView(QWidget):
         return f"{name} brief ({n} bullet{'s' if n != 1 else ''}){suffix}"
 
     # navigation ----------------------------------------------------------------------
-
-    def tree_for(self, agent: str) -> BriefTree | None:
-        return self.trees.get(agent)
 
     def select_bullet(self, agent: str, item_id: str) -> bool:
         tree = self.trees.get(agent)
@@ -269,9 +271,19 @@ class ReviewView(QWidget):
             )
 
     def show_span(self, source_id: str, start: int, end: int) -> None:
-        self.record_view.show_current([(source_id, start, end)])
-        self.record_view.select_span(source_id, start, end)
-        self._crop(source_id, start, end)
+        self.show_spans([(source_id, start, end)])
+
+    def show_spans(self, spans: list[tuple[str, int, int]], note: str = "") -> bool:
+        """Outline `spans` in orange and scroll to the first (and, for a scanned page, show
+        where it is on the page); False when none is in the record. `note` goes in the line
+        under the record."""
+        self.record_view.show_current(spans)
+        shown = next((s for s in spans if self.record_view.select_span(*s)), None)
+        if shown is not None:
+            self._crop(*shown)
+        if note:
+            self.cited_by_label.setText(note)
+        return shown is not None
 
     def _crop(self, source_id: str, start: int, end: int) -> None:
         self.scan_crop.show_span(self.record_view.record, source_id, start, end)

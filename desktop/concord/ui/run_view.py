@@ -207,3 +207,14 @@ class RunPanel(QWidget):
         self.run_button.setEnabled(can and bool(self.model_name()))
         if why:
             self.run_button.setToolTip(why)
+
+    def reset(self, message: str = "", *, can_run: bool = True) -> None:
+        """Idle, showing nothing of an earlier run: for a patient whose run this is not."""
+        self._tick.stop()
+        self._current = None
+        self.overall.hide()
+        self.bar_box.hide()
+        self.cancel_button.setEnabled(False)
+        self.status.setStyleSheet("")
+        self.status.setText(message)
+        self.set_can_run(can_run)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -39,6 +39,11 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _lowered(s: SubScore) -> bool:
+    """Did a cap lower this sub-score? (A cap over the value changes nothing.)"""
+    return s.cap is not None and s.value < s.raw_value
+
+
 def trace_lines(trace: Trace, indent: str = "    ") -> list[str]:
     lines = [f"{indent}inputs:"]
     for key, value in trace.inputs.items():
@@ -57,10 +62,15 @@ def scorecard_text(card: Scorecard) -> str:
     out = [
         f"{theme.agent_title(card.specialist).upper()} vs ANAESTHETIST",
         f"Overall score {card.overall:.1f} / 100 → grade "
-        f"{theme.grade_label(card.grade, card.capped)}",
+        f"{theme.grade_label(card.grade, card.cap_lowered)}",
     ]
-    if card.capped:
+    if card.cap_lowered:
         out.append("The overall score was CAPPED because a major red flag was missed.")
+    elif card.capped:
+        out.append(
+            "A major red flag was missed: the overall is capped, but it was already under the "
+            "cap, so the cap changed nothing."
+        )
     if card.human_review:
         out.append("Human review needed: " + ("; ".join(card.review_reasons) or "yes"))
     out.append("")
@@ -68,7 +78,7 @@ def scorecard_text(card: Scorecard) -> str:
     out += trace_lines(card.overall_trace)
     for s in card.subscores:
         out.append("")
-        cap = f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})" if s.cap is not None else ""
+        cap = f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})" if _lowered(s) else ""
         out.append(
             f"{theme.subscore_title(s.name)} — score {s.value:.2f} of 1, weight "
             f"{s.weight:.2f}, contributes {100 * s.weight * s.value:.1f} points{cap}"
@@ -91,13 +101,17 @@ SUBSCORE_COLUMNS: list[Column[SubScore]] = [
         "Score (0–1)",
         lambda s: f"{s.value:.2f}",
         align_right=True,
-        background=lambda s: "#ffe0e0" if s.cap is not None else None,
+        background=lambda s: "#ffe0e0" if _lowered(s) else None,
     ),
     Column("Before cap", lambda s: f"{s.raw_value:.2f}", align_right=True),
     Column(
-        "Cap applied",
-        lambda s: f"≤ {s.cap:.2f}" if s.cap is not None else "none",
-        foreground=lambda s: theme.RED if s.cap is not None else None,
+        "Cap",
+        lambda s: (
+            "none"
+            if s.cap is None
+            else (f"≤ {s.cap:.2f}, lowered it" if _lowered(s) else f"≤ {s.cap:.2f}, no effect")
+        ),
+        foreground=lambda s: theme.RED if _lowered(s) else None,
     ),
     Column(
         "Points (100 × weight × score)",
@@ -112,10 +126,9 @@ class ScorecardPage(QWidget):
     def __init__(self, card: Scorecard, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.card = card
-        bg, fg = theme.grade_colours(card.grade, card.capped)
-        head = QLabel(
-            f"Overall {card.overall:.1f} / 100 — grade {theme.grade_label(card.grade, card.capped)}"
-        )
+        bg, fg = theme.grade_colours(card.grade, card.cap_lowered)
+        grade = theme.grade_label(card.grade, card.cap_lowered)
+        head = QLabel(f"Overall {card.overall:.1f} / 100 — grade {grade}")
         head.setTextFormat(Qt.TextFormat.PlainText)
         head.setStyleSheet(
             f"background:{bg}; color:{fg}; font-weight:bold; font-size:13pt; "
@@ -173,7 +186,7 @@ def _subscore_cell(name: str):
         s = _strip_subscore(card, name)
         if s is None:
             return "—"
-        return f"{s.value:.2f}" + ("*" if s.cap is not None else "")
+        return f"{s.value:.2f}" + ("*" if _lowered(s) else "")
 
     return text
 
@@ -195,7 +208,7 @@ def strip_tooltip(card: Scorecard, column: int) -> str:
         return "\n".join(
             [
                 f"Overall {card.overall:.1f} / 100, grade "
-                f"{theme.grade_label(card.grade, card.capped)}",
+                f"{theme.grade_label(card.grade, card.cap_lowered)}",
                 *trace_lines(card.overall_trace, ""),
             ]
         )
@@ -203,11 +216,7 @@ def strip_tooltip(card: Scorecard, column: int) -> str:
     if 0 <= n < len(STRIP_SUBSCORES):
         s = _strip_subscore(card, STRIP_SUBSCORES[n])
         if s is not None:
-            cap = (
-                f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})"
-                if s.cap is not None
-                else ""
-            )
+            cap = f", capped at {s.cap:.2f} (before cap {s.raw_value:.2f})" if _lowered(s) else ""
             return "\n".join(
                 [
                     f"{theme.subscore_title(s.name)} {s.value:.2f} × weight {s.weight:.2f}{cap}",
@@ -221,14 +230,22 @@ def strip_tooltip(card: Scorecard, column: int) -> str:
     return ""
 
 
+def _lowered_background(name: str) -> Callable[[Scorecard], str | None]:
+    def background(card: Scorecard) -> str | None:
+        s = _strip_subscore(card, name)
+        return "#ffe0e0" if s is not None and _lowered(s) else None
+
+    return background
+
+
 def strip_columns(weights: dict[str, float]) -> list[Column[Scorecard]]:
     columns: list[Column[Scorecard]] = [
         Column("Specialist", lambda c: theme.agent_title(c.specialist), bold=lambda c: True),
         Column(
             "Overall (0–100)\nand grade",
-            lambda c: f"{c.overall:.0f} · {theme.grade_label(c.grade, c.capped)}",
-            background=lambda c: theme.grade_colours(c.grade, c.capped)[0],
-            foreground=lambda c: theme.grade_colours(c.grade, c.capped)[1],
+            lambda c: f"{c.overall:.0f} · {theme.grade_label(c.grade, c.cap_lowered)}",
+            background=lambda c: theme.grade_colours(c.grade, c.cap_lowered)[0],
+            foreground=lambda c: theme.grade_colours(c.grade, c.cap_lowered)[1],
             bold=lambda c: True,
         ),
     ]
@@ -241,11 +258,7 @@ def strip_columns(weights: dict[str, float]) -> list[Column[Scorecard]]:
                 _subscore_cell(name),
                 align_right=True,
                 tooltip=f"{theme.subscore_title(name)}, 0–1 (× weight)",
-                background=lambda c, n=name: (
-                    "#ffe0e0"
-                    if ((s := _strip_subscore(c, n)) is not None and s.cap is not None)
-                    else None
-                ),
+                background=_lowered_background(name),
             )
         )
     columns.append(
@@ -314,7 +327,7 @@ class ScoreStrip(QWidget):
         elif self.cards:
             self.title.setText("Scorecard — anaesthetist brief vs each specialist")
             self.note.setText(
-                "Sub-scores 0–1 (× weight in the header); * = capped; overall "
+                "Sub-scores 0–1 (× weight in the header); * = lowered by a cap; overall "
                 "= 100 × Σ weight × sub-score. Hover a number for its trace; "
                 "every trace in full: Scorecard tab (Ctrl+3)."
             )
@@ -367,9 +380,5 @@ class ScorecardView(QTabWidget):
             self.addTab(
                 page,
                 f"{theme.agent_title(card.specialist)} — {card.overall:.0f} "
-                f"({theme.grade_label(card.grade, card.capped)})",
+                f"({theme.grade_label(card.grade, card.cap_lowered)})",
             )
-
-
-def trace_json(trace: Trace) -> str:
-    return json.dumps(trace.model_dump(mode="json"), indent=2)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
+    QMenu,
     QMenuBar,
     QTableWidget,
     QTableWidgetItem,
@@ -33,7 +34,7 @@ def shortcut_rows(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:
     rows = []
     for menu_action in menu_bar.actions():
         menu = menu_action.menu()
-        if menu is None:
+        if not isinstance(menu, QMenu):
             continue
         title = menu_action.text().replace("&", "")
         for action in menu.actions():
@@ -54,7 +55,8 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         self.resize(760, 640)
         rows = shortcut_rows(menu_bar)
-        self.table = QTableWidget(len(rows), 3, objectName="shortcutsTable")
+        self.table = QTableWidget(len(rows), 3)
+        self.table.setObjectName("shortcutsTable")
         self.table.setHorizontalHeaderLabels(["Menu", "Action", "Keys"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -78,6 +80,7 @@ class ShortcutsDialog(QDialog):
 
     def keys_for(self, action_text: str) -> str | None:
         for r in range(self.table.rowCount()):
-            if self.table.item(r, 1).text() == action_text:
-                return self.table.item(r, 2).text()
+            action, keys = self.table.item(r, 1), self.table.item(r, 2)
+            if action is not None and keys is not None and action.text() == action_text:
+                return keys.text()
         return None

@@ -27,7 +27,7 @@ AGENT_TINTS: dict[str, str] = {
 FALLBACK_TINT = "#e4e4e4"
 CURRENT_SELECTION = "#ffb000"  # outline colour of the evidence of the selected bullet
 
-GATE_TEXT = "#a00000"
+RED_FLAG_BACKGROUND = "#c62828"  # a fired red flag in the record: white bold text on it
 RED = "#b71c1c"
 AMBER = "#f2b200"
 GREEN = "#1b7a34"
@@ -54,10 +54,12 @@ def grade_colours(grade: str | None, capped: bool = False) -> tuple[str, str]:
     return GREEN, "#ffffff"
 
 
-def grade_label(grade: str | None, capped: bool = False) -> str:
+def grade_label(grade: str | None, cap_lowered: bool = False) -> str:
+    """The grade, with "(capped)" only when the cap for a missed major gate lowered the
+    score (`Scorecard.cap_lowered`), not merely because the cap applied."""
     if grade is None:
         return "—"
-    return f"{grade} (capped)" if capped else grade
+    return f"{grade} (capped)" if cap_lowered else grade
 
 
 STATUS_COLOURS: dict[str, str] = {
@@ -67,7 +69,9 @@ STATUS_COLOURS: dict[str, str] = {
     "reviewed": "#1b7a34",
     "signed": "#0b4f22",
     "failed": "#b71c1c",
+    "run failed": "#b71c1c",
 }
+STATUS_FALLBACK = "#b35c00"  # a state this table does not know yet: shown as needing review
 
 SEVERITY_COLOURS: dict[str, tuple[str, str]] = {
     "major": (RED, "#ffffff"),

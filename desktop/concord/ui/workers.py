@@ -3,14 +3,14 @@ waits on a model.
 
 `JobRunner` (UI thread) owns one QThread with one `_JobWorker`. The worker keeps its OWN
 `Services` (own SQLite connection, own loaded runtimes, reused across jobs) created in that
-thread; it runs one job at a time — a Qt-free function of a `JobContext` — forwards the
-job's progress by signal and hands the UI thread only the job's small result (a case id, a
-run id, counts). `PanelRunner` is the runner of the agent panel (`run_panel`); the QA
-review and answer grading pages share one more runner for ASTRID judging and EVAL answer
-generation.
+thread; it runs one job at a time — a Qt-free function of a `JobContext`
+(`concord.workbench.model_jobs`) — forwards the job's progress by signal and hands the UI
+thread only the job's small result (a case id, a run id, counts). `PanelRunner` is the
+runner of the agent panel (`run_panel`); the QA review and answer grading pages share one
+more runner for ASTRID judging and EVAL answer generation.
 
 Cancel sets a thread-safe flag that jobs read between steps (`should_stop`), and that the
-runtime wrapper below reads before every generation, so a job stops at the next model
+job context's runtime wrapper reads before every generation, so a job stops at the next model
 call. A generation already under way is not interrupted (llama.cpp has no hook for it);
 the UI treats the job as cancelled at once and ignores whatever the worker finishes.
 """
@@ -18,77 +18,19 @@ the UI treats the job as cancelled at once and ignores whatever the worker finis
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from concord.errors import Cancelled
-from concord.llm.runtime import Generation, GenerationRequest, Runtime
-from concord.pipeline import PanelSettings, RunEvent, run_panel
+from concord.pipeline import PanelSettings
 from concord.services import Services
-
-RuntimeFactory = Callable[[Services, str | None], Runtime]
-
-
-def default_runtime_factory(services: Services, model: str | None) -> Runtime:
-    return services.runtime(model)
-
-
-class _StoppableRuntime:
-    """Wraps a runtime: refuses to start a generation once cancel was asked for."""
-
-    def __init__(self, inner: Runtime, should_stop: Callable[[], bool], subject: str) -> None:
-        self._inner = inner
-        self._should_stop = should_stop
-        self._subject = subject
-        self.model_name = inner.model_name
-        self.model_sha256 = inner.model_sha256
-
-    def generate(self, request: GenerationRequest) -> Generation:
-        if self._should_stop():
-            raise Cancelled("run cancelled by the user", subject=self._subject)
-        return self._inner.generate(request)
-
-    def close(self) -> None:  # the Services cache owns the runtime
-        pass
-
-
-@dataclass(frozen=True)
-class JobProgress:
-    """Progress of a QA judge run or an answer generation: `done` of `total` steps."""
-
-    done: int
-    total: int
-    message: str
-
-
-class JobContext:
-    """What a job gets in the worker thread: the worker's Services, a runtime that stops
-    on Cancel, the cancel flag, and a way to report progress."""
-
-    def __init__(
-        self,
-        services: Services,
-        runtime_factory: RuntimeFactory,
-        should_stop: Callable[[], bool],
-        report: Callable[[object], None],
-    ) -> None:
-        self.services = services
-        self._runtime_factory = runtime_factory
-        self.should_stop = should_stop
-        self.progress = report
-
-    def runtime(self, model: str | None, subject: str) -> Runtime:
-        runtime = _StoppableRuntime(
-            self._runtime_factory(self.services, model), self.should_stop, subject
-        )
-        if self.should_stop():
-            raise Cancelled("run cancelled by the user", subject=subject)
-        return runtime
-
-
-Job = Callable[[JobContext], object]
+from concord.workbench.model_jobs import (
+    Job,
+    JobContext,
+    RuntimeFactory,
+    default_runtime_factory,
+    panel_job,
+)
 
 
 class _JobWorker(QObject):
@@ -240,36 +182,6 @@ class JobRunner(QObject):
             self._close.emit()
             self._thread.quit()
             self._thread.wait(wait_ms)
-
-
-def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: str) -> Job:
-    """Run the agent panel on one record and save the case; the result is the case id."""
-
-    def job(ctx: JobContext) -> str:
-        svc = ctx.services
-        record = svc.repo.get_record(record_id)
-        ctx.progress(RunEvent("load", "loading the model", 0, 1))
-        runtime = ctx.runtime(model, record.name)
-        case = None
-        for event in run_panel(
-            record,
-            runtime,
-            profiles=svc.profiles,
-            screen=svc.screen,
-            lexicon=svc.lexicon,
-            config=svc.config,
-            settings=settings,
-            should_stop=ctx.should_stop,
-        ):
-            ctx.progress(event)
-            if event.case is not None:
-                case = event.case
-        if case is None:
-            raise Cancelled("the run ended without a case", subject=record.name)
-        svc.repo.save_case(case, user)
-        return case.case_id
-
-    return job
 
 
 class PanelRunner(JobRunner):

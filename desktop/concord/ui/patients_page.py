@@ -1,0 +1,481 @@
+"""The Patients page: the worklist and a case, the panel run of a record, the clinician's
+decisions and the signature.
+
+A run belongs to one record: its progress, its cancellation and its end are shown on that
+record's case page only; opening another patient meanwhile shows that patient as it is
+(with a note that a run is under way elsewhere), and coming back shows the run again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QStackedWidget, QWidget
+
+from concord.domain import CaseStatus, Decision
+from concord.errors import ConcordError
+from concord.pipeline import PanelSettings, RunEvent
+from concord.signoff import SignedRecord
+from concord.ui.case_view import TAB_DASHBOARD, TAB_DECISIONS, TAB_REVIEW, TAB_SCORECARD, CaseView
+from concord.ui.commands import Command
+from concord.ui.db import DbThread
+from concord.ui.decisions_view import OverrideDialog
+from concord.ui.messages import error_text, show_error
+from concord.ui.signing import SignFlow
+from concord.ui.workers import PanelRunner
+from concord.ui.worklist import WorklistView
+from concord.workbench.case_bundle import CaseBundle, case_bundle, record_bundle
+from concord.workbench.decisions import DecisionResult, append_decisions
+from concord.workbench.imports import ImportResult, import_paths
+from concord.workbench.worklist import Worklist, load_worklist
+
+RECORD_FILTER = (
+    "Patient records (*.txt *.md *.json *.pdf *.png *.jpg *.jpeg *.tif *.tiff);;All files (*)"
+)
+TABS = {
+    Command.TAB_DASHBOARD: TAB_DASHBOARD,
+    Command.TAB_REVIEW: TAB_REVIEW,
+    Command.TAB_SCORECARD: TAB_SCORECARD,
+    Command.TAB_DECISIONS: TAB_DECISIONS,
+}
+CASE_COMMANDS = frozenset(
+    {
+        Command.ACCEPT,
+        Command.OVERRIDE,
+        Command.NEXT,
+        Command.PREVIOUS,
+        Command.DOWN,
+        Command.UP,
+        Command.EVIDENCE,
+        Command.REASON,
+        Command.ACCEPT_OPTIONAL,
+        Command.SIGN,
+        *TABS,
+    }
+)
+
+
+class PatientsPage(QStackedWidget):
+    title = "Patients"
+    tip = "Patient records, their cases, the side-by-side review and decisions (Alt+1)"
+    commands_changed = Signal()
+    case_opened = Signal(str)  # case id, or record id when not run
+    run_ended = Signal(str)  # "finished", "cancelled" or "failed"
+    status_message = Signal(str)  # for the window's status bar
+
+    def __init__(
+        self,
+        db: DbThread,
+        runner: PanelRunner,
+        user: str,
+        settings: PanelSettings,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("patientsPage")
+        self.db = db
+        self.runner = runner
+        self.user = user
+        self.settings = settings
+        self.loading = False
+        self.override_dialog: OverrideDialog | None = None
+        self._last_event: RunEvent | None = None  # of the run under way, to show it again
+        self._run_record: str | None = None  # the record whose run this page follows
+        self._status_before_run = CaseStatus.NOT_RUN
+        self.worklist = WorklistView()
+        self.case_view = CaseView()
+        self.addWidget(self.worklist)
+        self.addWidget(self.case_view)
+        self.signing = SignFlow(self, db, user)
+        self._connect()
+
+    def _connect(self) -> None:
+        self.worklist.open_requested.connect(self.open_record)
+        self.worklist.import_requested.connect(self.import_dialog)
+        self.worklist.run_requested.connect(self.open_and_run)
+        cv = self.case_view
+        cv.back_requested.connect(self.show_worklist)
+        cv.sign_requested.connect(self.sign_case)
+        cv.run_panel.run_requested.connect(self.run_current)
+        cv.run_panel.cancel_requested.connect(self.cancel_run)
+        cv.queue.decisions_made.connect(self._store_decisions)
+        cv.bar.accept_button.clicked.connect(self.accept_current)
+        cv.bar.override_button.clicked.connect(self.override_current)
+        cv.bar.next_button.clicked.connect(cv.queue.next)
+        cv.bar.prev_button.clicked.connect(cv.queue.previous)
+        cv.bar.reason.returnPressed.connect(cv.tabs.setFocus)
+        cv.decisions.accept_optional_requested.connect(self.accept_optional)
+        self.runner.progress.connect(self._run_progress)
+        self.runner.finished.connect(self._run_finished)
+        self.runner.failed.connect(self._run_failed)
+        self.runner.cancelled.connect(self._run_cancelled)
+        self.runner.busy_changed.connect(self._runner_busy)
+        self.signing.signed.connect(self._signed)
+        self.signing.failed.connect(lambda text: self.case_view.show_message(text))
+
+    # the page protocol ---------------------------------------------------------------
+
+    def in_case(self) -> bool:
+        return self.currentWidget() is self.case_view and self.case_view.case is not None
+
+    def commands(self) -> frozenset[Command]:
+        found = {Command.RUN}
+        if self.runner.worker_busy:
+            found.add(Command.CANCEL)
+        if self.currentWidget() is self.worklist:
+            found.add(Command.TO_DO)
+        elif self.in_case():
+            found |= CASE_COMMANDS
+        return frozenset(found)
+
+    def run_command(self, command: Command) -> None:
+        queue = self.case_view.queue
+        actions: dict[Command, Callable[[], None]] = {
+            Command.RUN: self.run_shortcut,
+            Command.CANCEL: self.cancel_run,
+            Command.TO_DO: self.worklist.toggle_to_do,
+            Command.ACCEPT: self.accept_current,
+            Command.OVERRIDE: self.override_current,
+            Command.NEXT: queue.next,
+            Command.DOWN: queue.next,
+            Command.PREVIOUS: queue.previous,
+            Command.UP: queue.previous,
+            Command.EVIDENCE: self.case_view.toggle_evidence,
+            Command.REASON: self.focus_reason,
+            Command.ACCEPT_OPTIONAL: self.accept_optional,
+            Command.SIGN: self.sign_case,
+        }
+        if command in TABS:
+            self.show_tab(TABS[command])
+        elif command in actions:
+            actions[command]()
+
+    def page_shown(self) -> None:
+        if self.currentWidget() is self.worklist:
+            self.worklist.table.setFocus()
+
+    def set_blind(self, on: bool) -> None:
+        self.case_view.queue.set_blind(on)
+        self.worklist.set_blind(on)
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        if self.currentWidget() is self.case_view:
+            self.case_view.show_message(text, level)
+        elif text and level == "error":
+            show_error(self, "Concord", text)
+
+    def _db_error(self, title: str) -> Callable[[BaseException], None]:
+        def on_error(exc: BaseException) -> None:
+            self.loading = False
+            self.show_message(f"{title}: {error_text(exc)}")
+            self.status_message.emit(f"{title}: {error_text(exc)}")
+
+        return on_error
+
+    # worklist and import -------------------------------------------------------------
+
+    def refresh_worklist(self, select: str | None = None) -> None:
+        """Read the worklist again; select `select` (a record id) once it is shown."""
+        self.db.call(
+            load_worklist,
+            lambda worklist: self._worklist_loaded(worklist, select),
+            self._db_error("Could not read the worklist"),
+        )
+
+    def _worklist_loaded(self, worklist: Worklist, select: str | None) -> None:
+        self.worklist.set_rows(worklist, select=select)
+
+    def show_worklist(self) -> None:
+        self.setCurrentWidget(self.worklist)
+        self.worklist.table.setFocus()
+        self.commands_changed.emit()
+        self.refresh_worklist()
+
+    def show_tab(self, tab: int) -> None:
+        if self.case_view.bundle is not None:
+            self.setCurrentWidget(self.case_view)
+            self.case_view.tabs.setCurrentIndex(tab)
+            self.commands_changed.emit()
+
+    def import_dialog(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Import patient records", "", RECORD_FILTER)
+        if files:
+            self.import_files([Path(f) for f in files])
+
+    def import_files(self, files: list[Path]) -> None:
+        user = self.user
+
+        def done(result: ImportResult) -> None:
+            self.refresh_worklist(select=result.last_record_id)  # the run key runs this one
+            if result.imported:
+                new = sum(1 for r in result.imported if r.created)
+                self.status_message.emit(f"Imported {len(result.imported)} record(s) ({new} new)")
+            if result.errors:
+                show_error(self, "Some files could not be imported", "\n".join(result.errors))
+
+        self.setCurrentWidget(self.worklist)
+        self.commands_changed.emit()
+        self.db.call(
+            lambda repo: import_paths(repo, files, user), done, self._db_error("Import failed")
+        )
+
+    # opening -------------------------------------------------------------------------
+
+    def open_record(self, record_id: str, then: Callable[[], None] | None = None) -> None:
+        self.loading = True
+        self.db.call(
+            lambda repo: record_bundle(repo, record_id),
+            lambda b: self._show_bundle(b, then),
+            self._db_error("Could not open"),
+        )
+
+    def open_case(self, case_id: str, then: Callable[[], None] | None = None) -> None:
+        self.loading = True
+        self.db.call(
+            lambda repo: case_bundle(repo, case_id),
+            lambda b: self._show_bundle(b, then),
+            self._db_error("Could not open"),
+        )
+
+    def _show_bundle(self, bundle: CaseBundle, then: Callable[[], None] | None = None) -> None:
+        self.loading = False
+        self.case_view.set_bundle(bundle, self.user)
+        self.setCurrentWidget(self.case_view)
+        self._show_run_state()
+        self.case_view.tabs.setCurrentIndex(TAB_DASHBOARD if bundle.case else TAB_REVIEW)
+        self.commands_changed.emit()
+        self.case_opened.emit(bundle.case.case_id if bundle.case else bundle.record.record_id)
+        if then is not None:
+            then()
+
+    def _show_run_state(self) -> None:
+        """The run panel shows the run of THIS record only."""
+        panel, record_id = self.case_view.run_panel, self.case_view.record_id
+        if self.runner.running and self._run_record == record_id:
+            self.case_view.set_status(CaseStatus.RUNNING)
+            panel.started(self.settings.max_specialists)
+            if self._last_event is not None:
+                panel.on_event(self._last_event)
+        elif self.runner.worker_busy:
+            panel.reset("A run for another patient is under way (or stopping).", can_run=False)
+        else:
+            panel.reset()
+
+    def _showing_run(self) -> bool:
+        record_id = self.case_view.record_id
+        return record_id is not None and record_id == self._run_record
+
+    # running -------------------------------------------------------------------------
+
+    def open_and_run(self, record_id: str) -> None:
+        self.open_record(
+            record_id, then=lambda: self.run_current(self.case_view.run_panel.model_name())
+        )
+
+    def run_shortcut(self) -> None:
+        if self.currentWidget() is self.worklist:
+            record_id = self.worklist.selected_record_id()
+            if record_id:
+                self.open_and_run(record_id)
+        else:
+            self.run_current(self.case_view.run_panel.model_name())
+
+    def run_current(self, model: str) -> None:
+        record_id = self.case_view.record_id
+        if record_id is None:
+            return
+        if self.runner.worker_busy:
+            self.case_view.show_message(
+                "A run is still in progress or stopping; wait for it to end.", "warning"
+            )
+            return
+        self._last_event = None
+        self._run_record = record_id
+        self._status_before_run = self.case_view.status or CaseStatus.NOT_RUN
+        self.case_view.run_panel.started(self.settings.max_specialists)
+        self.case_view.show_message("")
+        self.case_view.set_status(CaseStatus.RUNNING)
+        self.worklist.model.set_running(record_id)
+        self.runner.start(record_id, model=model or None, settings=self.settings, user=self.user)
+
+    def cancel_run(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+
+    def _run_progress(self, event: object) -> None:
+        if not isinstance(event, RunEvent):
+            return
+        self._last_event = event
+        if self._showing_run():
+            self.case_view.run_panel.on_event(event)
+        self.status_message.emit(event.message)
+
+    def _run_finished(self, case_id: object) -> None:
+        showing = self._showing_run()
+        self._run_record = None
+        self.worklist.model.set_running(None)
+        self.refresh_worklist()
+        if showing:
+            self.case_view.run_panel.stopped("Run complete: the case is ready for review.", ok=True)
+            self.open_case(str(case_id))
+        else:
+            self.status_message.emit("A run finished: its case is in the worklist.")
+        self.run_ended.emit("finished")
+
+    def _run_failed(self, error: BaseException) -> None:
+        text = f"The run failed: {error_text(error)}"
+        self._run_stopped(text, "error")
+        self.run_ended.emit("failed")
+
+    def _run_cancelled(self) -> None:
+        note = (
+            "Run cancelled."
+            if not self.runner.worker_busy
+            else "Run cancelled; the model call under way finishes in the background and its "
+            "result is discarded."
+        )
+        self._run_stopped(note, "warning")
+        self.run_ended.emit("cancelled")
+
+    def _run_stopped(self, text: str, level: str) -> None:
+        """A failed or cancelled run: said on its own record's page, nowhere else."""
+        self.worklist.model.set_running(None)
+        self._last_event = None
+        self.status_message.emit(text)
+        showing = self._showing_run()
+        self._run_record = None
+        if not showing:
+            return
+        self.case_view.run_panel.stopped(text, ok=False)
+        self.case_view.set_status(self._status_before_run)  # as it was before the run
+        self.case_view.show_message(text, level)
+
+    def _runner_busy(self, busy: bool) -> None:
+        self.commands_changed.emit()
+        if not busy and not self.runner.running:
+            self.case_view.run_panel.set_can_run(True)
+            if not self._showing_run() and self.currentWidget() is self.case_view:
+                self.case_view.run_panel.reset()
+
+    # deciding ------------------------------------------------------------------------
+
+    def focus_reason(self) -> None:
+        self.case_view.bar.reason.setFocus()
+        self.case_view.bar.reason.selectAll()
+
+    def accept_current(self) -> None:
+        if not self.in_case():
+            return
+        queue = self.case_view.queue
+        if not queue.visible():
+            self.case_view.show_message(
+                "Blind mode: give your own answer with O before the verdict is shown.", "warning"
+            )
+            return
+        try:
+            queue.accept(self.case_view.bar.reason.text())
+        except ConcordError as exc:
+            self.case_view.show_message(error_text(exc))
+
+    def override_current(self) -> None:
+        queue = self.case_view.queue
+        if not self.in_case() or queue.current is None:
+            return
+        dialog = OverrideDialog(
+            queue,
+            queue.current,
+            self.case_view.bar.reason.text(),
+            not queue.visible(),
+            self,
+        )
+        self.override_dialog = dialog
+        dialog.finished.connect(self._dialog_closed)
+        dialog.open()
+
+    def _dialog_closed(self, _result: int) -> None:
+        self.override_dialog = None
+        self.window().activateWindow()  # keyboard review goes on in the main window
+
+    def accept_optional(self) -> None:
+        """Ctrl+Shift+A: after one confirmation (Enter), accept every optional judgement
+        nobody has decided, recorded as a bulk accept."""
+        queue = self.case_view.queue
+        if not self.in_case():
+            return
+        if queue.blind:
+            self.case_view.show_message(
+                "Blind mode: the remaining judgements need your own answers.", "warning"
+            )
+            return
+        n = sum(len(e.targets) for e in queue.state.optional_open)
+        if not n:
+            self.case_view.show_message("No optional judgement is left undecided.", "info")
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Accept the remaining optional judgements",
+            f"Accept the judge's value on the {n} optional judgement(s) nobody has decided?\n\n"
+            "They are recorded as a bulk accept (not as reviewed one by one). Required "
+            "judgements are not affected.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("acceptOptionalBox")
+        box.setDefaultButton(QMessageBox.StandardButton.Yes)
+        self.bulk_box = box
+        box.accepted.connect(queue.accept_optional)
+        box.open()
+
+    def _store_decisions(self, decisions: list[Decision]) -> None:
+        case = self.case_view.case
+        if case is None or not decisions:
+            return
+        user = self.user
+        self.case_view.bar.reason.clear()
+
+        def done(result: DecisionResult) -> None:
+            if self.case_view.case is None or self.case_view.case.case_id != case.case_id:
+                return
+            self.case_view.queue.set_decisions(result.decisions, advance=True)
+            self.case_view.set_status(result.status)
+            if result.became_reviewed:
+                self.case_view.show_message(
+                    "Every required judgement is decided: the case is reviewed and can be signed.",
+                    "info",
+                )
+            first = decisions[0]
+            more = f" and {len(decisions) - 1} more" if len(decisions) > 1 else ""
+            self.status_message.emit(
+                f"Decision stored ({first.action.value} {first.target_id}{more})"
+            )
+
+        self.db.call(
+            lambda repo: append_decisions(repo, case, decisions, user),
+            done,
+            self._db_error("The decision was not stored"),
+        )
+
+    # signing -------------------------------------------------------------------------
+
+    def sign_case(self) -> None:
+        case = self.case_view.case
+        if case is None:
+            return
+        if self.case_view.status != CaseStatus.REVIEWED:
+            self.case_view.show_message(
+                "Only a reviewed case can be signed: decide every required judgement first.",
+                "warning",
+            )
+            return
+        self.signing.start(case.case_id)
+
+    def _signed(self, result: SignedRecord) -> None:
+        self.case_view.set_status(CaseStatus.SIGNED)
+        self.case_view.show_message(
+            f"Signed by {self.user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
+            f"({result.meaning}); PDF written to {result.path}",
+            "info",
+        )
+        self.refresh_worklist()

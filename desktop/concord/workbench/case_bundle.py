@@ -1,0 +1,83 @@
+"""Everything the case page shows, read in the database thread: the record, its latest
+case (or, not run yet, the record screen's result), the case status and the decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from concord.domain import Case, CaseStatus, Decision, GateHit, Record
+from concord.errors import ConcordError
+from concord.pipeline import NO_OPERATION
+from concord.store import Repository
+from concord.workbench.patient_name import display_name
+
+
+class _Screen(Protocol):
+    def screen(self, record: Record) -> tuple[GateHit, ...]: ...
+
+
+_SCREEN: list[_Screen] = []  # the RecordScreen, loaded once in the database thread
+
+
+@dataclass(frozen=True)
+class CaseBundle:
+    """A record and its latest case; `case` is None for a record not run yet."""
+
+    record: Record
+    case: Case | None
+    status: CaseStatus
+    decisions: tuple[Decision, ...] = ()
+    gates: tuple[GateHit, ...] = ()
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        return display_name(self.record)
+
+
+def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
+    """Record-screen gates for a record without a case, and a note; never raises."""
+    try:
+        if not _SCREEN:
+            from concord.screen.record_screen import RecordScreen
+
+            _SCREEN.append(RecordScreen.load())
+        return _SCREEN[0].screen(record), ""
+    except ConcordError as exc:
+        return (), f"Record screen unavailable: {exc.one_line()}"
+    except Exception as exc:  # a broken screen must not hide the record
+        return (), f"Record screen unavailable: {type(exc).__name__}: {exc}"
+
+
+def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
+    """The record's latest case if it has one, else the record with its screen result."""
+    for summary in repo.list_records():
+        if summary.record_id == record_id and summary.latest_case_id:
+            return case_bundle(repo, summary.latest_case_id)
+    record = repo.get_record(record_id)
+    gates, note = screen_record(record)
+    return CaseBundle(record=record, case=None, status=CaseStatus.NOT_RUN, gates=gates, note=note)
+
+
+def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
+    case = repo.get_case(case_id)
+    return CaseBundle(
+        record=repo.get_record(case.record_id),
+        case=case,
+        status=repo.case_status(case_id),
+        decisions=tuple(repo.decisions(case_id=case_id)),
+        gates=case.gates,
+    )
+
+
+def operation_text(case: Case) -> str:
+    """The planned operation and where it came from: "Laparoscopic cholecystectomy (from the
+    record)", or, when no agent named one, "none named (the surgeon agent failed)"."""
+    source = case.operation_source.strip()
+    if not case.operation or case.operation == NO_OPERATION:
+        why = source.split(":", 1)[-1].strip() if source else ""
+        return f"none named ({why})" if why else "none named"
+    if source in ("record", "surgeon agent"):
+        return f"{case.operation} (from the {source})"
+    return f"{case.operation} ({source})" if source else case.operation

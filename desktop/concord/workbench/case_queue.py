@@ -1,0 +1,381 @@
+"""The clinician's review queue of one case, without Qt.
+
+Every decidable judgement of the case, required ones first. The quotes of one brief that
+code could not verify in the record (one UNVERIFIED_EVIDENCE disagreement each, repeated in
+every comparison the brief takes part in) form ONE entry with the list inside: deciding it
+decides each of them. A failed quote that changed a number (a major disagreement) is
+required and stays on its own line.
+
+Blind mode is the annotator's mode: an entry counts as answered only when THIS reviewer has
+decided it (another reviewer's decision reveals nothing), and the verdict stays hidden until
+then. "Accept the remaining optional judgements" accepts every optional judgement nobody has
+decided yet, with a reason that says it was a bulk accept; it is not offered blind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from concord.adjudication.targets import case_targets
+from concord.domain import (
+    Case,
+    Decision,
+    DecisionAction,
+    Disagreement,
+    DisagreementKind,
+    Target,
+    TargetKind,
+)
+from concord.domain.decision_history import is_withdrawal, standing_decisions
+from concord.review import make_decision, parse_override, required_targets
+
+ACCEPT_REASON = "accepted as shown"
+BULK_REASON = "bulk accept: the {n} remaining optional judgement(s), not reviewed one by one"
+GROUP_PREFIX = "quotes:"
+
+
+def disagreement_of(case: Case, target: Target) -> Disagreement | None:
+    """The disagreement a `disagreement` target stands for."""
+    ref = target.ref
+    if ref.kind is not TargetKind.DISAGREEMENT:
+        return None
+    for card in case.scorecards:
+        if card.specialist == ref.specialist:
+            for d in card.disagreements:
+                if d.disagreement_id == ref.detail:
+                    return d
+    return None
+
+
+def quote_brief(case: Case, target: Target) -> str | None:
+    """Whose brief an unverified quote comes from (adjudication describes each one as
+    "<agent> evidence <id> …"); None for any other judgement."""
+    d = disagreement_of(case, target)
+    if d is None or d.kind != DisagreementKind.UNVERIFIED_EVIDENCE:
+        return None
+    who = target.ref.subject
+    for agent in ("anaesthetist", who):
+        if d.description.startswith(f"{agent} evidence "):
+            return agent
+    return who
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One line of the queue: one judgement, or the failed quotes of one brief."""
+
+    key: str  # the target id, or "quotes:<agent>" for a group
+    targets: tuple[Target, ...]
+    required: bool
+    latest: tuple[Decision | None, ...]  # per target: the latest standing decision, anyone's
+    mine: tuple[Decision | None, ...]  # per target: this reviewer's
+    agent: str | None = None  # a group: whose brief
+
+    @property
+    def is_group(self) -> bool:
+        return self.agent is not None
+
+    @property
+    def target(self) -> Target:
+        return self.targets[0]
+
+    @property
+    def decided(self) -> bool:
+        return all(d is not None for d in self.latest)
+
+    @property
+    def answered_by_me(self) -> bool:
+        return all(d is not None for d in self.mine)
+
+    def shown_each(self, blind: bool) -> tuple[Decision | None, ...]:
+        """Per target, the decision the reviewer may see (blind: only their own)."""
+        return self.mine if blind else self.latest
+
+    def shown(self, blind: bool) -> Decision | None:
+        """The latest decision the reviewer may see on the entry."""
+        found = [d for d in self.shown_each(blind) if d is not None]
+        return max(found, key=lambda d: d.at) if found else None
+
+
+def _latest(decisions: Sequence[Decision], user: str | None) -> dict[str, Decision]:
+    out: dict[str, Decision] = {}
+    for d in standing_decisions(decisions):
+        if user is None or d.user == user:
+            out[d.target_id] = d
+    return out
+
+
+def build_entries(case: Case, decisions: Sequence[Decision], user: str) -> list[QueueEntry]:
+    """Required entries first, then optional ones, each in the case's own order; the failed
+    quotes of a brief grouped where the first of them stands."""
+    required = {t.id for t in required_targets(case)}
+    latest, mine = _latest(decisions, None), _latest(decisions, user)
+    groups: dict[str, list[Target]] = {}
+    order: list[str | Target] = []
+    for target in case_targets(case):
+        agent = None if target.id in required else quote_brief(case, target)
+        if agent is None:
+            order.append(target)
+        else:
+            if agent not in groups:
+                order.append(GROUP_PREFIX + agent)
+            groups.setdefault(agent, []).append(target)
+    entries: list[QueueEntry] = []
+    for item in order:
+        targets: tuple[Target, ...]
+        if isinstance(item, Target):
+            targets = (item,)
+            agent = None
+        else:
+            agent = item.removeprefix(GROUP_PREFIX)
+            targets = tuple(groups[agent])
+        entries.append(
+            QueueEntry(
+                key=item.id if isinstance(item, Target) else item,
+                targets=targets,
+                required=any(t.id in required for t in targets),
+                latest=tuple(latest.get(t.id) for t in targets),
+                mine=tuple(mine.get(t.id) for t in targets),
+                agent=agent,
+            )
+        )
+    return [e for e in entries if e.required] + [e for e in entries if not e.required]
+
+
+def neutral_label(target: Target) -> str:
+    """The target's description without the judge's verdict (for blind mode)."""
+    ref = target.ref
+    if ref.kind is TargetKind.GATE:
+        return f"Record screen: does this red flag apply? ({ref.subject.replace('_', ' ')})"
+    who = ref.subject.capitalize()
+    if ref.kind is TargetKind.OVERALL:
+        return f"{who}: overall score (0–100)"
+    if ref.kind is TargetKind.SUBSCORE:
+        return f"{who}: sub-score {ref.detail.replace('_', ' ')} (0–1)"
+    if ref.kind is TargetKind.DISAGREEMENT:
+        label = target.label
+        value = target.value if isinstance(target.value, dict) else {}
+        kind, severity = value.get("kind", ""), value.get("severity", "")
+        for word in (f"{kind} ({severity})", kind, f"({severity})"):
+            label = label.replace(word, "") if word else label
+        return f"{who}: disagreement {ref.detail} — " + " ".join(label.split(": ", 1)[-1].split())
+    if ref.match_items is not None:
+        specialist_item, anaesthetist_item = ref.match_items
+        return f"{who}: is {specialist_item} the same as {anaesthetist_item}?"
+    return target.id
+
+
+def verdict_text(target: Target) -> str:
+    value = target.value
+    if target.kind == "overall":
+        return f"{float(value):.1f} / 100"
+    if target.kind == "subscore":
+        return f"{float(value):.2f} (of 1)"
+    if target.kind == "disagreement" and isinstance(value, dict):
+        return f"{value.get('kind')} — severity {value.get('severity')}"
+    if target.kind == "match":
+        return f"matched (by {value})"
+    return str(value)
+
+
+def entry_label(case: Case, entry: QueueEntry, *, visible: bool) -> str:
+    """One line for the entry (without the judge's verdict when not `visible`)."""
+    if entry.is_group:
+        n = len(entry.targets)
+        who = (entry.agent or "").capitalize()
+        quotes = len({t.label.split(": ", 1)[-1] for t in entry.targets})
+        where = f" (in {n} comparisons)" if n != quotes else ""
+        if not visible:
+            return f"{who} brief: {quotes} quoted extract(s){where} — do they match the record?"
+        return f"{who} brief: {quotes} quote(s) not found in the record as written{where}"
+    return entry.target.label if visible else neutral_label(entry.target)
+
+
+def entry_verdict(entry: QueueEntry) -> str:
+    if entry.is_group:
+        severities = sorted({str(t.value.get("severity")) for t in entry.targets})
+        return f"UNVERIFIED_EVIDENCE × {len(entry.targets)} — severity {', '.join(severities)}"
+    return verdict_text(entry.target)
+
+
+def same_value(target: Target, answer: object) -> bool:
+    """Does a blind answer agree with the judge? (then it is recorded as an accept)"""
+    value = target.value
+    if target.kind in ("overall", "subscore"):
+        return isinstance(answer, float) and abs(float(value) - answer) < 1e-9
+    if target.kind == "disagreement" and isinstance(value, dict):
+        return answer in ("confirmed", value.get("severity"))
+    if target.kind == "match":
+        return answer == "valid"
+    return bool(answer == value)
+
+
+def action_text(decision: Decision) -> str:
+    if is_withdrawal(decision):
+        return "withdrawn (undo)"
+    if decision.action == DecisionAction.ACCEPT:
+        return "accepted" + (" (blind answer agreed)" if decision.blind else "")
+    if decision.original_value is None:
+        return "labelled (no judge)"
+    return "overridden" + (" (blind answer)" if decision.blind else "")
+
+
+class CaseQueue:
+    """The queue's state: entries, the reviewer's position, blind mode, what was revealed.
+    Deciding returns the Decisions to append; `set_decisions` takes the stored history."""
+
+    def __init__(self) -> None:
+        self.case: Case | None = None
+        self.entries: list[QueueEntry] = []
+        self.index = 0
+        self.blind = False
+        self.user = ""
+        self.decisions: list[Decision] = []
+        self.revealed: set[str] = set()
+
+    # content -------------------------------------------------------------------------
+
+    def set_case(self, case: Case | None, decisions: Sequence[Decision]) -> None:
+        self.case = case
+        self.decisions = list(decisions)
+        self.revealed = set()
+        self._rebuild()
+        self.index = self.first_undecided()  # resume where the reviewer stopped
+
+    def set_decisions(self, decisions: Sequence[Decision], *, advance: bool = False) -> None:
+        self.decisions = list(decisions)
+        self._rebuild()
+        if advance:
+            following = self.next_undecided(self.index, wrap=True)
+            if following is not None:
+                self.index = following
+
+    def _rebuild(self) -> None:
+        self.entries = (
+            [] if self.case is None else build_entries(self.case, self.decisions, self.user)
+        )
+        self.index = min(self.index, max(0, len(self.entries) - 1))
+
+    # position ------------------------------------------------------------------------
+
+    @property
+    def current(self) -> QueueEntry | None:
+        return self.entries[self.index] if self.entries else None
+
+    def answered(self, entry: QueueEntry) -> bool:
+        """Done for this queue: decided by anyone, or (blind) by this reviewer."""
+        return entry.answered_by_me if self.blind else entry.decided
+
+    @property
+    def total(self) -> int:
+        return len(self.entries)
+
+    @property
+    def done(self) -> int:
+        return sum(1 for e in self.entries if self.answered(e))
+
+    @property
+    def required_total(self) -> int:
+        return sum(1 for e in self.entries if e.required)
+
+    @property
+    def required_outstanding(self) -> int:
+        return sum(1 for e in self.entries if e.required and not e.decided)
+
+    @property
+    def optional_open(self) -> list[QueueEntry]:
+        return [e for e in self.entries if not e.required and not e.decided]
+
+    def first_undecided(self) -> int:
+        for i, entry in enumerate(self.entries):
+            if not self.answered(entry):
+                return i
+        return 0
+
+    def next_undecided(self, after: int, *, wrap: bool) -> int | None:
+        n = len(self.entries)
+        for step in range(1, n + 1):
+            i = after + step
+            if i >= n and not wrap:
+                return None
+            if not self.answered(self.entries[i % n]):
+                return i % n
+        return None
+
+    def go(self, index: int) -> bool:
+        """Move to `index` (clamped); True when the position changed."""
+        if not self.entries:
+            return False
+        index = max(0, min(index, len(self.entries) - 1))
+        changed = index != self.index
+        self.index = index
+        return changed
+
+    def find(self, target_id: str) -> int | None:
+        """The entry holding this judgement (a group holds several)."""
+        for i, entry in enumerate(self.entries):
+            if entry.key == target_id or any(t.id == target_id for t in entry.targets):
+                return i
+        return None
+
+    def visible(self, entry: QueueEntry | None = None) -> bool:
+        """May the reviewer see the judge's verdict on this entry?"""
+        entry = entry or self.current
+        if entry is None:
+            return False
+        return not self.blind or entry.answered_by_me or entry.key in self.revealed
+
+    # deciding ------------------------------------------------------------------------
+
+    def accept(self, reason: str) -> list[Decision]:
+        """Accept the judge's value on the current entry (every quote of a group). Not
+        possible blind before answering."""
+        entry, case = self._entry(), self._case()
+        if not self.visible(entry):
+            raise ValueError("blind mode: give your own answer (O) before seeing the verdict")
+        reason = reason.strip() or ACCEPT_REASON
+        return [make_decision(case, t.id, user=self.user, reason=reason) for t in entry.targets]
+
+    def override(self, value: str, reason: str) -> list[Decision]:
+        """Override (or, blind, answer) the current entry. InputError on a bad value."""
+        entry, case = self._entry(), self._case()
+        blind = not self.visible(entry)
+        made = []
+        for target in entry.targets:
+            override: str | None = value
+            if blind and same_value(target, parse_override(target, value)):
+                override = None  # the blind answer agrees with the judge: an accept
+            made.append(
+                make_decision(
+                    case, target.id, user=self.user, reason=reason, override=override, blind=blind
+                )
+            )
+        if blind:
+            self.revealed.add(entry.key)
+        return made
+
+    def accept_optional(self) -> list[Decision]:
+        """Accept every optional judgement nobody has decided yet, recorded as a bulk accept
+        (not in blind mode: that would accept verdicts the reviewer has not seen)."""
+        if self.blind:
+            raise ValueError("blind mode: the remaining judgements need your own answers")
+        case = self._case()
+        targets = [
+            t
+            for e in self.optional_open
+            for t, last in zip(e.targets, e.latest, strict=True)
+            if last is None
+        ]
+        reason = BULK_REASON.format(n=len(targets))
+        return [make_decision(case, t.id, user=self.user, reason=reason) for t in targets]
+
+    def _entry(self) -> QueueEntry:
+        if self.current is None:
+            raise ValueError("no judgement selected")
+        return self.current
+
+    def _case(self) -> Case:
+        if self.case is None:
+            raise ValueError("no case")
+        return self.case

@@ -1,0 +1,78 @@
+"""Importing from the desktop: patient records (files, scans, FHIR bundles or folders; a bad
+patient reported and the others still imported), an ASTRID QA set, an EVAL question set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from concord.astrid.load import load_items
+from concord.astrid.store import AstridStore
+from concord.errors import ConcordError
+from concord.eval.eval_store import EvalStore
+from concord.eval.questions import load_question_set
+from concord.records.patients import load_patients, plan_patients
+from concord.store import Repository
+
+
+@dataclass(frozen=True)
+class ImportedRecord:
+    path: str
+    record_id: str
+    created: bool  # False: the same record was already imported
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    imported: tuple[ImportedRecord, ...] = ()
+    errors: tuple[str, ...] = ()
+
+    @property
+    def last_record_id(self) -> str | None:
+        return self.imported[-1].record_id if self.imported else None
+
+
+def import_paths(repo: Repository, paths: list[Path], user: str) -> ImportResult:
+    """Import each file, and each patient of a dropped folder (`records.patients`); a bad
+    patient is reported (one line naming it) and the others still imported."""
+    imported: list[ImportedRecord] = []
+    errors: list[str] = []
+    for event in load_patients(plan_patients(paths)):
+        if event.record is None:
+            errors.append(event.problem)
+            continue
+        try:
+            record_id, created = repo.save_record(event.record, user)
+        except ConcordError as exc:
+            errors.append(exc.one_line())
+            continue
+        imported.append(ImportedRecord(str(event.source.label), record_id, created))
+    return ImportResult(tuple(imported), tuple(errors))
+
+
+@dataclass(frozen=True)
+class QaImport:
+    set_id: str
+    created: bool
+    items: int
+
+
+def import_qa_file(repo: Repository, path: Path, user: str) -> QaImport:
+    items = load_items(path)  # a bad file raises here: nothing is written
+    set_id, created = AstridStore(repo).save_set(
+        items, name=path.name, source=str(path.resolve()), user=user
+    )
+    return QaImport(set_id, created, len(items))
+
+
+@dataclass(frozen=True)
+class EvalImport:
+    set_id: str
+    created: bool
+    questions: int
+
+
+def import_question_file(repo: Repository, path: Path, user: str) -> EvalImport:
+    qset = load_question_set(path)  # a bad file raises here: nothing is written
+    set_id, created = EvalStore(repo).import_set(qset, str(path.resolve()), user)
+    return EvalImport(set_id, created, len(qset.questions))

@@ -1,0 +1,138 @@
+"""How urgent each patient of the worklist is, and what is still to do.
+
+Urgency is the worklist's default order, most urgent first:
+
+1. a red flag the record shows that every agent missed (mutual omission),
+2. a major red flag the anaesthetist brief missed,
+3. a run that failed (re-run it, or review it by hand),
+4. a case that needs review (or, amended after signing, a new signature),
+5. a record not run yet,
+6. a reviewed case waiting for a signature,
+7. a signed case.
+
+The first two come from the judges' verdicts, so in blind mode (verdicts hidden) the order
+uses the case status alone. A case already reviewed or signed is ordered by its status: a
+clinician has been through its findings. A status this module does not know yet is "needs
+review": an unknown state is never sorted out of sight.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import IntEnum
+
+from concord.domain import CaseStatus
+
+
+class Urgency(IntEnum):
+    MISSED_BY_EVERY_AGENT = 1
+    MISSED_MAJOR_GATE = 2
+    RUN_FAILED = 3
+    NEEDS_REVIEW = 4
+    NOT_RUN = 5
+    REVIEWED = 6
+    SIGNED = 7
+
+    @property
+    def title(self) -> str:
+        return URGENCY_TITLES[self]
+
+    @property
+    def to_do(self) -> bool:
+        return self < Urgency.REVIEWED
+
+
+URGENCY_TITLES = {
+    Urgency.MISSED_BY_EVERY_AGENT: "Finding missed by every agent",
+    Urgency.MISSED_MAJOR_GATE: "Major red flag missed",
+    Urgency.RUN_FAILED: "Run failed",
+    Urgency.NEEDS_REVIEW: "Needs review",
+    Urgency.NOT_RUN: "Not run yet",
+    Urgency.REVIEWED: "Reviewed, to sign",
+    Urgency.SIGNED: "Signed",
+}
+_BY_STATUS = {
+    CaseStatus.NOT_RUN: Urgency.NOT_RUN,
+    CaseStatus.RUNNING: Urgency.NOT_RUN,
+    CaseStatus.FAILED: Urgency.RUN_FAILED,
+    CaseStatus.NEEDS_REVIEW: Urgency.NEEDS_REVIEW,
+    CaseStatus.REVIEWED: Urgency.REVIEWED,
+    CaseStatus.SIGNED: Urgency.SIGNED,
+}
+
+
+def status_urgency(status: CaseStatus | None) -> Urgency:
+    if status is None:
+        return Urgency.NOT_RUN
+    return _BY_STATUS.get(status, Urgency.NEEDS_REVIEW)
+
+
+@dataclass(frozen=True)
+class WorklistRow:
+    """One patient record and the state of its latest case, as the worklist shows it."""
+
+    record_id: str
+    name: str  # the patient's name where the record gives it, else the record's name
+    source_name: str  # the record's own name (often its file)
+    imported_at: datetime
+    case_id: str | None = None
+    status: CaseStatus | None = None  # None: not run
+    brief_quality: str | None = None  # worst grade of the AI briefs, not the patient's risk
+    quality_capped: bool = False  # a missed major red flag lowered that grade
+    red_flags: tuple[str, ...] = ()  # titles of the gates the record screen fired
+    missed_by_every_agent: tuple[str, ...] = ()  # titles of the mutual omissions
+    missed_major: tuple[str, ...] = ()  # major gates the anaesthetist brief missed
+    human_review: bool | None = None
+    required_left: int = 0  # required judgements not decided yet
+
+    def urgency(self, *, blind: bool = False) -> Urgency:
+        by_status = status_urgency(self.status)
+        if blind or by_status not in (Urgency.NEEDS_REVIEW, Urgency.RUN_FAILED):
+            return by_status
+        if self.missed_by_every_agent:
+            return Urgency.MISSED_BY_EVERY_AGENT
+        if self.missed_major:
+            return Urgency.MISSED_MAJOR_GATE
+        return by_status
+
+    def to_do(self, *, blind: bool = False) -> bool:
+        return self.urgency(blind=blind).to_do
+
+
+def triage_order(rows: Iterable[WorklistRow], *, blind: bool = False) -> list[WorklistRow]:
+    """Most urgent first; within one urgency, the longest waiting (imported first) first."""
+    return sorted(rows, key=lambda r: (r.urgency(blind=blind), r.imported_at, r.record_id))
+
+
+@dataclass(frozen=True)
+class TriageCounts:
+    total: int
+    to_do: int
+    by_urgency: dict[Urgency, int]
+
+    def summary(self) -> str:
+        """ "7 patients · 5 to do: 1 finding missed by every agent, … · 1 signed"."""
+        if not self.total:
+            return "No patients yet"
+        head = f"{self.total} patient{'s' if self.total != 1 else ''} · {self.to_do} to do"
+        urgent = [
+            f"{n} {u.title.lower()}" for u, n in sorted(self.by_urgency.items()) if n and u.to_do
+        ]
+        rest = [
+            f"{n} {u.title.lower()}"
+            for u, n in sorted(self.by_urgency.items())
+            if n and not u.to_do
+        ]
+        return (
+            head + (": " + ", ".join(urgent) if urgent else "") + "".join(f" · {r}" for r in rest)
+        )
+
+
+def triage_counts(rows: Iterable[WorklistRow], *, blind: bool = False) -> TriageCounts:
+    urgencies = Counter(r.urgency(blind=blind) for r in rows)
+    total = sum(urgencies.values())
+    to_do = sum(n for u, n in urgencies.items() if u.to_do)
+    return TriageCounts(total, to_do, dict(urgencies))
