@@ -15,7 +15,8 @@ from tests.ui.scripted_outputs import scripted_runtime
 
 from concord import paths
 from concord.accounts.session import Session
-from concord.domain import Case, Record
+from concord.adjudication.panel import judge_panel
+from concord.domain import Alignment, AlignmentFlag, AlignmentStatus, Brief, Case, Record
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services
@@ -29,8 +30,9 @@ def demo_record_path() -> Path:
     return demo[0] if demo else FIXTURES / "multi_document.json"
 
 
-def make_case(record: Record) -> Case:
-    """Run the real panel with the scripted runtime, on the test thread."""
+def make_case(record: Record, *, unverified: int = 0) -> Case:
+    """Run the real panel with the scripted runtime, on the test thread. With `unverified`,
+    that many quotes of each brief fail verification (see `with_unverified_quotes`)."""
     svc = Services()
     try:
         case = None
@@ -45,11 +47,43 @@ def make_case(record: Record) -> Case:
         ):
             case = event.case or case
         assert case is not None
+        if unverified:
+            case = with_unverified_quotes(case, record, unverified, svc)
         svc.repo.save_record(record, USER)
         svc.repo.save_case(case, USER)
         return case
     finally:
         svc.close()
+
+
+def with_unverified_quotes(case: Case, record: Record, per_brief: int, svc: Services) -> Case:
+    """The case as if the first `per_brief` quotes of each brief had come from an imported
+    evidence pack with words the record does not have (no number changed: moderate
+    disagreements), its scorecards adjudicated again by the same code as the panel's."""
+    failed = Alignment(status=AlignmentStatus.FAILED, flags=(AlignmentFlag.WORD_MISMATCH,))
+
+    def degrade(brief: Brief) -> Brief:
+        evidence = tuple(
+            e.model_copy(update={"alignment": failed}) if n < per_brief else e
+            for n, e in enumerate(brief.evidence)
+        )
+        return brief.model_copy(update={"evidence": evidence})
+
+    briefs = tuple(degrade(b) for b in case.briefs)
+    anaesthetist = next(b for b in briefs if b.agent == "anaesthetist")
+    cards = tuple(
+        judge_panel(
+            record,
+            anaesthetist,
+            next(b for b in briefs if b.agent == card.specialist),
+            case.gates,
+            rules=svc.screen.definitions,
+            lexicon=svc.lexicon,
+            config=svc.config,
+        )
+        for card in case.scorecards
+    )
+    return case.model_copy(update={"briefs": briefs, "scorecards": cards})
 
 
 def session_for(user: str, role: str = "clinician") -> Session:
@@ -104,7 +138,7 @@ def idle(qtbot, window, until=lambda: True, timeout: int = 10_000) -> None:
 @pytest.fixture
 def stored_case() -> tuple[Record, Case]:
     record = load_record(demo_record_path())
-    return record, make_case(record)
+    return record, make_case(record, unverified=2)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStackedWidget, QWidget
 
 from concord.domain import CaseStatus, Decision
@@ -81,6 +81,7 @@ class PatientsPage(QStackedWidget):
         self.settings = settings
         self.loading = False
         self.override_dialog: OverrideDialog | None = None
+        self.bulk_box: QMessageBox | None = None
         self._last_event: RunEvent | None = None  # of the run under way, to show it again
         self._run_record: str | None = None  # the record whose run this page follows
         self._status_before_run = CaseStatus.NOT_RUN
@@ -396,6 +397,7 @@ class PatientsPage(QStackedWidget):
 
     def _dialog_closed(self, _result: int) -> None:
         self.override_dialog = None
+        self.bulk_box = None
         self.window().activateWindow()  # keyboard review goes on in the main window
 
     def accept_optional(self) -> None:
@@ -423,9 +425,12 @@ class PatientsPage(QStackedWidget):
             self,
         )
         box.setObjectName("acceptOptionalBox")
-        box.setDefaultButton(QMessageBox.StandardButton.Yes)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        yes = box.button(QMessageBox.StandardButton.Yes)
+        box.setDefaultButton(yes)
+        yes.clicked.connect(queue.accept_optional)  # (Yes is not an "accepted" role)
+        box.finished.connect(self._dialog_closed)
         self.bulk_box = box
-        box.accepted.connect(queue.accept_optional)
         box.open()
 
     def _store_decisions(self, decisions: list[Decision]) -> None:
