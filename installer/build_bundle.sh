@@ -2,7 +2,8 @@
 # Builds Concord's offline bundle on a CONNECTED machine of the same kind as the target
 # (same OS, CPU architecture and Python 3.11): every wheel needed, including a llama-cpp-python
 # wheel compiled here for this platform and Python, Concord's own wheel, the default model
-# package, SHA256SUMS, and the install/uninstall scripts.
+# package, the .deb packages of the X libraries a real display needs (debs/, from
+# installer/x11-libraries.txt), SHA256SUMS, and the install/uninstall scripts.
 #
 #   bash installer/build_bundle.sh [--out DIR] [--python PY] [--with-server] [--tar]
 #
@@ -89,8 +90,22 @@ for forbidden in huggingface_hub transformers torch; do
   fi
 done
 
+echo "== Debian packages a real X display needs (installer/x11-libraries.txt)" >&2
+rm -rf "$out/debs"
+mkdir -p "$out/debs"
+x11_debs="none (not a Debian-based build machine: install.sh will name what is missing)"
+if command -v apt-get >/dev/null 2>&1; then
+  mapfile -t x11_pkgs < <(awk '!/^#/ && NF == 2 {print $2}' installer/x11-libraries.txt)
+  (cd "$out/debs" && apt-get download "${x11_pkgs[@]}") >&2 || {
+    echo "build_bundle: could not download the X libraries' packages" >&2; exit 1; }
+  x11_debs="$(cd "$out/debs" && ls | tr '\n' ' ')"
+else
+  echo "build_bundle: no apt-get here: the bundle carries no X library packages" >&2
+fi
+
 echo "== scripts, checksums" >&2
 cp installer/install.sh installer/uninstall.sh installer/concord.desktop.in "$out/"
+cp installer/x11-libraries.txt "$out/"
 cp installer/README.md "$out/INSTALL.md"
 cat > "$out/BUNDLE.txt" <<EOF
 concord $version offline bundle
@@ -98,6 +113,7 @@ built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -sm) with $("$py" -c 'import pla
 llama-cpp-python wheel: $(cd "$out/wheels" && ls llama_cpp_python-*.whl)
 CMAKE_ARGS=${CMAKE_ARGS:-}
 with server extra: $with_server
+X library packages: $x11_debs
 EOF
 (cd "$out" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' \
    | xargs -d '\n' sha256sum > SHA256SUMS)

@@ -11,8 +11,9 @@ shift || true
 PY="${PYTHON:-python3.11}"
 VENV="${CONCORD_VENV:-.venv}"
 
-# Qt (offscreen), PDF rendering and the independent signature validator need a few system
-# libraries. Install them when we can (root with apt); otherwise say what is missing.
+# Qt (offscreen and a real X display), PDF rendering and the independent signature
+# validator need a few system libraries. Install them when we can (root with apt);
+# otherwise say what is missing.
 need_pkgs=()
 command -v pdfsig >/dev/null 2>&1 || need_pkgs+=(poppler-utils)
 ldconfig -p 2>/dev/null | grep -q 'libEGL.so.1' || need_pkgs+=(libegl1)
@@ -21,6 +22,13 @@ ldconfig -p 2>/dev/null | grep -q 'libfontconfig.so.1' || need_pkgs+=(libfontcon
 ldconfig -p 2>/dev/null | grep -q 'libGL.so.1' || need_pkgs+=(libgl1)
 ldconfig -p 2>/dev/null | grep -q 'libdbus-1.so.3' || need_pkgs+=(libdbus-1-3)
 [ -d /usr/share/fonts/truetype/dejavu ] || need_pkgs+=(fonts-dejavu-core)
+# A real X display (`concord gui` outside offscreen) needs the xcb plugin's libraries too;
+# the test job also needs Xvfb, on which tests/ui/test_real_display.py starts the app.
+while read -r soname package; do
+  case "$soname" in ''|\#*) continue ;; esac
+  ldconfig -p 2>/dev/null | grep -qF "$soname (" || need_pkgs+=("$package")
+done < installer/x11-libraries.txt
+[ "$job" = test ] && ! command -v Xvfb >/dev/null 2>&1 && need_pkgs+=(xvfb)
 if [ "${#need_pkgs[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing system packages: ${need_pkgs[*]}" >&2

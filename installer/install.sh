@@ -11,7 +11,8 @@
 #   --admin NAME   the first admin user (default: $CONCORD_ADMIN, else the login name)
 #   --no-desktop   do not add the desktop launcher
 #
-# Steps: verify SHA256SUMS; create (or upgrade in place) the virtual environment; install
+# Steps: verify SHA256SUMS; install the X libraries a real display needs from debs/ (as
+# root; otherwise print the dpkg command); create (or upgrade) the virtual environment; install
 # Concord and the default model package from the bundle; create CONCORD_HOME; register
 # and verify the default model; create the admin user if there is none; check the audit
 # chain; add a launcher (~/.local/share/applications/concord.desktop). Re-running it
@@ -56,6 +57,40 @@ render_desktop() {
   chmod 0644 "$target"
 }
 
+# The X libraries a real display needs (x11-libraries.txt: "soname package") that this
+# machine lacks, one package name per line.
+x11_packages_missing() {
+  local list="$1" soname package
+  while read -r soname package; do
+    case "$soname" in ''|\#*) continue ;; esac
+    ldconfig -p 2>/dev/null | grep -qF "$soname (" || echo "$package"
+  done < "$list"
+}
+
+# Install the missing X libraries from the bundle's debs/ (as root), or say exactly what
+# to run: without them `concord gui` aborts on a real display (offscreen and the CLI work).
+install_x11_libraries() {
+  local dir="$1" package deb
+  local missing=() debs=()
+  [ -f "$dir/x11-libraries.txt" ] || return 0
+  mapfile -t missing < <(x11_packages_missing "$dir/x11-libraries.txt")
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  for package in "${missing[@]}"; do
+    for deb in "$dir"/debs/"${package}"_*.deb; do
+      [ -f "$deb" ] && debs+=("$deb")
+    done
+  done
+  if [ "${#debs[@]}" -eq 0 ]; then
+    say "the desktop needs these system packages, not in this bundle: ${missing[*]}"
+  elif [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null 2>&1; then
+    say "installing the X libraries a real display needs: ${missing[*]}"
+    dpkg -i "${debs[@]}" >&2 || die "dpkg could not install ${debs[*]}"
+  else
+    say "the desktop needs X libraries this machine lacks (${missing[*]}); as root run:"
+    echo "  dpkg -i ${debs[*]}" >&2
+  fi
+}
+
 # A wrapper that pins CONCORD_HOME, so the launcher and the shell use the same data.
 write_wrapper() {
   local prefix="$1" home="$2"
@@ -92,7 +127,7 @@ main() {
       --admin) admin="$2"; shift 2 ;;
       --no-desktop) desktop=0; shift ;;
       --python) PY="$2"; shift 2 ;;
-      -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+      -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
       *) die "unknown option $1" ;;
     esac
   done
@@ -104,6 +139,7 @@ main() {
 
   say "verifying the bundle ($bundle)"
   verify_bundle "$bundle"
+  install_x11_libraries "$bundle"
 
   local upgrade=0
   if [ -x "$prefix/venv/bin/python" ]; then

@@ -191,3 +191,77 @@ def test_bundle_is_never_built_inside_the_repository():
     )
     assert result.returncode == 2 and "outside the repository" in result.stderr
     assert not (REPO / "bundle-here").exists()
+
+
+# -- the X libraries a real display needs ---------------------------------------------------
+
+X11_LIST = INSTALLER / "x11-libraries.txt"
+
+
+def x11_entries() -> list[tuple[str, str]]:
+    lines = [line.split() for line in X11_LIST.read_text().splitlines()]
+    return [(parts[0], parts[1]) for parts in lines if parts and not parts[0].startswith("#")]
+
+
+def fake_tools(tmp_path: Path, present: list[str], uid: int) -> dict[str, str]:
+    """PATH with an ldconfig that knows only `present`, an id that says `uid`, and a dpkg
+    that records its arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    listing = "".join(f"\t{so} (libc6,x86-64) => /usr/lib/{so}\\n" for so in present)
+    for name, body in {
+        "ldconfig": f'printf "{listing}"',
+        "id": f"echo {uid}",
+        "dpkg": f'echo "$@" > "{tmp_path / "dpkg-args"}"',
+    }.items():
+        tool = bin_dir / name
+        tool.write_text(f"#!/bin/sh\n{body}\n")
+        tool.chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+def test_the_x11_list_names_what_the_qt_xcb_plugin_needs():
+    entries = x11_entries()
+    packages = {package for _, package in entries}
+    # what `concord gui` aborted without on a real display (issue 14)
+    assert {"libxcb-cursor0", "libxcb-icccm4", "libxcb-keysyms1"} <= packages
+    assert all(so.startswith("lib") and ".so." in so for so, _ in entries)
+    for script in ("dev.sh", "build_bundle.sh", "install.sh"):
+        assert "x11-libraries.txt" in (INSTALLER / script).read_text(), script
+
+
+def test_missing_x11_libraries_are_found(tmp_path: Path):
+    entries = x11_entries()
+    present = [so for so, _ in entries if so != "libxcb-icccm.so.4"]
+    result = library(
+        f'x11_packages_missing "{X11_LIST}"', env=fake_tools(tmp_path, present, uid=1000)
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["libxcb-icccm4"]
+
+
+def test_root_installs_the_bundled_x11_packages(tmp_path: Path):
+    bundle = tmp_path / "bundle"
+    (bundle / "debs").mkdir(parents=True)
+    shutil.copy(X11_LIST, bundle / "x11-libraries.txt")
+    deb = bundle / "debs" / "libxcb-keysyms1_0.4.0-1_amd64.deb"
+    deb.write_bytes(b"!<arch>\n")
+    present = [so for so, _ in x11_entries() if so != "libxcb-keysyms.so.1"]
+    env = fake_tools(tmp_path, present, uid=0)
+    result = library(f'install_x11_libraries "{bundle}"', env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "dpkg-args").read_text().split() == ["-i", str(deb)]
+
+
+def test_without_root_the_command_to_run_is_printed(tmp_path: Path):
+    bundle = tmp_path / "bundle"
+    (bundle / "debs").mkdir(parents=True)
+    shutil.copy(X11_LIST, bundle / "x11-libraries.txt")
+    deb = bundle / "debs" / "libxcb-cursor0_0.1.4-1_amd64.deb"
+    deb.write_bytes(b"!<arch>\n")
+    present = [so for so, _ in x11_entries() if so != "libxcb-cursor.so.0"]
+    env = fake_tools(tmp_path, present, uid=1000)
+    result = library(f'install_x11_libraries "{bundle}"', env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"dpkg -i {deb}" in result.stderr and "libxcb-cursor0" in result.stderr
+    assert not (tmp_path / "dpkg-args").exists()

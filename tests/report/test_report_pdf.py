@@ -220,3 +220,24 @@ def test_helvetica_fallback_folds_text_to_ascii(
     finally:
         fonts.font_set.cache_clear()
         styles.styles.cache_clear()
+
+
+def test_an_overridden_disagreement_prints_words_not_json(
+    case: Case, record: Record, decisions: list[Decision], tmp_path: Path
+) -> None:
+    """A disagreement's value is {"kind", "severity"}: the PDF reads "MISS (moderate) →
+    rejected", never the JSON object."""
+    last = decisions[-1]
+    overridden = last.model_copy(
+        update={
+            "decision_id": "d6",
+            "action": "override",
+            "original_value": {"kind": "MISS", "severity": "moderate"},
+            "new_value": "rejected",
+            "reason": "the specialist's risk is covered elsewhere",
+            "at": last.at + dt.timedelta(minutes=1),
+        }
+    )
+    printed = _printed(case, record, [*decisions, overridden], tmp_path / "override.pdf")
+    assert "MISS (moderate) → rejected" in printed
+    assert '{"kind"' not in printed and "'kind'" not in printed

@@ -426,8 +426,8 @@ class PatientsPage(QStackedWidget):
         )
         box.setObjectName("acceptOptionalBox")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setDefaultButton(QMessageBox.StandardButton.Yes)
         yes = box.button(QMessageBox.StandardButton.Yes)
-        box.setDefaultButton(yes)
         yes.clicked.connect(queue.accept_optional)  # (Yes is not an "accepted" role)
         box.finished.connect(self._dialog_closed)
         self.bulk_box = box

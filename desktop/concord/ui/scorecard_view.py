@@ -242,11 +242,12 @@ def strip_columns(weights: dict[str, float]) -> list[Column[Scorecard]]:
     columns: list[Column[Scorecard]] = [
         Column("Specialist", lambda c: theme.agent_title(c.specialist), bold=lambda c: True),
         Column(
-            "Overall (0–100)\nand grade",
+            "Overall\n& grade",
             lambda c: f"{c.overall:.0f} · {theme.grade_label(c.grade, c.cap_lowered)}",
             background=lambda c: theme.grade_colours(c.grade, c.cap_lowered)[0],
             foreground=lambda c: theme.grade_colours(c.grade, c.cap_lowered)[1],
             bold=lambda c: True,
+            tooltip="Overall score (0–100) and the grade of the brief",
         ),
     ]
     for name in STRIP_SUBSCORES:

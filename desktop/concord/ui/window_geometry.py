@@ -45,10 +45,10 @@ def keep_inside(window: QWidget, available: QRect) -> None:
     window.move(x, y)
 
 
-def place(window: QWidget) -> None:
-    """The saved geometry if there is one (kept inside the screen), else fitted."""
-    screen = window.screen()
-    available = screen.availableGeometry()
+def place(window: QWidget, available: QRect | None = None) -> None:
+    """The saved geometry if there is one (kept inside `available`, by default the
+    window's screen), else fitted."""
+    available = available or window.screen().availableGeometry()
     saved = settings().value(GEOMETRY_KEY)
     if isinstance(saved, QByteArray) and window.restoreGeometry(saved):
         keep_inside(window, available)

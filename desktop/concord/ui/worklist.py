@@ -38,6 +38,8 @@ from concord.workbench.triage import Urgency, WorklistRow, triage_counts
 from concord.workbench.worklist import Worklist
 
 HIDDEN = "hidden (blind)"
+FLAGS_COLUMN = 4  # the red flags take what width is left (elided, in full in the tooltip)
+PATIENT_WIDTH = 280
 SORT_ROLE = Qt.ItemDataRole.UserRole + 20
 URGENT_COLOURS = {
     Urgency.MISSED_BY_EVERY_AGENT: (theme.RED, "#ffffff"),
@@ -73,7 +75,12 @@ class WorklistModel(ListTableModel[WorklistRow]):
                 tooltip="Most urgent first: a finding missed by every agent, a missed major "
                 "red flag, a failed run, needs review, not run, reviewed, signed",
             ),
-            Column("Patient", lambda r: r.name, bold=lambda r: True),
+            Column(
+                "Patient",
+                lambda r: r.name,
+                bold=lambda r: True,
+                tooltip="The patient's name where the record gives one, else the record's",
+            ),
             Column(
                 "Status",
                 self.status_text,
@@ -103,7 +110,6 @@ class WorklistModel(ListTableModel[WorklistRow]):
                 "(worst specialist grade). It grades the AI, not the patient's risk.",
             ),
             Column("Imported (UTC)", lambda r: r.imported_at.strftime("%Y-%m-%d %H:%M")),
-            Column("Record id", lambda r: r.record_id),
         ]
 
     def _shows(self, values: tuple[str, ...]) -> bool:
@@ -154,7 +160,6 @@ class WorklistModel(ListTableModel[WorklistRow]):
             lambda: (-len(row.red_flags) if not self.blind else 0, urgency),
             lambda: (self._quality_rank(row), urgency),
             lambda: row.imported_at,
-            lambda: row.record_id,
         ]
         return keys[column]()
 
@@ -163,8 +168,8 @@ class WorklistModel(ListTableModel[WorklistRow]):
             return self.sort_key(self.rows[index.row()], index.column())
         if role == Qt.ItemDataRole.ToolTipRole and index.isValid():
             row = self.rows[index.row()]
-            if row.name != row.source_name:
-                return f"{row.name} — record “{row.source_name}”"
+            source = f" — record “{row.source_name}”" if row.name != row.source_name else ""
+            return f"{row.name}{source} · {row.record_id}\n{self.columns[index.column()].text(row)}"
         return super().data(index, role)
 
     def refresh(self) -> None:
@@ -203,7 +208,7 @@ class TriageProxy(QSortFilterProxyModel):
 
     def set_to_do_only(self, on: bool) -> None:
         self.to_do_only = on
-        self.invalidateFilter()
+        self.invalidate()
 
 
 class WorklistView(QWidget):
@@ -225,9 +230,12 @@ class WorklistView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)  # the patient
+        header.setSectionResizeMode(FLAGS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(1, PATIENT_WIDTH)
         header.setSortIndicatorShown(True)
         self.table.doubleClicked.connect(self._activated)
         self.table.activated.connect(self._activated)
@@ -277,6 +285,8 @@ class WorklistView(QWidget):
         selected = select or self.selected_record_id()
         self.model.set_rows(list(worklist.rows))
         self.empty.setVisible(not worklist.rows)
+        wanted = self.table.sizeHintForColumn(1) + 12
+        self.table.horizontalHeader().resizeSection(1, max(160, min(PATIENT_WIDTH, wanted)))
         self._update_counts()
         if not (selected and self.select(selected)) and self.proxy.rowCount():
             self.table.selectRow(0)

@@ -46,7 +46,7 @@ class Urgency(IntEnum):
 
 
 URGENCY_TITLES = {
-    Urgency.MISSED_BY_EVERY_AGENT: "Finding missed by every agent",
+    Urgency.MISSED_BY_EVERY_AGENT: "Missed by every agent",
     Urgency.MISSED_MAJOR_GATE: "Major red flag missed",
     Urgency.RUN_FAILED: "Run failed",
     Urgency.NEEDS_REVIEW: "Needs review",
@@ -114,21 +114,14 @@ class TriageCounts:
     by_urgency: dict[Urgency, int]
 
     def summary(self) -> str:
-        """ "7 patients · 5 to do: 1 finding missed by every agent, … · 1 signed"."""
+        """ "7 patients, 5 to do (missed by every agent 1 · needs review 4) · signed 2"."""
         if not self.total:
             return "No patients yet"
-        head = f"{self.total} patient{'s' if self.total != 1 else ''} · {self.to_do} to do"
-        urgent = [
-            f"{n} {u.title.lower()}" for u, n in sorted(self.by_urgency.items()) if n and u.to_do
-        ]
-        rest = [
-            f"{n} {u.title.lower()}"
-            for u, n in sorted(self.by_urgency.items())
-            if n and not u.to_do
-        ]
-        return (
-            head + (": " + ", ".join(urgent) if urgent else "") + "".join(f" · {r}" for r in rest)
-        )
+        head = f"{self.total} patient{'s' if self.total != 1 else ''}, {self.to_do} to do"
+        counts = sorted(self.by_urgency.items())
+        urgent = [f"{u.title.lower()} {n}" for u, n in counts if n and u.to_do]
+        rest = "".join(f" · {u.title.lower()} {n}" for u, n in counts if n and not u.to_do)
+        return head + (f" ({' · '.join(urgent)})" if urgent else "") + rest
 
 
 def triage_counts(rows: Iterable[WorklistRow], *, blind: bool = False) -> TriageCounts:

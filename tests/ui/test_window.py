@@ -1,0 +1,175 @@
+"""The window fits the screen down to 1280×800 and 1366×768 laptops — every page's decisive
+parts (the decision bar, the scorecard's Review column, the ASTRID options and key legend,
+the status bar, the blind badge) inside it — and remembers where the user left it."""
+
+from __future__ import annotations
+
+import ast
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QApplication, QWidget
+from tests.ui.conftest import idle
+from tests.ui.test_qa_page import judged_set
+
+from concord.ui import window_geometry
+from concord.ui.case_view import TAB_REVIEW
+
+SCREENS = [(1280, 800), (1366, 768)]
+
+
+def inside(widget: QWidget, window: QWidget) -> bool:
+    """Is the widget shown, and all of it within the window?"""
+    if not widget.isVisible():
+        return False
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    return window.rect().contains(QRect(top_left, widget.size()))
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS)
+def test_every_page_fits_a_small_screen(case_window, qtbot, repo, width: int, height: int) -> None:  # noqa: ANN001
+    window = case_window
+    window_geometry.fit(window, QRect(0, 0, width, height))
+    size = window.size()
+    assert size.width() <= width - window_geometry.FRAME.width()
+    assert size.height() <= height - window_geometry.FRAME.height()
+    hint = window.minimumSizeHint()
+    assert hint.width() <= size.width() and hint.height() <= size.height()
+    view = window.case_view
+    window.show_tab(TAB_REVIEW)
+    QApplication.processEvents()
+    assert inside(window.statusBar(), window)
+    assert inside(view.bar, window) and inside(view.bar.accept_button, window)
+    assert inside(view.bar.progress, window) and inside(view.sign_button, window)
+    strip = view.review.scores.table
+    last = strip.model().columnCount() - 1
+    assert strip.model().headerData(last, Qt.Orientation.Horizontal) == "Review"
+    right = strip.columnViewportPosition(last) + strip.columnWidth(last)
+    assert right <= strip.viewport().width()  # the Review column is not cut
+    assert inside(strip, window)
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert inside(window.blind_label, window)  # blind mode shows on every page
+    qtbot.keyClick(window, Qt.Key.Key_B)
+
+    judged_set(repo)
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    qa = window.qa_view
+    idle(qtbot, window, lambda: qa.session is not None)
+    QApplication.processEvents()
+    for button in qa.item.option_buttons[:3]:
+        assert inside(button, window)
+    assert inside(qa.item.legend, window) and inside(qa.reason, window)
+    assert inside(qa.item.targets, window)
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert inside(window.blind_label, window)
+    for key in (Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_1):
+        qtbot.keyClick(window, key, Qt.KeyboardModifier.AltModifier)
+        idle(qtbot, window)
+        assert inside(window.blind_label, window) and inside(window.statusBar(), window)
+
+
+REMEMBER = """
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from concord.ui import window_geometry
+from concord.ui.main_window import MainWindow
+first = MainWindow(user="t")
+first.show()
+first.setGeometry(40, 60, 1100, 640)
+app.processEvents()
+print(first.geometry().getRect())
+first.close()
+again = MainWindow(user="t")
+window_geometry.place(again)
+again.show()
+app.processEvents()
+print(again.geometry().getRect())
+again.close()
+"""
+
+
+def test_the_window_comes_back_where_it_was_left(concord_home: Path, tmp_path: Path) -> None:
+    """On a 1366×768 laptop (Qt's offscreen screen, configured), a new window opens where
+    and as large as the last one was left (kept per installation, in CONCORD_HOME)."""
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={screen_config(tmp_path, 1366, 768)}",
+        CONCORD_HOME=str(concord_home),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", REMEMBER], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    left, again = (ast.literal_eval(line) for line in done.stdout.split("\n")[:2])
+    assert left == (40, 60, 1100, 640)
+    assert again[2:] == left[2:]  # as large
+    assert abs(again[0] - left[0]) <= 4 and abs(again[1] - left[1]) <= 4  # where (± a frame)
+    assert (concord_home / "desktop.ini").exists()
+
+
+def screen_config(folder: Path, width: int, height: int) -> Path:
+    config = folder / "screen.json"
+    config.write_text(
+        '{"screens": [{"name": "laptop", "x": 0, "y": 0, '
+        f'"width": {width}, "height": {height}, "logicalDpi": 96, "logicalBaseDpi": 96, '
+        '"dpr": 1}]}'
+    )
+    return config
+
+
+def test_a_remembered_window_larger_than_the_screen_is_made_to_fit(make_window) -> None:  # noqa: ANN001
+    window = make_window()
+    window.setGeometry(0, 0, 1600, 1000)
+    window_geometry.keep_inside(window, QRect(0, 0, 1280, 800))
+    assert window.width() <= 1280 and window.height() <= 800
+    assert QRect(0, 0, 1280, 800).contains(window.frameGeometry().topLeft())
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS)
+def test_concord_gui_opens_fitted_to_the_screen(
+    concord_home: Path, tmp_path: Path, width: int, height: int
+) -> None:
+    """`concord gui` on a screen of that size (Qt's offscreen screen, configured)."""
+    from tests.ui.conftest import demo_record_path, make_case
+
+    from concord.records import load_record
+
+    make_case(load_record(demo_record_path()))
+    config = screen_config(tmp_path, width, height)
+    out = tmp_path / "case.png"
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={config}",
+        CONCORD_HOME=str(concord_home),
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from concord.cli import main; raise SystemExit(main())",
+            "gui",
+            "--demo",
+            "--screenshot",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    shot = png_size(out)
+    assert shot[0] <= width and shot[1] <= height
+    assert shot[0] >= width - 100 and shot[1] >= height - 100  # it uses the screen

@@ -1,0 +1,140 @@
+"""The worklist triages: most urgent first (a finding missed by every agent, a missed major
+red flag, a failed run, needs review, not run, reviewed, signed), named columns ("Brief
+quality", "Missed by every agent"), the patient's name where the record gives one, a "to
+do" filter (T), sorting by any column, counts, and an order from the status alone in blind
+mode."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from tests import factories
+from tests.factories import CLINIC_TEXT
+from tests.ui.conftest import idle
+
+from concord.domain import Case, CaseStatus, Record
+from concord.store import Repository
+from concord.workbench.triage import Urgency
+
+USER = "dr.tester"
+
+
+def _record(name: str, header: str = "") -> Record:
+    return factories.record(name=name, text=f"{header}{CLINIC_TEXT}Note for {name}.\n")
+
+
+def _clean(case: Case) -> Case:
+    """A case whose anaesthetist missed nothing: no disagreement, no mutual omission."""
+    cards = tuple(c.model_copy(update={"disagreements": ()}) for c in case.scorecards)
+    return case.model_copy(update={"scorecards": cards, "mutual_omissions": ()})
+
+
+def store_worklist(repo: Repository) -> dict[str, str]:
+    """Seven patients, one per urgency, stored in an order unlike the urgency order."""
+    made: dict[str, str] = {}
+
+    def add(key: str, case: Case | None, rec: Record, status: CaseStatus) -> None:
+        repo.save_record(rec, USER)
+        if case is not None:
+            repo.save_case(case, USER, status=status)
+        made[key] = rec.record_id
+
+    signed = _record("signed.txt")
+    add("signed", _clean(factories.case(signed, "C-signed")), signed, CaseStatus.SIGNED)
+    plain = _record("plain.txt", "Patient: Jane Doe   DOB 01/02/1950\n")
+    add("needs review", _clean(factories.case(plain, "C-plain")), plain, CaseStatus.NEEDS_REVIEW)
+    missed = _record("missed.txt")
+    add("missed major", factories.case(missed, "C-missed"), missed, CaseStatus.NEEDS_REVIEW)
+    not_run = _record("not-run.txt")
+    add("not run", None, not_run, CaseStatus.NOT_RUN)
+    failed = _record("failed.txt")
+    add("run failed", _clean(factories.case(failed, "C-failed")), failed, CaseStatus.FAILED)
+    reviewed = _record("reviewed.txt")
+    add("reviewed", _clean(factories.case(reviewed, "C-rev")), reviewed, CaseStatus.REVIEWED)
+    mutual = _record("mutual.txt")
+    everyone = factories.case(mutual, "C-mutual").model_copy(
+        update={"mutual_omissions": ("bleomycin_exposure",)}
+    )
+    add("mutual", everyone, mutual, CaseStatus.NEEDS_REVIEW)
+    return made
+
+
+URGENT_FIRST = [
+    "mutual",
+    "missed major",
+    "run failed",
+    "needs review",
+    "not run",
+    "reviewed",
+    "signed",
+]
+
+
+def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> None:  # noqa: ANN001
+    ids = store_worklist(repo)
+    window = make_window()
+    worklist = window.worklist
+    idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
+    assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST]
+    titles = [worklist.model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)]
+    assert "Brief quality" in titles and "Missed by every agent" in titles
+    assert "Worst grade" not in titles
+    column = titles.index("Missed by every agent")
+    first = worklist.proxy.index(0, column).data()
+    assert "Bleomycin" in first or "bleomycin" in first  # the mutual omission is shown
+    urgency = [worklist.proxy.index(r, 0).data() for r in range(len(ids))]
+    assert urgency[0].startswith("1 · Missed by every agent")
+    assert urgency[1].startswith("2 · Major red flag missed")
+    # the record names the patient: the worklist says who it is
+    names = {r.record_id: r.name for r in worklist.model.rows}
+    assert names[ids["needs review"]] == "Jane Doe" and names[ids["signed"]] == "signed.txt"
+    counts = worklist.counts.text()
+    assert counts.startswith("7 patients, 5 to do (missed by every agent 1 · major red flag")
+    assert "reviewed, to sign 1 · signed 1" in counts
+
+    qtbot.keyClick(window, Qt.Key.Key_T)  # to do only
+    assert worklist.to_do_box.isChecked()
+    assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST[:5]]
+    assert "showing 5 to do" in worklist.counts.text()
+    qtbot.keyClick(window, Qt.Key.Key_T)
+    assert len(worklist.shown_record_ids()) == len(ids)
+
+    header = worklist.table.horizontalHeader()  # a click on "Patient" sorts by name
+    x = header.sectionViewportPosition(1) + header.sectionSize(1) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+    shown = [names[i] for i in worklist.shown_record_ids()]
+    assert shown == sorted(shown, key=str.casefold)
+    qtbot.mouseClick(worklist.urgency_order, Qt.MouseButton.LeftButton)
+    assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST]
+
+
+def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:  # noqa: ANN001
+    ids = store_worklist(repo)
+    window = make_window()
+    worklist = window.worklist
+    idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    # what every agent missed is a verdict: hidden, and no longer an order
+    expected = ["run failed", "needs review", "missed major", "mutual", "not run"]
+    expected += ["reviewed", "signed"]  # needs review, in the order imported
+    assert worklist.shown_record_ids() == [ids[k] for k in expected]
+    rows = {r.record_id: r for r in worklist.model.rows}
+    assert rows[ids["mutual"]].urgency(blind=True) == Urgency.NEEDS_REVIEW
+    texts = [worklist.proxy.index(r, c).data() for r in range(7) for c in range(7)]
+    assert "Bleomycin exposure" not in " ".join(t for t in texts if t)
+    assert "hidden (blind)" in texts
+
+
+def test_a_just_imported_record_is_selected(make_window, qtbot, repo, tmp_path) -> None:  # noqa: ANN001
+    """The run shortcut runs what you just imported, not the row selected before."""
+    store_worklist(repo)
+    window = make_window()
+    worklist = window.worklist
+    idle(qtbot, window, lambda: len(worklist.model.rows) == 7)
+    worklist.select(worklist.shown_record_ids()[0])
+    new = tmp_path / "new-patient.txt"
+    new.write_text("Patient: Alan Smithee\nK+ 6.4 mmol/L today.\n", encoding="utf-8")
+    window.patients.import_files([new])
+    idle(qtbot, window, lambda: len(worklist.model.rows) == 8)
+    selected = worklist.selected_record_id()
+    row = next(r for r in worklist.model.rows if r.record_id == selected)
+    assert row.name == "Alan Smithee" and row.status is None
