@@ -21,14 +21,14 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
 
-def _span_of(case, entry) -> tuple[str, int, int]:  # noqa: ANN001
+def _span_of(case, entry) -> tuple[str, int, int]:
     from concord.review import target_spans
 
     s = target_spans(case, entry.target)[0]
     return s["source_id"], s["start"], s["end"]
 
 
-def test_record_scrolls_to_the_current_judgements_evidence(case_window, qtbot) -> None:  # noqa: ANN001
+def test_record_scrolls_to_the_current_judgements_evidence(case_window, qtbot) -> None:
     view = case_window.case_view
     record = view.review.record_view
     qtbot.keyClick(case_window, Qt.Key.Key_2, CTRL)  # the record beside the briefs
@@ -54,13 +54,13 @@ def test_record_scrolls_to_the_current_judgements_evidence(case_window, qtbot) -
     assert "no span of its own" in view.review.cited_by_label.text()
 
 
-def _has_span(case, entry) -> bool:  # noqa: ANN001
+def _has_span(case, entry) -> bool:
     from concord.review import target_spans
 
     return bool(target_spans(case, entry.target))
 
 
-def test_e_jumps_to_the_evidence_and_back(case_window, qtbot) -> None:  # noqa: ANN001
+def test_e_jumps_to_the_evidence_and_back(case_window, qtbot) -> None:
     view = case_window.case_view
     qtbot.keyClick(case_window, Qt.Key.Key_4, CTRL)
     assert view.tabs.currentIndex() == TAB_DECISIONS
@@ -76,7 +76,7 @@ def test_e_jumps_to_the_evidence_and_back(case_window, qtbot) -> None:  # noqa: 
     assert view.tabs.currentIndex() == TAB_DECISIONS and view.decisions.list.hasFocus()
 
 
-def test_red_flags_are_unmistakable_and_ticked_on_the_scrollbar(case_window) -> None:  # noqa: ANN001
+def test_red_flags_are_unmistakable_and_ticked_on_the_scrollbar(case_window) -> None:
     record = case_window.case_view.review.record_view
     style = record.gate_format(GateStatus.TRIGGERED)
     assert style.background().color() == QColor(theme.RED_FLAG_BACKGROUND)
@@ -93,7 +93,7 @@ def test_red_flags_are_unmistakable_and_ticked_on_the_scrollbar(case_window) -> 
     assert "WHITE ON RED" in legend and "scrollbar ticks" in legend
 
 
-def test_failed_quotes_are_one_judgement_per_brief(case_window, qtbot, stored_case) -> None:  # noqa: ANN001
+def test_failed_quotes_are_one_judgement_per_brief(case_window, qtbot, stored_case) -> None:
     _, case = stored_case
     view = case_window.case_view
     queue = view.queue
@@ -125,7 +125,7 @@ def test_failed_quotes_are_one_judgement_per_brief(case_window, qtbot, stored_ca
 
 def test_accept_the_remaining_optional_judgements_is_one_recorded_action(
     case_window, qtbot, stored_case
-) -> None:  # noqa: ANN001
+) -> None:
     _, case = stored_case
     view = case_window.case_view
     queue = view.queue
@@ -146,7 +146,7 @@ def test_accept_the_remaining_optional_judgements_is_one_recorded_action(
     assert all(d.reason == "accepted as shown" for d in stored if d not in bulk)
 
 
-def test_no_bulk_accept_in_blind_mode(case_window, qtbot) -> None:  # noqa: ANN001
+def test_no_bulk_accept_in_blind_mode(case_window, qtbot) -> None:
     view = case_window.case_view
     qtbot.keyClick(case_window, Qt.Key.Key_B)
     qtbot.keyClick(case_window, Qt.Key.Key_A, CTRL_SHIFT)

@@ -30,7 +30,7 @@ from concord.workbench.agreement import MIN_ITEMS_FOR_KAPPA, TOO_FEW
 PASSWORD = "correct horse battery staple 42"
 
 
-def test_a_cancelled_run_stays_on_its_own_patient(make_window, qtbot, tmp_path) -> None:  # noqa: ANN001
+def test_a_cancelled_run_stays_on_its_own_patient(make_window, qtbot, tmp_path) -> None:
     started, release = threading.Event(), threading.Event()
 
     def slow(request: GenerationRequest) -> str:
@@ -84,7 +84,7 @@ def test_capped_only_when_the_cap_lowered_the_score() -> None:
     assert theme.grade_label("Low", cap_lowered=False) == "Low"
 
 
-def test_agreement_credits_rules_and_says_when_n_is_too_small(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_agreement_credits_rules_and_says_when_n_is_too_small(make_window, qtbot, repo) -> None:
     rec = factories.record()
     case = factories.case(rec)
     repo.save_record(rec, USER)
@@ -104,7 +104,7 @@ def test_agreement_credits_rules_and_says_when_n_is_too_small(make_window, qtbot
     assert f"below n = {MIN_ITEMS_FOR_KAPPA} it is too few to mean anything" in shown
 
 
-def test_empty_sets_say_so(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_empty_sets_say_so(make_window, qtbot, repo) -> None:
     window = make_window()
     qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
     idle(qtbot, window)
@@ -119,7 +119,7 @@ def test_empty_sets_say_so(make_window, qtbot, repo) -> None:  # noqa: ANN001
     assert bar.progress.text() == "no judgements"
 
 
-def test_menu_texts_have_no_stray_mnemonic(make_window) -> None:  # noqa: ANN001
+def test_menu_texts_have_no_stray_mnemonic(make_window) -> None:
     window = make_window()
     for menu_action in window.menuBar().actions():
         menu = menu_action.menu()
@@ -132,7 +132,7 @@ def test_menu_texts_have_no_stray_mnemonic(make_window) -> None:  # noqa: ANN001
     assert "Decisions and queue" in go
 
 
-def test_a_case_with_no_operation_says_why(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_a_case_with_no_operation_says_why(make_window, qtbot, repo) -> None:
     rec = factories.record()
     case = factories.case(rec).model_copy(
         update={
@@ -152,7 +152,7 @@ def test_a_case_with_no_operation_says_why(make_window, qtbot, repo) -> None:  #
 
 def test_the_password_is_checked_before_the_file_is_asked(
     make_window, qtbot, repo, monkeypatch
-) -> None:  # noqa: ANN001
+) -> None:
     from concord.signoff import create_user
 
     create_user(repo, USER, "clinician", PASSWORD)

@@ -32,7 +32,7 @@ def inside(widget: QWidget, window: QWidget) -> bool:
 
 
 @pytest.mark.parametrize(("width", "height"), SCREENS)
-def test_every_page_fits_a_small_screen(case_window, qtbot, repo, width: int, height: int) -> None:  # noqa: ANN001
+def test_every_page_fits_a_small_screen(case_window, qtbot, repo, width: int, height: int) -> None:
     window = case_window
     window_geometry.fit(window, QRect(0, 0, width, height))
     size = window.size()
@@ -122,7 +122,7 @@ def screen_config(folder: Path, width: int, height: int) -> Path:
     return config
 
 
-def test_a_remembered_window_larger_than_the_screen_is_made_to_fit(make_window) -> None:  # noqa: ANN001
+def test_a_remembered_window_larger_than_the_screen_is_made_to_fit(make_window) -> None:
     window = make_window()
     window.setGeometry(0, 0, 1600, 1000)
     window_geometry.keep_inside(window, QRect(0, 0, 1280, 800))

@@ -69,7 +69,7 @@ URGENT_FIRST = [
 ]
 
 
-def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> None:
     ids = store_worklist(repo)
     window = make_window()
     worklist = window.worklist
@@ -107,7 +107,7 @@ def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> 
     assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST]
 
 
-def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:  # noqa: ANN001
+def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:
     ids = store_worklist(repo)
     window = make_window()
     worklist = window.worklist
@@ -124,7 +124,7 @@ def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:  #
     assert "hidden (blind)" in texts
 
 
-def test_a_just_imported_record_is_selected(make_window, qtbot, repo, tmp_path) -> None:  # noqa: ANN001
+def test_a_just_imported_record_is_selected(make_window, qtbot, repo, tmp_path) -> None:
     """The run shortcut runs what you just imported, not the row selected before."""
     store_worklist(repo)
     window = make_window()
