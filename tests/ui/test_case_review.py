@@ -11,11 +11,12 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMessageBox
 from tests.ui.conftest import idle
 
+from concord.adjudication.targets import case_targets
 from concord.domain import DisagreementKind, GateStatus
 from concord.store import Repository
 from concord.ui import theme
 from concord.ui.case_view import TAB_DECISIONS, TAB_REVIEW
-from concord.workbench.case_queue import BULK_REASON, disagreement_of
+from concord.workbench.case_queue import BULK_REASON, disagreement_of, entry_label
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
@@ -97,7 +98,7 @@ def test_failed_quotes_are_one_judgement_per_brief(case_window, qtbot, stored_ca
     _, case = stored_case
     view = case_window.case_view
     queue = view.queue
-    groups = [e for e in queue.entries if e.is_group]
+    groups = [e for e in queue.entries if e.is_quotes]
     assert groups, "the scripted briefs carry paraphrased quotes that fail verification"
     assert len({g.agent for g in groups}) == len(groups)  # one per brief
     assert max(len(g.targets) for g in groups) >= 2
@@ -105,6 +106,17 @@ def test_failed_quotes_are_one_judgement_per_brief(case_window, qtbot, stored_ca
         assert not group.required
         kinds = {disagreement_of(case, t).kind for t in group.targets}
         assert kinds == {DisagreementKind.UNVERIFIED_EVIDENCE}
+    # the anaesthetist's same unsupported claim, found against each specialist: one entry
+    repeated = [e for e in queue.entries if e.is_group and not e.is_quotes]
+    assert repeated
+    for entry in repeated:
+        found = [disagreement_of(case, t) for t in entry.targets]
+        assert len({d.description for d in found}) == 1 and len(found) > 1
+        assert len({t.ref.specialist for t in entry.targets}) == len(found)
+        assert entry.key.startswith("same:")
+        assert f"The same in {len(found)} comparisons" in entry_label(case, entry, visible=True)
+    judgements = sum(len(e.targets) for e in queue.entries)
+    assert judgements == len(case_targets(case)) > len(queue.entries)  # nothing lost
     required = [e.required for e in queue.entries]
     assert required == sorted(required, reverse=True)  # required ones first
     n_required = sum(required)

@@ -222,7 +222,7 @@ class CaseView(QWidget):
             self.review.select_bullet("anaesthetist", anaes_item)
             self.review.select_bullet(ref.subject, spec_item)
             return True
-        if entry.is_group:
+        if entry.is_quotes:
             note = "Current judgement: quotes not found in the record, so nothing to outline."
         else:
             note = "Current judgement: a score, with no span of its own in the record."

@@ -69,7 +69,7 @@ class OverrideDialog(QDialog):
         form.addRow(plain_label(entry_label(queue.case, entry, visible=not blind), bold=True))
         if entry.is_group:
             form.addRow(
-                plain_label(f"Your value applies to each of its {len(entry.targets)} quotes.")
+                plain_label(f"Your value applies to each of its {len(entry.targets)} judgements.")
             )
         if not blind:
             form.addRow("Judge's value:", plain_label(entry_verdict(entry)))
@@ -402,7 +402,8 @@ class DecisionsPanel(QWidget):
         )
         if entry.is_group:
             lines.append("")
-            lines.append(f"The {len(entry.targets)} quotes (deciding the entry decides each):")
+            what = "quotes" if entry.is_quotes else "comparisons"
+            lines.append(f"The {len(entry.targets)} {what} (deciding the entry decides each):")
             for target, last in zip(entry.targets, entry.shown_each(q.blind), strict=True):
                 d = disagreement_of(case, target)
                 state = "to do" if last is None else action_text(last)

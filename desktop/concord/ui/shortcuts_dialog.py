@@ -20,12 +20,18 @@ from PySide6.QtWidgets import (
 )
 
 FLOW = (
-    "Keyboard-only flow: Ctrl+O import records (or drop files) · ↑/↓ choose a patient, "
-    "Enter opens it · Ctrl+R runs the agent panel, Esc cancels · Ctrl+1…4 dashboard, "
-    "side-by-side review, scorecard, decisions · A accept / O override the current "
-    "judgement, N / P next / previous · R types a reason, Enter returns · Ctrl+Shift+S "
-    "signs. Alt+1…4 switch between Patients, QA review, Answer grading and Agreement. "
-    "Single-letter keys act on the page you are on and never while you type in a text box."
+    "Keyboard-only flow. Patients: Ctrl+O import (or drop files or folders) · ↑/↓ choose a "
+    "patient (most urgent first; T: to do only), Enter opens it · Ctrl+R runs the agent "
+    "panel, Esc cancels · Ctrl+1…4 dashboard, side-by-side review, scorecard, decisions · "
+    "A accept / O override the current judgement (required ones come first), N / P next / "
+    "previous · E shows its evidence in the record, E again comes back · Ctrl+Shift+A "
+    "accepts the remaining optional judgements (recorded as a bulk accept) · R types a "
+    "reason, Enter returns · Ctrl+Shift+S signs. QA review: 1 / 2 / 3 answer with the "
+    "option printed on its button, A accepts the judge, Enter accepts the rest of the item "
+    "and goes on, S skips, Ctrl+Z or Backspace undoes (a new decision). Answer grading: "
+    "G good, X bad. Alt+1…4 switch between Patients, QA review, Answer grading and "
+    "Agreement; B is blind mode. Single-letter keys act on the page you are on and never "
+    "while you type in a text box."
 )
 
 

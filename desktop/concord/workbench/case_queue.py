@@ -4,7 +4,9 @@ Every decidable judgement of the case, required ones first. The quotes of one br
 code could not verify in the record (one UNVERIFIED_EVIDENCE disagreement each, repeated in
 every comparison the brief takes part in) form ONE entry with the list inside: deciding it
 decides each of them. A failed quote that changed a number (a major disagreement) is
-required and stays on its own line.
+required and stays on its own line. Likewise a finding about the anaesthetist brief that
+reads word for word the same in several comparisons (the same over-call against each
+specialist) is one entry.
 
 Blind mode is the annotator's mode: an entry counts as answered only when THIS reviewer has
 decided it (another reviewer's decision reveals nothing), and the verdict stays hidden until
@@ -32,7 +34,8 @@ from concord.review import make_decision, parse_override, required_targets
 
 ACCEPT_REASON = "accepted as shown"
 BULK_REASON = "bulk accept: the {n} remaining optional judgement(s), not reviewed one by one"
-GROUP_PREFIX = "quotes:"
+GROUP_PREFIX = "quotes:"  # the failed quotes of one brief
+REPEAT_PREFIX = "same:"  # one finding repeated in several comparisons
 
 
 def disagreement_of(case: Case, target: Target) -> Disagreement | None:
@@ -74,6 +77,11 @@ class QueueEntry:
 
     @property
     def is_group(self) -> bool:
+        """Several judgements decided as one (failed quotes, or a repeated finding)."""
+        return self.agent is not None or len(self.targets) > 1
+
+    @property
+    def is_quotes(self) -> bool:
         return self.agent is not None
 
     @property
@@ -106,40 +114,55 @@ def _latest(decisions: Sequence[Decision], user: str | None) -> dict[str, Decisi
     return out
 
 
+def _repeat_key(case: Case, target: Target) -> tuple[str, ...] | None:
+    """A disagreement about the anaesthetist brief reads the same in every comparison it
+    is found in (an over-call, a vague claim): its kind, severity, description and items."""
+    d = disagreement_of(case, target)
+    if d is None or d.kind == DisagreementKind.UNVERIFIED_EVIDENCE:
+        return None
+    return (d.kind.value, d.severity.value, d.description, *d.items)
+
+
 def build_entries(case: Case, decisions: Sequence[Decision], user: str) -> list[QueueEntry]:
-    """Required entries first, then optional ones, each in the case's own order; the failed
-    quotes of a brief grouped where the first of them stands."""
+    """Required entries first, then optional ones, each in the case's own order. Grouped,
+    where the first of them stands: the failed quotes of a brief, and one finding repeated
+    word for word in several comparisons (the anaesthetist's same claim against each
+    specialist)."""
     required = {t.id for t in required_targets(case)}
     latest, mine = _latest(decisions, None), _latest(decisions, user)
+    targets = case_targets(case)
+    repeats: dict[tuple[str, ...], list[Target]] = {}
+    for target in targets:
+        finding = _repeat_key(case, target)
+        if finding is not None:
+            repeats.setdefault(finding, []).append(target)
     groups: dict[str, list[Target]] = {}
-    order: list[str | Target] = []
-    for target in case_targets(case):
+    agents: dict[str, str | None] = {}
+    order: list[str] = []
+    for target in targets:
         agent = None if target.id in required else quote_brief(case, target)
-        if agent is None:
-            order.append(target)
+        repeat = _repeat_key(case, target)
+        if agent is not None:
+            key = GROUP_PREFIX + agent
+        elif repeat is not None and len(repeats[repeat]) > 1:
+            key = REPEAT_PREFIX + repeats[repeat][0].id
         else:
-            if agent not in groups:
-                order.append(GROUP_PREFIX + agent)
-            groups.setdefault(agent, []).append(target)
-    entries: list[QueueEntry] = []
-    for item in order:
-        targets: tuple[Target, ...]
-        if isinstance(item, Target):
-            targets = (item,)
-            agent = None
-        else:
-            agent = item.removeprefix(GROUP_PREFIX)
-            targets = tuple(groups[agent])
-        entries.append(
-            QueueEntry(
-                key=item.id if isinstance(item, Target) else item,
-                targets=targets,
-                required=any(t.id in required for t in targets),
-                latest=tuple(latest.get(t.id) for t in targets),
-                mine=tuple(mine.get(t.id) for t in targets),
-                agent=agent,
-            )
+            key = target.id
+        if key not in groups:
+            order.append(key)
+            agents[key] = agent
+        groups.setdefault(key, []).append(target)
+    entries = [
+        QueueEntry(
+            key=key,
+            targets=tuple(groups[key]),
+            required=any(t.id in required for t in groups[key]),
+            latest=tuple(latest.get(t.id) for t in groups[key]),
+            mine=tuple(mine.get(t.id) for t in groups[key]),
+            agent=agents[key],
         )
+        for key in order
+    ]
     return [e for e in entries if e.required] + [e for e in entries if not e.required]
 
 
@@ -181,7 +204,14 @@ def verdict_text(target: Target) -> str:
 
 def entry_label(case: Case, entry: QueueEntry, *, visible: bool) -> str:
     """One line for the entry (without the judge's verdict when not `visible`)."""
-    if entry.is_group:
+    if entry.is_group and not entry.is_quotes:
+        who = ", ".join(t.ref.subject for t in entry.targets)
+        first = entry.target
+        text = first.label.split(": ", 1)[-1] if visible else neutral_label(first)
+        if not visible:
+            text = text.split(" — ", 1)[-1]
+        return f"The same in {len(entry.targets)} comparisons ({who}): {text}"
+    if entry.is_quotes:
         n = len(entry.targets)
         who = (entry.agent or "").capitalize()
         quotes = len({t.label.split(": ", 1)[-1] for t in entry.targets})
@@ -193,7 +223,9 @@ def entry_label(case: Case, entry: QueueEntry, *, visible: bool) -> str:
 
 
 def entry_verdict(entry: QueueEntry) -> str:
-    if entry.is_group:
+    if entry.is_group and not entry.is_quotes:
+        return f"{verdict_text(entry.target)} × {len(entry.targets)}"
+    if entry.is_quotes:
         severities = sorted({str(t.value.get("severity")) for t in entry.targets})
         return f"UNVERIFIED_EVIDENCE × {len(entry.targets)} — severity {', '.join(severities)}"
     return verdict_text(entry.target)
