@@ -52,6 +52,7 @@ def test_record_scrolls_to_the_current_judgements_evidence(case_window, qtbot) -
     score = next(n for n, e in enumerate(queue.entries) if e.target.kind == "overall")
     queue.go(score)
     assert record._current == []  # a score has no span of its own: nothing stale outlined
+    assert not record.textCursor().hasSelection()  # nor left selected (drawn orange too)
     assert "no span of its own" in view.review.cited_by_label.text()
 
 

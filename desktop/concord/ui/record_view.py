@@ -140,6 +140,15 @@ class RecordView(QPlainTextEdit):
         self.ensureCursorVisible()
         return True
 
+    def clear_selection(self) -> None:
+        """No text selected (the selection is drawn orange, as the current evidence)."""
+        cursor = self.textCursor()
+        if cursor.hasSelection():
+            cursor.clearSelection()
+            self.blockSignals(True)
+            self.setTextCursor(cursor)
+            self.blockSignals(False)
+
     def show_current(self, spans: Sequence[tuple[str, int, int]]) -> None:
         """Outline the spans of the selected bullet (all of them, not just the first)."""
         self._current = [s for s in spans if s[0] in self._base]

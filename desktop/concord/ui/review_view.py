@@ -281,6 +281,8 @@ class ReviewView(QWidget):
         shown = next((s for s in spans if self.record_view.select_span(*s)), None)
         if shown is not None:
             self._crop(*shown)
+        else:
+            self.record_view.clear_selection()  # nothing of an earlier judgement stays lit
         if note:
             self.cited_by_label.setText(note)
         return shown is not None
