@@ -26,8 +26,7 @@ from concord.ui import theme
 from concord.ui.dashboard import SCORECARD_COLUMNS
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING, PAGE_QA
 from concord.workbench.agreement import MIN_ITEMS_FOR_KAPPA, TOO_FEW
-
-PASSWORD = "correct horse battery staple 42"
+from identity import PASSWORD, enrol
 
 
 def test_a_cancelled_run_stays_on_its_own_patient(make_window, qtbot, tmp_path) -> None:
@@ -153,9 +152,7 @@ def test_a_case_with_no_operation_says_why(make_window, qtbot, repo) -> None:
 def test_the_password_is_checked_before_the_file_is_asked(
     make_window, qtbot, repo, monkeypatch
 ) -> None:
-    from concord.signoff import create_user
-
-    create_user(repo, USER, "clinician", PASSWORD)
+    enrol(repo, USER, "clinician")
     rec = factories.record()
     case = factories.case(rec)
     repo.save_record(rec, USER)

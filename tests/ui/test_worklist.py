@@ -47,7 +47,9 @@ def store_worklist(repo: Repository) -> dict[str, str]:
     not_run = _record("not-run.txt")
     add("not run", None, not_run, CaseStatus.NOT_RUN)
     failed = _record("failed.txt")
-    add("run failed", _clean(factories.case(failed, "C-failed")), failed, CaseStatus.FAILED)
+    add("run failed", _clean(factories.case(failed, "C-failed")), failed, CaseStatus.RUN_FAILED)
+    amended = _record("amended.txt")
+    add("amended", _clean(factories.case(amended, "C-amended")), amended, CaseStatus.AMENDED)
     reviewed = _record("reviewed.txt")
     add("reviewed", _clean(factories.case(reviewed, "C-rev")), reviewed, CaseStatus.REVIEWED)
     mutual = _record("mutual.txt")
@@ -63,6 +65,7 @@ URGENT_FIRST = [
     "missed major",
     "run failed",
     "needs review",
+    "amended",
     "not run",
     "reviewed",
     "signed",
@@ -88,13 +91,14 @@ def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> 
     names = {r.record_id: r.name for r in worklist.model.rows}
     assert names[ids["needs review"]] == "Jane Doe" and names[ids["signed"]] == "signed.txt"
     counts = worklist.counts.text()
-    assert counts.startswith("7 patients, 5 to do (missed by every agent 1 · major red flag")
+    assert counts.startswith("8 patients, 6 to do (missed by every agent 1 · major red flag")
+    assert "needs review 1 · amended, sign again 1 · not run yet 1)" in counts
     assert "reviewed, to sign 1 · signed 1" in counts
 
     qtbot.keyClick(window, Qt.Key.Key_T)  # to do only
     assert worklist.to_do_box.isChecked()
-    assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST[:5]]
-    assert "showing 5 to do" in worklist.counts.text()
+    assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST[:6]]
+    assert "showing 6 to do" in worklist.counts.text()
     qtbot.keyClick(window, Qt.Key.Key_T)
     assert len(worklist.shown_record_ids()) == len(ids)
 
@@ -114,12 +118,12 @@ def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:
     idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
     qtbot.keyClick(window, Qt.Key.Key_B)
     # what every agent missed is a verdict: hidden, and no longer an order
-    expected = ["run failed", "needs review", "missed major", "mutual", "not run"]
-    expected += ["reviewed", "signed"]  # needs review, in the order imported
+    expected = ["run failed", "needs review", "missed major", "mutual"]  # in import order
+    expected += ["amended", "not run", "reviewed", "signed"]
     assert worklist.shown_record_ids() == [ids[k] for k in expected]
     rows = {r.record_id: r for r in worklist.model.rows}
     assert rows[ids["mutual"]].urgency(blind=True) == Urgency.NEEDS_REVIEW
-    texts = [worklist.proxy.index(r, c).data() for r in range(7) for c in range(7)]
+    texts = [worklist.proxy.index(r, c).data() for r in range(len(ids)) for c in range(7)]
     assert "Bleomycin exposure" not in " ".join(t for t in texts if t)
     assert "hidden (blind)" in texts
 
@@ -129,12 +133,12 @@ def test_a_just_imported_record_is_selected(make_window, qtbot, repo, tmp_path) 
     store_worklist(repo)
     window = make_window()
     worklist = window.worklist
-    idle(qtbot, window, lambda: len(worklist.model.rows) == 7)
+    idle(qtbot, window, lambda: len(worklist.model.rows) == 8)
     worklist.select(worklist.shown_record_ids()[0])
     new = tmp_path / "new-patient.txt"
     new.write_text("Patient: Alan Smithee\nK+ 6.4 mmol/L today.\n", encoding="utf-8")
     window.patients.import_files([new])
-    idle(qtbot, window, lambda: len(worklist.model.rows) == 8)
+    idle(qtbot, window, lambda: len(worklist.model.rows) == 9)
     selected = worklist.selected_record_id()
     row = next(r for r in worklist.model.rows if r.record_id == selected)
     assert row.name == "Alan Smithee" and row.status is None

@@ -15,7 +15,9 @@ from types import TracebackType
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from concord.accounts.session import Session
 from concord.domain import GateStatus
+from concord.errors import ConcordError
 from concord.ui import window_geometry
 from concord.ui.case_view import TAB_REVIEW
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING, PAGE_QA, MainWindow, model_choices
@@ -181,6 +183,35 @@ def _check_qt_binding() -> None:
         )
 
 
+def _signed_in(screenshot: Path | None) -> tuple[Session | None, bool]:
+    """(session, go on). CONCORD_USER + CONCORD_PASSWORD sign in without a dialog (scripts);
+    otherwise the sign-in dialog. A screenshot run on an installation with no enrolled user
+    yet (a development checkout) opens without a session: it can look, not decide."""
+    from concord.accounts.session import sign_in
+    from concord.store import Repository
+    from concord.ui.signin import SignInDialog
+
+    with Repository.open() as repo:
+        enrolled = any(u.enrolled for u in repo.list_users())
+        name, password = os.environ.get("CONCORD_USER"), os.environ.get("CONCORD_PASSWORD")
+        if name and password:
+            return sign_in(repo, name, password), True
+    if not enrolled:
+        if screenshot is not None:
+            return None, True
+        note = (
+            "No user is enrolled in this installation yet: create the first (its admin) "
+            "with `concord users add NAME --role admin`, then clinicians with "
+            "`concord users add NAME --role clinician --admin ADMIN`."
+        )
+        SignInDialog(note=note).exec()
+        return None, False
+    dialog = SignInDialog()
+    if dialog.exec() != SignInDialog.DialogCode.Accepted or dialog.session is None:
+        return None, False
+    return dialog.session, True
+
+
 def run_app(
     demo: bool = False,
     screenshot: Path | None = None,
@@ -197,7 +228,18 @@ def run_app(
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("Concord")
-    window = MainWindow()
+    try:
+        session, go_on = _signed_in(screenshot)
+    except ConcordError as exc:
+        print(f"concord gui: {exc.one_line()}", file=sys.stderr)
+        return 1
+    if not go_on:
+        return 0
+    window = MainWindow(session=session)
+    if session is not None:
+        from concord.ui.signin import SessionLock
+
+        window.session_lock = SessionLock(window, session)
     if size is not None:
         window.resize(*size)
     elif screenshot is not None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from concord import paths
+from concord.accounts.session import Session
 from concord.domain import TargetRef
 from concord.errors import ConcordError
 from concord.eval.agreement import LabelDisagreement
@@ -88,18 +89,21 @@ class MainWindow(QMainWindow):
         runtime_factory: RuntimeFactory = default_runtime_factory,
         user: str | None = None,
         settings: PanelSettings | None = None,
+        session: Session | None = None,
     ) -> None:
         super().__init__()
         self.setWindowTitle("Concord — pre-operative risk review")
         self.setAcceptDrops(True)
-        self.user = user or current_user()
+        self.session = session  # the signed-in user; None: the window can look, not decide
+        self.user = session.name if session is not None else (user or current_user())
         self.settings = settings or PanelSettings(judges=1, max_specialists=UI_MAX_SPECIALISTS)
         self.db = DbThread(parent=self)
         self.runner = PanelRunner(runtime_factory, parent=self)
         self.jobs = JobRunner(runtime_factory, parent=self)  # ASTRID judge, EVAL answers
-        self.patients = PatientsPage(self.db, self.runner, self.user, self.settings)
+        self.patients = PatientsPage(self.db, self.runner, self.user, self.settings, session)
         self.qa_view = QaReviewView(self.db, self.user, self.jobs)
         self.grading_view = GradingView(self.db, self.user, self.jobs)
+        self.qa_view.signed_in = self.grading_view.signed_in = session
         self.agreement_view = AgreementView(self.db)
         self.page_list: list[Page] = [
             self.patients,
@@ -125,6 +129,7 @@ class MainWindow(QMainWindow):
         self.pages.setCornerWidget(self.blind_label, Qt.Corner.TopRightCorner)
         self.setCentralWidget(self.pages)
         self.shortcuts_dialog: ShortcutsDialog | None = None
+        self.session_lock: QObject | None = None  # locks the window after inactivity (app)
         self.blind = False
 
         self.status_label = QLabel()

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStackedWidget, QWidget
 
+from concord.accounts.session import Session
 from concord.domain import CaseStatus, Decision
 from concord.errors import ConcordError
 from concord.pipeline import PanelSettings, RunEvent
@@ -71,6 +72,7 @@ class PatientsPage(QStackedWidget):
         runner: PanelRunner,
         user: str,
         settings: PanelSettings,
+        signed_in: Session | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -78,6 +80,7 @@ class PatientsPage(QStackedWidget):
         self.db = db
         self.runner = runner
         self.user = user
+        self.signed_in = signed_in  # decides and signs as this user; None: look only
         self.settings = settings
         self.loading = False
         self.override_dialog: OverrideDialog | None = None
@@ -437,8 +440,11 @@ class PatientsPage(QStackedWidget):
         case = self.case_view.case
         if case is None or not decisions:
             return
-        user = self.user
-        self.case_view.bar.reason.clear()
+        self.case_view.bar.reason.clear()  # a reason belongs to one decision only
+        signed_in = self.signed_in
+        if signed_in is None:
+            self.case_view.show_message("Sign in to record decisions.", "warning")
+            return
 
         def done(result: DecisionResult) -> None:
             if self.case_view.case is None or self.case_view.case.case_id != case.case_id:
@@ -450,6 +456,12 @@ class PatientsPage(QStackedWidget):
                     "Every required judgement is decided: the case is reviewed and can be signed.",
                     "info",
                 )
+            elif result.became == CaseStatus.AMENDED:
+                self.case_view.show_message(
+                    "The case was signed: this decision amends it. Sign it again; the new "
+                    "record will supersede the earlier one.",
+                    "warning",
+                )
             first = decisions[0]
             more = f" and {len(decisions) - 1} more" if len(decisions) > 1 else ""
             self.status_message.emit(
@@ -457,7 +469,7 @@ class PatientsPage(QStackedWidget):
             )
 
         self.db.call(
-            lambda repo: append_decisions(repo, case, decisions, user),
+            lambda repo: append_decisions(repo, case, decisions, signed_in),
             done,
             self._db_error("The decision was not stored"),
         )
@@ -468,19 +480,25 @@ class PatientsPage(QStackedWidget):
         case = self.case_view.case
         if case is None:
             return
-        if self.case_view.status != CaseStatus.REVIEWED:
+        status = self.case_view.status
+        if status is None or not status.signable:
             self.case_view.show_message(
-                "Only a reviewed case can be signed: decide every required judgement first.",
+                "Only a reviewed (or amended) case can be signed: decide every required "
+                "judgement first.",
                 "warning",
             )
+            return
+        if self.signed_in is None:
+            self.case_view.show_message("Sign in to sign.", "warning")
             return
         self.signing.start(case.case_id)
 
     def _signed(self, result: SignedRecord) -> None:
         self.case_view.set_status(CaseStatus.SIGNED)
+        superseded = f"; it supersedes signature #{result.supersedes}" if result.supersedes else ""
         self.case_view.show_message(
             f"Signed by {self.user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
-            f"({result.meaning}); PDF written to {result.path}",
+            f"({result.meaning}); PDF written to {result.path}{superseded}",
             "info",
         )
         self.refresh_worklist()

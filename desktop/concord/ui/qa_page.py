@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from concord.accounts.session import Session as SignedIn
 from concord.domain import Decision
 from concord.errors import ConcordError
 from concord.ui import theme
@@ -99,6 +100,7 @@ class QaReviewView(QWidget):
         self.setObjectName("qaReviewPage")
         self.db = db
         self.user = user
+        self.signed_in: SignedIn | None = None  # set by the main window; decides as this user
         self.jobs = jobs  # runs the judge; None: the page only reviews
         self.blind = False
         self.choices: list[QaChoice] = []
@@ -620,14 +622,20 @@ class QaReviewView(QWidget):
                 text += " — press R and type why you override the judge"
             self.status.setText(text)
             return
+        signed_in = self.signed_in
+        if signed_in is None:
+            self.status.setText("Sign in to record decisions.")
+            return
         position = self.item.targets.currentRow()
-        self._write(lambda repo: store_decisions(repo, session, made), position)
+        self._write(lambda repo: store_decisions(repo, session, made, signed_in), position)
 
     def undo(self) -> None:
-        session = self.session
-        if session is None:
+        session, signed_in = self.session, self.signed_in
+        if session is None or signed_in is None:
             return
-        self._write(lambda repo: undo_last(repo, session), self.item.targets.currentRow())
+        self._write(
+            lambda repo: undo_last(repo, session, signed_in), self.item.targets.currentRow()
+        )
 
     def _write(self, write: Callable[..., QaUpdate], position: int) -> None:
         self.busy = True

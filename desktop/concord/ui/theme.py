@@ -68,8 +68,8 @@ STATUS_COLOURS: dict[str, str] = {
     "needs review": "#b35c00",
     "reviewed": "#1b7a34",
     "signed": "#0b4f22",
-    "failed": "#b71c1c",
     "run failed": "#b71c1c",
+    "amended - re-sign required": "#b35c00",
 }
 STATUS_FALLBACK = "#b35c00"  # a state this table does not know yet: shown as needing review
 

@@ -1,14 +1,15 @@
-"""Recording a clinician's decisions from the desktop: one judgement, a group (the failed
-quotes of one brief) or a bulk accept, appended together in one transaction; when nothing
-required is outstanding any more, the case becomes reviewed."""
+"""Recording a clinician's decisions from the desktop: one judgement, a group (a brief's
+failed quotes, one finding repeated in several comparisons) or a bulk accept, each through
+the core's `record_decision` as the signed-in user, all in one transaction."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from concord.accounts.session import Session
+from concord.decisions import record_decision
 from concord.domain import Case, CaseStatus, Decision
-from concord.review import outstanding
 from concord.store import Repository
 from concord.store.connection import write_transaction
 
@@ -17,25 +18,26 @@ from concord.store.connection import write_transaction
 class DecisionResult:
     decisions: tuple[Decision, ...]  # the case's whole decision history after the write
     status: CaseStatus
-    outstanding: int  # required judgements still undecided
-    became_reviewed: bool
+    outstanding: int  # required judgements no clinician has decided yet
+    became: CaseStatus | None = None  # the status the case moved to, if it moved
+
+    @property
+    def became_reviewed(self) -> bool:
+        return self.became == CaseStatus.REVIEWED
 
 
 def append_decisions(
-    repo: Repository, case: Case, new: Sequence[Decision], user: str
+    repo: Repository, case: Case, new: Sequence[Decision], signed_in: Session
 ) -> DecisionResult:
-    """Append `new` (all or nothing); mark the case reviewed when every required judgement
-    is decided."""
+    """Record `new` as `signed_in` (all or nothing): each is checked and signed by the core,
+    which moves the case along its lifecycle (reviewed; amended after a signature)."""
+    if not new:
+        raise ValueError("no decision to record")
+    became: CaseStatus | None = None
     with write_transaction(repo.db):
         for decision in new:
-            repo.append_decision(decision)
-        decisions = repo.decisions(case_id=case.case_id)
-        status = repo.case_status(case.case_id)
-        left = outstanding(case, decisions)
-        became = False
-        if not left and status == CaseStatus.NEEDS_REVIEW:
-            repo.set_case_status(
-                case.case_id, CaseStatus.REVIEWED, user, reason="every required judgement decided"
-            )
-            status, became = CaseStatus.REVIEWED, True
-    return DecisionResult(tuple(decisions), status, len(left), became)
+            outcome = record_decision(repo, signed_in, decision, case=case)
+            became = became or outcome.became
+        status = outcome.status or repo.case_status(case.case_id)
+        decisions = tuple(repo.decisions(case_id=case.case_id))
+    return DecisionResult(decisions, status, len(outcome.outstanding), became)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from concord.accounts.session import Session
 from concord.domain import Decision
 from concord.eval.eval_store import EvalStore
 from concord.eval.grading_queue import GradingQueue, QueueItem
@@ -59,6 +60,7 @@ def grade_answer(
     reason: str,
     *,
     blind: bool,
+    session: Session,
 ) -> GradingState:
     """Record one grade (a decision) and return the queue, moved to the next answer this
     grader has not graded."""
@@ -68,5 +70,5 @@ def grade_answer(
     if not positions:
         raise LookupError(f"answer {answer_id} is not in set {set_id}")
     queue.position = positions[0]
-    decision = queue.grade(grade, reason, blind=blind)
+    decision = queue.grade(grade, reason, blind=blind, session=session)
     return _state(queue, store, decision)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from concord.accounts.session import Session
 from concord.astrid.grounding import GroundingSpan, align_sentence
 from concord.astrid.items import QaItem
 from concord.astrid.metrics import cf_counts, conversational_faithfulness
@@ -32,6 +33,7 @@ from concord.astrid.sentences import Sentence, split_sentences
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import FAILED, KIND_VALUES, astrid_targets, make_astrid_decision
 from concord.astrid.targets import parse_value as parse_astrid_value
+from concord.decisions import record_decision
 from concord.domain import Decision, DecisionAction, Target, TargetKind, TargetRef
 from concord.domain.decision_history import standing_decisions
 from concord.store import Repository
@@ -400,22 +402,24 @@ def _follow_cf(session: QaSession, mine: dict[str, Decision], item_ids: set[str]
     return made
 
 
-def store_decisions(repo: Repository, session: QaSession, new: Sequence[Decision]) -> QaUpdate:
-    """Append the reviewer's decisions and the CF each touched item now derives, in one
-    transaction."""
+def store_decisions(
+    repo: Repository, session: QaSession, new: Sequence[Decision], signed_in: Session
+) -> QaUpdate:
+    """Record the reviewer's decisions (as `signed_in`, through the core's
+    `record_decision`) and the CF each touched item now derives, in one transaction."""
     with write_transaction(repo.db):
         for decision in new:
-            repo.append_decision(decision)
+            record_decision(repo, signed_in, decision)
         mine, _, _ = _mine(repo, session.case_ids, session.user)
         items = {session.rows_by_target()[d.target_id].item_id for d in new}
         derived = _follow_cf(session, mine, items)
         for decision in derived:
-            repo.append_decision(decision)
+            record_decision(repo, signed_in, decision)
         mine, others, _ = _mine(repo, session.case_ids, session.user)
     return QaUpdate(mine, others, (*new, *derived))
 
 
-def undo_last(repo: Repository, session: QaSession) -> QaUpdate:
+def undo_last(repo: Repository, session: QaSession, signed_in: Session) -> QaUpdate:
     """Withdraw the reviewer's last standing decision in this session (not a derived CF,
     which follows its sentences), as a new decision. Nothing to undo: nothing appended."""
     with write_transaction(repo.db):
@@ -425,11 +429,11 @@ def undo_last(repo: Repository, session: QaSession) -> QaUpdate:
         if last is None:
             return QaUpdate(mine, others, ())
         undo = withdrawal(last, session.user)
-        repo.append_decision(undo)
+        record_decision(repo, signed_in, undo)
         mine, _, _ = _mine(repo, session.case_ids, session.user)
         derived = _follow_cf(session, mine, {rows[last.target_id].item_id})
         for decision in derived:
-            repo.append_decision(decision)
+            record_decision(repo, signed_in, decision)
         mine, others, _ = _mine(repo, session.case_ids, session.user)
     return QaUpdate(mine, others, (undo, *derived), withdrawn=last)
 

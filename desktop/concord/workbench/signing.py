@@ -1,24 +1,23 @@
-"""Signing from the desktop: the signer's password is checked before anything else is asked
-(where to save the PDF), then the core's `sign_case` signs."""
+"""Signing from the desktop: the signer's password is checked (a clinician, whose key it
+unlocks) before anything else is asked — where to save the PDF — then the core signs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from concord import paths
-from concord.errors import AuthError
-from concord.pki.keys import load_signer
+from concord.accounts.session import Session, require_role, sign_in
+from concord.domain import UserRole
 from concord.signoff import SignedRecord, sign_case
 from concord.store import Repository
 
 
-def check_signer(repo: Repository, user: str, password: str) -> None:
-    """AuthError unless `user` is a clinician whose signing key this password unlocks."""
-    account = repo.get_user(user)
-    if account.role != "clinician":
-        raise AuthError(f"{user} is a {account.role}: only clinicians can sign", subject=user)
-    load_signer(paths.concord_home(), user, password)
+def check_signer(repo: Repository, name: str, password: str) -> Session:
+    """The signer, signed in again with the password just typed; AuthError unless it is
+    a clinician's right password."""
+    signer = sign_in(repo, name, password)
+    require_role(signer, UserRole.CLINICIAN, doing="sign")
+    return signer
 
 
-def sign(repo: Repository, case_id: str, user: str, password: str, out: Path) -> SignedRecord:
-    return sign_case(repo, case_id, user=user, password=password, out=out)
+def sign(repo: Repository, signer: Session, case_id: str, out: Path) -> SignedRecord:
+    return sign_case(repo, signer, case_id, out=out)

@@ -5,10 +5,11 @@ Urgency is the worklist's default order, most urgent first:
 1. a red flag the record shows that every agent missed (mutual omission),
 2. a major red flag the anaesthetist brief missed,
 3. a run that failed (re-run it, or review it by hand),
-4. a case that needs review (or, amended after signing, a new signature),
-5. a record not run yet,
-6. a reviewed case waiting for a signature,
-7. a signed case.
+4. a case that needs review,
+5. a case amended after it was signed (it must be signed again),
+6. a record not run yet,
+7. a reviewed case waiting for a signature,
+8. a signed case.
 
 The first two come from the judges' verdicts, so in blind mode (verdicts hidden) the order
 uses the case status alone. A case already reviewed or signed is ordered by its status: a
@@ -32,9 +33,10 @@ class Urgency(IntEnum):
     MISSED_MAJOR_GATE = 2
     RUN_FAILED = 3
     NEEDS_REVIEW = 4
-    NOT_RUN = 5
-    REVIEWED = 6
-    SIGNED = 7
+    AMENDED = 5
+    NOT_RUN = 6
+    REVIEWED = 7
+    SIGNED = 8
 
     @property
     def title(self) -> str:
@@ -50,6 +52,7 @@ URGENCY_TITLES = {
     Urgency.MISSED_MAJOR_GATE: "Major red flag missed",
     Urgency.RUN_FAILED: "Run failed",
     Urgency.NEEDS_REVIEW: "Needs review",
+    Urgency.AMENDED: "Amended, sign again",
     Urgency.NOT_RUN: "Not run yet",
     Urgency.REVIEWED: "Reviewed, to sign",
     Urgency.SIGNED: "Signed",
@@ -57,8 +60,9 @@ URGENCY_TITLES = {
 _BY_STATUS = {
     CaseStatus.NOT_RUN: Urgency.NOT_RUN,
     CaseStatus.RUNNING: Urgency.NOT_RUN,
-    CaseStatus.FAILED: Urgency.RUN_FAILED,
+    CaseStatus.RUN_FAILED: Urgency.RUN_FAILED,
     CaseStatus.NEEDS_REVIEW: Urgency.NEEDS_REVIEW,
+    CaseStatus.AMENDED: Urgency.AMENDED,
     CaseStatus.REVIEWED: Urgency.REVIEWED,
     CaseStatus.SIGNED: Urgency.SIGNED,
 }
