@@ -7,6 +7,9 @@ sets (`concord demo`, `concord astrid`, `concord eval generate`) for the README:
 
     CONCORD_HOME=<a copy of that home> QT_QPA_PLATFORM=offscreen \\
         python -m tests.ui.keystrokes
+
+It decides as CONCORD_USER (password CONCORD_PASSWORD), or enrols a clinician of its own
+in that copy. A key that stops deciding anything ends the count with the page's message.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from concord.accounts.session import Session, sign_in
 from concord.store import Repository
 from concord.ui.main_window import PAGE_GRADING, PAGE_PATIENTS, PAGE_QA, MainWindow
 
@@ -63,9 +67,15 @@ def wait(window: MainWindow, until: Callable[[], bool] = lambda: True, limit: fl
 class Keyboard:
     """Presses keys on the window, counting each one (a chord counts as one key)."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: MainWindow, limit: int = 10_000) -> None:
         self.window = window
         self.keys = 0
+        self.limit = limit
+
+    def check(self, progress: int, messages: Callable[[], str]) -> None:
+        """Stop when keys no longer move anything on (something refuses them)."""
+        if self.keys > self.limit or self.keys > 4 * (progress + 5):
+            raise RuntimeError(f"{self.keys} keys for {progress} decided: {messages()}")
 
     def press(
         self, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier
@@ -83,6 +93,10 @@ class Keyboard:
         wait(self.window)
 
 
+def view_messages(window: MainWindow) -> Callable[[], str]:
+    return lambda: window.case_view.banner.text() or window.statusBar().currentMessage()
+
+
 def clinician_queue(window: MainWindow, case_id: str) -> CaseCount:
     """A until every required judgement is decided, then accept the optional rest."""
     window.show_page(PAGE_PATIENTS)
@@ -94,6 +108,7 @@ def clinician_queue(window: MainWindow, case_id: str) -> CaseCount:
     required = sum(len(e.targets) for e in queue.entries if e.required)
     keyboard = Keyboard(window)
     while queue.state.required_outstanding:
+        keyboard.check(required - queue.state.required_outstanding, view_messages(window))
         keyboard.press(Qt.Key.Key_A)
     keys_required = keyboard.keys
     if queue.state.optional_open:
@@ -113,6 +128,7 @@ def astrid_queue(window: MainWindow) -> Count:
     assert session is not None and session.run is not None, "no judge run to agree with"
     keyboard = Keyboard(window)
     while view.session is not None and view.session.items_done < len(view.session.items):
+        keyboard.check(view.session.items_done, lambda: view.status.text())
         row = view.current_row()
         if row is not None and not view.session.decided(row) and not row.acceptable:
             keyboard.press(Qt.Key.Key_1)
@@ -128,14 +144,25 @@ def eval_queue(window: MainWindow) -> Count:
     wait(window, lambda: view.state is not None)
     keyboard = Keyboard(window)
     while view.done < view.total:
+        keyboard.check(view.done, lambda: view.status.text())
         keyboard.press(Qt.Key.Key_G)
     return Count(keyboard.keys, view.total)
+
+
+def _signed_in() -> Session:
+    name, password = os.environ.get("CONCORD_USER"), os.environ.get("CONCORD_PASSWORD")
+    with Repository.open() as repo:
+        if name and password:
+            return sign_in(repo, name, password)
+        from tests.identity import enrol
+
+        return enrol(repo, "keystroke.count", "clinician")
 
 
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    window = MainWindow(user=os.environ.get("CONCORD_USER", "keystroke.count"))
+    window = MainWindow(session=_signed_in())
     window.resize(1500, 950)
     window.show()
     wait(window)
