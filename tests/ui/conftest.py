@@ -16,7 +16,8 @@ from tests.ui.scripted_outputs import scripted_runtime
 from concord import paths
 from concord.accounts.session import Session
 from concord.adjudication.panel import judge_panel
-from concord.domain import Alignment, AlignmentFlag, AlignmentStatus, Brief, Case, Record
+from concord.domain import Alignment, AlignmentStatus, Brief, Case, Record
+from concord.domain.evidence import AlignmentFlag
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services

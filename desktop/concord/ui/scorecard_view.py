@@ -302,7 +302,7 @@ class ScoreStrip(QWidget):
         self.table.entered.connect(self._hover)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(34)
         self.note = QLabel()
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
@@ -339,7 +339,16 @@ class ScoreStrip(QWidget):
                 if case is None
                 else "No specialist was consulted, so there is nothing to score."
             )
-        self.table.resizeColumnsToContents()
+        # the specialist and the overall as wide as they need; the sub-scores and the review
+        # flag share what is left, so the strip fits the pane (no column ever cut off)
+        header = self.table.horizontalHeader()
+        for column in range(self.model.columnCount()):
+            mode = (
+                QHeaderView.ResizeMode.ResizeToContents
+                if column < STRIP_FIRST_SUBSCORE
+                else QHeaderView.ResizeMode.Stretch
+            )
+            header.setSectionResizeMode(column, mode)
         self.table.resizeRowsToContents()
         height = (
             self.table.horizontalHeader().sizeHint().height()
