@@ -6,7 +6,7 @@ Used by tests/ui/test_keystrokes.py on scripted data, and by hand on a home with
 sets (`concord demo`, `concord astrid`, `concord eval generate`) for the README:
 
     CONCORD_HOME=<a copy of that home> QT_QPA_PLATFORM=offscreen \\
-        python -m tests.ui.keystrokes
+        python -m tests.ui.keystrokes [CASE_ID ...]     (default: every case)
 
 It decides as CONCORD_USER (password CONCORD_PASSWORD), or enrols a clinician of its own
 in that copy. A key that stops deciding anything ends the count with the page's message.
@@ -167,7 +167,7 @@ def main() -> int:
     window.show()
     wait(window)
     with Repository.open() as repo:
-        cases = [c.case_id for c in repo.list_cases()]
+        cases = sys.argv[1:] or [c.case_id for c in repo.list_cases()]
     rows = [clinician_queue(window, case_id) for case_id in cases]
     print("case              judgements  queue lines  required  keys (required)  keys (all)")
     for r in rows:
