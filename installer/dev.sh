@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a development environment from nothing but Python 3.11, then runs one job:
 #   bash installer/dev.sh demo   -> concord demo on the bundled demo patients (default model)
-#   bash installer/dev.sh test   -> the whole test suite
+#   bash installer/dev.sh test   -> ruff, lint-imports and mypy, then the whole test suite
 # Re-running reuses the virtual environment (.venv) and pip's wheel cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +51,13 @@ fi
 case "$job" in
   demo) exec "$VENV/bin/concord" demo "$@" ;;
   test)
+    # The checks that keep the code as it should read (the same as .pre-commit-config.yaml),
+    # then the tests. Any failure stops the job with a non-zero exit.
+    echo "== ruff check, ruff format --check, lint-imports, mypy" >&2
+    "$VENV/bin/ruff" check desktop tests
+    "$VENV/bin/ruff" format --check desktop tests
+    "$VENV/bin/lint-imports"
+    "$VENV/bin/mypy"
     export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
     exec "$VENV/bin/python" -m pytest "$@" ;;
   *) echo "usage: bash installer/dev.sh demo|test [args...]" >&2; exit 2 ;;
