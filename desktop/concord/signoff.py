@@ -28,7 +28,7 @@ from concord.report.sign import sign_pdf_bytes
 from concord.report.verify import VerifyResult, verify_pdf
 from concord.review import outstanding, review_counts
 from concord.store import Repository
-from concord.store.connection import disk_is_full, is_disk_full_error
+from concord.store.transaction import disk_is_full, is_disk_full_error
 
 
 @dataclass(frozen=True)

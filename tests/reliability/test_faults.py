@@ -25,6 +25,7 @@ from concord.pipeline import PanelSettings, run_panel
 from concord.services import Services
 from concord.store import Repository
 from concord.store import connection as connection_module
+from concord.store import transaction as transaction_module
 from identity import PASSWORD, enrol
 
 USER = "dr.jones"
@@ -209,7 +210,7 @@ conn.close()
 
 @pytest.fixture
 def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(connection_module, "BUSY_TIMEOUT_MS", 300)
+    monkeypatch.setattr(transaction_module, "BUSY_TIMEOUT_MS", 300)
 
 
 def _hold_lock(mode: str) -> subprocess.Popen[str]:

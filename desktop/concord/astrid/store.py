@@ -16,15 +16,10 @@ from concord.astrid.sentences import Sentence, split_sentences
 from concord.errors import NotFoundError, StoreError
 from concord.store import Repository, append_audit, write_transaction
 from concord.store.codec import to_json, utc_iso, utc_now
+from concord.store.sql import insert_row
 
 NO_SENTENCE = -1
 """`sentence_index` stored for item-level verdicts (CR, RA)."""
-
-
-def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
-    columns = ", ".join(f'"{c}"' for c in row)
-    marks = ", ".join("?" for _ in row)
-    conn.execute(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})', tuple(row.values()))
 
 
 def _flag(value: bool | None) -> int | None:
@@ -84,7 +79,7 @@ class AstridStore:
         digest: str,
     ) -> None:
         conn = self.db.conn
-        _insert(
+        insert_row(
             conn,
             "qa_sets",
             {
@@ -98,7 +93,7 @@ class AstridStore:
             },
         )
         for position, item in enumerate(items):
-            _insert(
+            insert_row(
                 conn,
                 "qa_items",
                 {
@@ -113,7 +108,7 @@ class AstridStore:
                 },
             )
             for s in split_sentences(item.answer):
-                _insert(
+                insert_row(
                     conn,
                     "qa_sentences",
                     {
@@ -188,7 +183,7 @@ class AstridStore:
 
     def _insert_run(self, run: QaRun) -> None:
         conn = self.db.conn
-        _insert(
+        insert_row(
             conn,
             "qa_runs",
             {
@@ -205,7 +200,7 @@ class AstridStore:
         )
         for rep in run.repeats:
             for v in rep.verdicts:
-                _insert(
+                insert_row(
                     conn,
                     "qa_verdicts",
                     {
@@ -225,7 +220,7 @@ class AstridStore:
                     },
                 )
             for s in rep.scores:
-                _insert(
+                insert_row(
                     conn,
                     "qa_scores",
                     {

@@ -4,7 +4,6 @@ transaction with its audit row."""
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from typing import Any
 
 import numpy as np
@@ -16,12 +15,7 @@ from concord.eval.rows import Answer, ConfigRow, EvalSet, Golden, Prediction, Qu
 from concord.llm.runtime import Generation
 from concord.store import Repository, append_audit, write_transaction
 from concord.store.codec import from_json, to_json, utc_iso, utc_now
-
-
-def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
-    columns = ", ".join(f'"{c}"' for c in row)
-    marks = ", ".join("?" for _ in row)
-    conn.execute(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})', tuple(row.values()))
+from concord.store.sql import insert_row
 
 
 def text_sha256(text: str) -> str:
@@ -62,7 +56,7 @@ class EvalStore:
             if found:
                 return found[0], False
             conn = self.db.conn
-            _insert(
+            insert_row(
                 conn,
                 "eval_sets",
                 {
@@ -76,7 +70,7 @@ class EvalStore:
             )
             for position, q in enumerate(qset.questions):
                 question_id = f"{set_id}/{q.id}"
-                _insert(
+                insert_row(
                     conn,
                     "eval_questions",
                     {
@@ -89,7 +83,7 @@ class EvalStore:
                     },
                 )
                 for n, golden in enumerate(q.answers, start=1):
-                    _insert(
+                    insert_row(
                         conn,
                         "eval_golden",
                         {
@@ -147,7 +141,7 @@ class EvalStore:
             if not self.db.execute(
                 "SELECT 1 FROM eval_configs WHERE config_hash = ?", [config.config_hash]
             ).fetchone():
-                _insert(
+                insert_row(
                     self.db.conn,
                     "eval_configs",
                     {
@@ -201,7 +195,7 @@ class EvalStore:
         answer_id = answer_id_for(question_id, config.config_hash, sample)
         with write_transaction(self.db):
             self.save_config(config)
-            _insert(
+            insert_row(
                 self.db.conn,
                 "eval_answers",
                 {
@@ -320,7 +314,7 @@ class EvalStore:
                 "SELECT 1 FROM eval_reward_models WHERE version = ?", [row["version"]]
             ).fetchone():
                 return False
-            _insert(self.db.conn, "eval_reward_models", row)
+            insert_row(self.db.conn, "eval_reward_models", row)
             append_audit(
                 self.db.conn,
                 user=user,

@@ -34,8 +34,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from concord.atomic_io import ensure_private_dir, write_atomic
 from concord.errors import AuthError, NotFoundError, SigningError
-from concord.report._files import ensure_private_dir, write_atomic
 
 FORMAT = "concord-credential/1"
 SCRYPT_N = 2**16

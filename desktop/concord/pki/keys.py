@@ -40,9 +40,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
+from concord.atomic_io import ensure_private_dir, write_atomic
 from concord.errors import InputError, NotFoundError, SigningError
 from concord.pki.credentials import Credential
-from concord.report._files import ensure_private_dir, write_atomic
 
 if TYPE_CHECKING:
     from pyhanko.sign.signers import SimpleSigner

@@ -18,10 +18,10 @@ from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 
 from concord.adjudication.gates import GateRule
+from concord.atomic_io import write_atomic
 from concord.domain import Case, Decision, DecisionAction, Record
 from concord.errors import InputError
 from concord.report import sections
-from concord.report._files import write_atomic
 from concord.report.fonts import clean, font_set
 from concord.report.record_json import ATTACHMENT_NAME, review_record, to_bytes
 from concord.report.styles import (

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from concord.atomic_io import write_atomic
 from concord.errors import InputError, SigningError
 from concord.pki.credentials import Credential
 from concord.pki.keys import signer_for
-from concord.report._files import write_atomic
 from concord.report.pdf import SIGNATURE_FIELD
 from concord.report.record_json import ATTACHMENT_NAME
 from concord.report.verify import VerifyResult, verify_pdf, verify_pdf_bytes

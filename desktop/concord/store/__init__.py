@@ -1,7 +1,7 @@
 """SQLite store: migrations, the repository, the hash-chained audit trail, label export."""
 
 from concord.store.audit import AuditEntry, AuditReport, append_audit, verify_chain
-from concord.store.connection import open_database, write_transaction
+from concord.store.connection import open_database
 from concord.store.export import export_labels_csv, export_labels_jsonl
 from concord.store.migrations import MIGRATIONS, Migration, migrate, schema_version
 from concord.store.repository import Repository
@@ -13,6 +13,7 @@ from concord.store.rows import (
     User,
     UserRole,
 )
+from concord.store.transaction import write_transaction
 
 __all__ = [
     "MIGRATIONS",

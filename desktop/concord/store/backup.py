@@ -27,8 +27,9 @@ from sqlite_utils import Database
 from concord.errors import InputError, StoreError
 from concord.store.audit import GENESIS_HASH, append_audit, verify_chain
 from concord.store.codec import system_user
-from concord.store.connection import BUSY_TIMEOUT_MS, write_transaction
+from concord.store.connection import open_database
 from concord.store.migrations import MIGRATIONS
+from concord.store.transaction import BUSY_TIMEOUT_MS, write_transaction
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SAFETY_COPY_SUFFIX = ".before-restore"
@@ -317,8 +318,6 @@ def _write_into_live(snapshot: Path, live: Path) -> None:
 def _record_restore(
     live: Path, candidate: Path, checked: DatabaseCheck, user: str | None
 ) -> DatabaseCheck:
-    from concord.store.connection import open_database
-
     db = open_database(live)  # WAL, pragmas, and any newer migrations
     try:
         with write_transaction(db):

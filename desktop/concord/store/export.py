@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from concord.atomic_io import write_text_atomically
 from concord.domain import Decision
-from concord.store.atomic_file import write_atomically
 from concord.store.codec import to_json, utc_iso
 from concord.store.repository import Repository
 from concord.store.rows import ExportResult
@@ -68,7 +68,7 @@ def _export(
     repo: Repository, path: Path, kind: str, writer: Callable[..., Any], user: str | None
 ) -> ExportResult:
     labels = [label(d) for d in repo.decisions()]
-    sha256 = write_atomically(Path(path), writer(labels))
+    sha256 = write_text_atomically(Path(path), writer(labels))
     repo.record_export(kind=kind, path=path, rows=len(labels), sha256=sha256, user=user)
     return ExportResult(path=str(path), rows=len(labels), sha256=sha256)
 

@@ -28,7 +28,7 @@ from concord.store import schema_eval as eval_schema
 from concord.store import schema_v1, schema_v4
 from concord.store.audit import append_audit
 from concord.store.codec import system_user, utc_iso, utc_now
-from concord.store.connection import write_transaction
+from concord.store.transaction import write_transaction
 
 
 @dataclass(frozen=True)

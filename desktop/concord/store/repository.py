@@ -27,7 +27,7 @@ from concord.store.audit import (
     verify_chain,
 )
 from concord.store.codec import system_user, utc_iso, utc_now
-from concord.store.connection import open_database, write_transaction
+from concord.store.connection import open_database
 from concord.store.decision_rows import (
     audited_content,
     decision_from_row,
@@ -35,6 +35,8 @@ from concord.store.decision_rows import (
     same_content,
 )
 from concord.store.rows import CaseSummary, RecordSummary, Signature, User
+from concord.store.sql import insert_row
+from concord.store.transaction import write_transaction
 
 _RECORD_SUMMARIES = """
 SELECT r.record_id, r.name, r.imported_at,
@@ -58,12 +60,6 @@ SELECT c.case_id, c.record_id, r.name AS record_name, c.status, c.worst_grade,
 
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
-    columns = ", ".join(f'"{c}"' for c in row)
-    marks = ", ".join("?" for _ in row)
-    conn.execute(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})', tuple(row.values()))
 
 
 def _case_status(value: CaseStatus | str) -> CaseStatus:
@@ -155,7 +151,7 @@ class Repository:
                         row,
                     )
                 else:
-                    _insert(self.db.conn, "users", row)
+                    insert_row(self.db.conn, "users", row)
             except sqlite3.IntegrityError as exc:
                 raise InputError(
                     "user already exists (or a look-alike of the name does)",
@@ -187,7 +183,7 @@ class Repository:
             ).fetchone()
             record_id = found[0] if found else record.record_id
             if not found:
-                _insert(self.db.conn, "records", _record_row(record, user))
+                insert_row(self.db.conn, "records", _record_row(record, user))
             append_audit(
                 self.db.conn,
                 user=user,
@@ -238,11 +234,11 @@ class Repository:
 
     def _insert_case_rows(self, case: Case, status: CaseStatus) -> None:
         try:
-            _insert(self.db.conn, "cases", case_rows.case_row(case, str(status)))
+            insert_row(self.db.conn, "cases", case_rows.case_row(case, str(status)))
             for table, rows_of in case_rows.CHILD_TABLES.items():
                 for row in rows_of(case):
-                    _insert(self.db.conn, table, row)
-            _insert(self.db.conn, "runs", case_rows.run_row(case))
+                    insert_row(self.db.conn, table, row)
+            insert_row(self.db.conn, "runs", case_rows.run_row(case))
         except sqlite3.IntegrityError as exc:  # e.g. two briefs from one agent
             raise StoreError(f"case cannot be stored: {exc}", subject=case.case_id) from exc
 
@@ -308,7 +304,7 @@ class Repository:
             if self._decision_exists(decision):
                 return False
             row = decision_row(decision)
-            _insert(self.db.conn, "decisions", row)
+            insert_row(self.db.conn, "decisions", row)
             append_audit(
                 self.db.conn,
                 user=decision.user,
@@ -386,7 +382,7 @@ class Repository:
                 "reviewed": reviewed,
                 "not_reviewed": not_reviewed,
             }
-            _insert(self.db.conn, "signatures", row)
+            insert_row(self.db.conn, "signatures", row)
             self.db.execute(
                 "UPDATE cases SET status = ? WHERE case_id = ?", [str(CaseStatus.SIGNED), case_id]
             )

@@ -11,7 +11,7 @@ from concord.accounts.session import Session
 from concord.decisions import record_decision
 from concord.domain import Case, CaseStatus, Decision
 from concord.store import Repository
-from concord.store.connection import write_transaction
+from concord.store.transaction import write_transaction
 
 
 @dataclass(frozen=True)

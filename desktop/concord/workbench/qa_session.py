@@ -37,7 +37,7 @@ from concord.decisions import record_decision
 from concord.domain import Decision, DecisionAction, Target, TargetKind, TargetRef
 from concord.domain.decision_history import standing_decisions
 from concord.store import Repository
-from concord.store.connection import write_transaction
+from concord.store.transaction import write_transaction
 
 SENTENCE, CF, CR, RA = (
     TargetKind.ASTRID_CF_SENTENCE,

@@ -1,11 +1,15 @@
-"""Small file helpers for the report package: atomic writes and owner-only permissions."""
+"""Files written whole or not at all (a temporary file beside the target, fsync, rename), and
+folders and files only their owner can read. The review PDF, the keys and credentials and
+the label export all write through here."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -47,5 +51,18 @@ def atomic_output(out: Path, *, private: bool = False) -> Iterator[IO[bytes]]:
 
 
 def write_atomic(out: Path, data: bytes, *, private: bool = False) -> None:
+    """`data` at `out`, whole or not at all (owner-only when `private`)."""
     with atomic_output(out, private=private) as handle:
         handle.write(data)
+
+
+def write_text_atomically(
+    path: Path, write: Callable[[IO[str]], None], *, newline: str = ""
+) -> str:
+    """Call `write` on a text stream, then put its UTF-8 bytes in place with `write_atomic`;
+    on any error `path` is left as it was. Returns the SHA-256 of the bytes written."""
+    buffer = io.StringIO(newline=newline)
+    write(buffer)
+    data = buffer.getvalue().encode("utf-8")
+    write_atomic(Path(path), data)
+    return hashlib.sha256(data).hexdigest()
