@@ -20,7 +20,7 @@ from concord.adjudication.llm_matcher import LlmMatchProposer
 from concord.adjudication.panel import judge_panel
 from concord.agents.profiles import AgentProfile
 from concord.agents.prompts import build_record_block
-from concord.agents.runner import propose_operation, run_agent
+from concord.agents.runner import propose_operation, run_agent, run_agents
 from concord.domain import Brief, Case, GateHit, Record
 from concord.errors import Cancelled, ModelOutputError
 from concord.evidence.injection import injection_findings
@@ -120,7 +120,9 @@ def run_panel(
         t0 = time.perf_counter()
         yield RunEvent("surgeon", "surgeon agent proposing an operation", 0, 1, agent="surgeon")
         try:
-            operation = propose_operation(runtime, profiles["surgeon"], record)
+            operation = propose_operation(
+                runtime, profiles["surgeon"], record, should_stop=should_stop
+            )
             note = f"proposed operation: {operation}"
         except ModelOutputError as exc:
             # The briefs can still be written for an unnamed operation; the case says so.
@@ -133,7 +135,9 @@ def run_panel(
     yield RunEvent(
         "anaesthetist", "anaesthetist agent writing the risk brief", 0, 1, agent="anaesthetist"
     )
-    anaesthetist = run_agent(runtime, profiles["anaesthetist"], record, operation=operation)
+    anaesthetist = run_agent(
+        runtime, profiles["anaesthetist"], record, operation=operation, should_stop=should_stop
+    )
     yield RunEvent(
         "anaesthetist",
         f"anaesthetist brief {anaesthetist.status.value}",
@@ -146,22 +150,33 @@ def run_panel(
 
     specialists = choose_specialists(anaesthetist, gates, profiles, settings.max_specialists)
     briefs = [anaesthetist]
-    for n, name in enumerate(specialists):
-        t0 = time.perf_counter()
+    t0 = time.perf_counter()
+    for name in specialists:
         yield RunEvent(
-            "specialist", f"{name} agent writing its brief", n, len(specialists), agent=name
+            "specialist", f"{name} agent writing its brief", 0, len(specialists), agent=name
         )
-        brief = run_agent(runtime, profiles[name], record, operation=operation)
+    # The specialists are independent: they are decoded together (a parallel runtime) and
+    # each is reported as it finishes.
+    written = run_agents(
+        runtime,
+        [profiles[name] for name in specialists],
+        record,
+        operation=operation,
+        should_stop=should_stop,
+    )
+    for n, brief in enumerate(written, start=1):
         briefs.append(brief)
         yield RunEvent(
             "specialist",
-            f"{name} brief {brief.status.value}",
-            n + 1,
+            f"{brief.agent} brief {brief.status.value}",
+            n,
             len(specialists),
-            agent=name,
-            seconds=timed(name, t0),
+            agent=brief.agent,
+            seconds=timed(brief.agent, t0),
         )
         check()
+    order = {name: i for i, name in enumerate(specialists)}
+    briefs[1:] = sorted(briefs[1:], key=lambda b: order[b.agent])
 
     rules = screen.definitions
     proposer = LlmMatchProposer(runtime, build_record_block(record)) if settings.judges else None

@@ -1,24 +1,33 @@
-"""Run one agent on a record: prompt -> constrained generation -> validation -> Brief.
+"""Run agents on a record: prompt -> constrained generation -> validation -> Brief.
 
-Invalid output is retried (up to `max_attempts`, later attempts sampled at a small
-temperature with another seed, since greedy decoding would repeat itself); after that the
-brief is returned FAILED with the reason and the raw output. Nothing is repaired.
+Several agents on the same record (the specialists) run together: each round sends every
+agent still without a valid answer to the runtime at once (`generate_all`: decoded in one
+batch by a parallel runtime), and validates each answer as it arrives.
+
+A retry changes something that can change the answer, and is capped (`max_attempts`):
+- an answer cut off at its token cap is asked again, greedily, with every section's item
+  budget halved (the schema's maxItems and the prompt's limits), so it fits by design;
+- any other invalid answer is asked again with the validation error stated in the prompt,
+  sampled at RETRY_TEMPERATURE with another seed.
+After that the brief is returned FAILED with the reason and the raw output. Nothing is
+repaired.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from concord.agents.convert import to_brief
 from concord.agents.output import (
+    BriefOut,
     InvalidOutput,
     OutputContext,
     parse_brief,
     parse_surgeon,
 )
-from concord.agents.profiles import AgentProfile, AgentRole, load_profiles, specialists
+from concord.agents.profiles import AgentProfile, AgentRole, MaxItems, load_profiles, specialists
 from concord.agents.prompts import (
     BRIEF_TEMPLATE_FILE,
     brief_prompt,
@@ -26,68 +35,275 @@ from concord.agents.prompts import (
     prompt_sha256,
     surgeon_prompt,
 )
-from concord.agents.schema import brief_schema, line_ids, line_word_counts, surgeon_schema
+from concord.agents.schema import (
+    MIN_EVIDENCE,
+    MIN_TOP_RISKS,
+    brief_schema,
+    line_ids,
+    line_word_counts,
+    surgeon_schema,
+)
 from concord.domain.brief import Brief, BriefStatus
 from concord.domain.record import Record
 from concord.errors import InputError, ModelOutputError
-from concord.llm.runtime import FinishReason, Generation, GenerationRequest, Runtime
+from concord.llm.runtime import (
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    Runtime,
+    StopCheck,
+    generate_all,
+)
 
 DEFAULT_BRIEF_MAX_TOKENS = 640
 SURGEON_MAX_TOKENS = 160
 DEFAULT_MAX_ATTEMPTS = 2
 RETRY_TEMPERATURE = 0.5
 DEFAULT_SEED = 0
+BUDGET_SHRINK = 0.5  # each cut-off answer halves the item budget of every section
+REASON_MAX_CHARS = 160  # of a validation error quoted back in the retry prompt
 
 T = TypeVar("T")
 
 
-def _attempt_settings(attempt: int, seed: int) -> tuple[float, int]:
-    """(temperature, seed) of attempt 1, 2, ...: greedy first, then seeded sampling."""
-    if attempt == 1:
-        return 0.0, seed
-    return RETRY_TEMPERATURE, seed + attempt - 1
+@dataclass(frozen=True)
+class Refusal:
+    """Why an attempt's answer was not accepted."""
 
-
-def _check(generation: Generation, max_tokens: int) -> None:
-    if generation.finish_reason == FinishReason.LENGTH:
-        raise InvalidOutput(f"output cut off at max_tokens={max_tokens}")
+    reason: str
+    cut_off: bool  # stopped by its token cap rather than finished
 
 
 @dataclass(frozen=True)
-class _Tries(Generic[T]):
-    answer: T | None  # None when no attempt gave a valid answer
-    attempts: int
-    reason: str  # why the last invalid attempt was refused
-    raw: str  # the text of the last attempt
+class Attempt(Generic[T]):
+    """What one attempt sends and how its text is read."""
+
+    request: GenerationRequest
+    parse: Callable[[str], T]
 
 
-def _generate_valid(
-    runtime: Runtime,
-    request: GenerationRequest,
-    parse: Callable[[str], T],
-    *,
-    max_attempts: int,
-    seed: int,
-) -> _Tries[T]:
-    """Generate until `parse` accepts the text (InvalidOutput refuses it), at most
-    `max_attempts` times; each attempt takes its temperature and seed from `_attempt_settings`."""
-    reason, raw = "", ""
-    for attempt in range(1, max_attempts + 1):
-        temperature, attempt_seed = _attempt_settings(attempt, seed)
-        generation = runtime.generate(replace(request, temperature=temperature, seed=attempt_seed))
-        raw = generation.text
+AttemptPlan = Callable[[int, Refusal | None, float], Attempt[T]]
+"""(attempt number from 1, the last refusal, the item budget scale) -> the attempt."""
+
+
+def retry_note(refusal: Refusal, limits: MaxItems | None = None) -> str:
+    """The line added to a retry's prompt: what was wrong, and the tighter limits."""
+    reason = " ".join(refusal.reason.split())[:REASON_MAX_CHARS].replace('"', "'")
+    note = f'\nYour previous answer was refused: "{reason}". Answer again, correcting this.'
+    if refusal.cut_off and limits is not None:
+        note += (
+            " It was too long: keep every text short and give at most "
+            f"{limits.evidence} evidence lines, {limits.top_risks} risks, {limits.actions} "
+            f"actions, {limits.triggers} triggers, {limits.monitoring} monitoring items."
+        )
+    return note
+
+
+def scaled_limits(limits: MaxItems, scale: float) -> MaxItems:
+    """Every section's item budget times `scale` (at least one; the required minimums kept)."""
+    if scale >= 1.0:
+        return limits
+    data = {name: max(1, int(value * scale)) for name, value in limits.model_dump().items()}
+    data["evidence"] = max(data["evidence"], MIN_EVIDENCE)
+    data["top_risks"] = max(data["top_risks"], MIN_TOP_RISKS)
+    return MaxItems(**data)
+
+
+class AgentTask(Generic[T]):
+    """One agent's attempts at a valid answer (see the module doc for what a retry
+    changes)."""
+
+    def __init__(self, name: str, plan: AttemptPlan[T], *, max_attempts: int) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.name = name
+        self.max_attempts = max_attempts
+        self._plan = plan
+        self.attempts = 0
+        self.answer: T | None = None
+        self.refusal: Refusal | None = None
+        self.raw = ""
+        self._scale = 1.0
+        self._current: Attempt[T] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.answer is not None or self.attempts >= self.max_attempts
+
+    def next_request(self) -> GenerationRequest:
+        if self.done:
+            raise ValueError(f"{self.name} needs no further attempt")
+        if self.refusal is not None and self.refusal.cut_off:
+            self._scale *= BUDGET_SHRINK
+        self._current = self._plan(self.attempts + 1, self.refusal, self._scale)
+        return self._current.request
+
+    def take(self, generation: Generation) -> None:
+        """Read the answer to the request `next_request` gave."""
+        assert self._current is not None, "take() without next_request()"
+        self.attempts += 1
+        self.raw = generation.text
+        cut_off = generation.finish_reason == FinishReason.LENGTH
         try:
-            _check(generation, request.max_tokens)
-            answer = parse(raw)
+            if cut_off:
+                raise InvalidOutput(
+                    f"output cut off at max_tokens={self._current.request.max_tokens}"
+                )
+            self.answer = self._current.parse(generation.text)
         except InvalidOutput as exc:
-            reason = str(exc)
-            continue
-        return _Tries(answer, attempt, reason, raw)
-    return _Tries(None, max_attempts, reason, raw)
+            self.refusal = Refusal(str(exc), cut_off)
+
+
+def run_tasks(
+    runtime: Runtime, tasks: Sequence[AgentTask[T]], should_stop: StopCheck | None = None
+) -> Iterator[AgentTask[T]]:
+    """Run every task to its end; yields each task when it is done, in finishing order.
+    Each round sends all unfinished tasks' next requests together."""
+    pending = [task for task in tasks if not task.done]
+    while pending:
+        requests = [task.next_request() for task in pending]
+        for index, generation in generate_all(runtime, requests, should_stop):
+            task = pending[index]
+            task.take(generation)
+            if task.done:
+                yield task
+        pending = [task for task in pending if not task.done]
+
+
+def _settings(attempt: int, refusal: Refusal | None, seed: int) -> tuple[float, int]:
+    """(temperature, seed): greedy first and after a cut-off (the smaller budget is the
+    change), else seeded sampling with another seed."""
+    if attempt == 1 or refusal is None or refusal.cut_off:
+        return 0.0, seed + attempt - 1
+    return RETRY_TEMPERATURE, seed + attempt - 1
 
 
 def default_specialist_ids() -> tuple[str, ...]:
     return tuple(p.id for p in specialists(load_profiles()))
+
+
+def brief_task(
+    profile: AgentProfile,
+    record: Record,
+    *,
+    operation: str,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    max_tokens: int = DEFAULT_BRIEF_MAX_TOKENS,
+    specialist_ids: Sequence[str] | None = None,
+    seed: int = DEFAULT_SEED,
+) -> AgentTask[BriefOut]:
+    """The attempts of an anaesthetist or specialist at its brief on `record`."""
+    if profile.role == AgentRole.SURGEON:
+        raise InputError(
+            "the surgeon proposes an operation; use propose_operation", subject=profile.id
+        )
+    consult_ids = _consult_ids(profile, specialist_ids)
+    prefix = build_record_block(record)
+    ids = frozenset(line_ids(record))
+    words = line_word_counts(record)
+
+    def plan(attempt: int, refusal: Refusal | None, scale: float) -> Attempt[BriefOut]:
+        limits = scaled_limits(profile.max_items, scale)
+        budget = (
+            profile
+            if limits == profile.max_items
+            else profile.model_copy(update={"max_items": limits})
+        )
+        prompt = brief_prompt(budget, operation, consult_ids)
+        if refusal is not None:
+            prompt += retry_note(refusal, limits)
+        context = OutputContext(
+            line_ids=ids,
+            tags=frozenset(profile.tags),
+            gate_ids=frozenset(profile.gate_ids),
+            specialist_ids=frozenset(consult_ids),
+            max_items=limits.model_dump(),
+            line_words=words,
+        )
+        temperature, attempt_seed = _settings(attempt, refusal, seed)
+        request = GenerationRequest(
+            prefix=prefix,
+            prompt=prompt,
+            schema=brief_schema(budget, record, consult_ids),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=attempt_seed,
+            agent=profile.id,
+        )
+        return Attempt(request, lambda raw: parse_brief(raw, context))
+
+    return AgentTask(profile.id, plan, max_attempts=max_attempts)
+
+
+def _brief(
+    task: AgentTask[BriefOut],
+    runtime: Runtime,
+    profile: AgentProfile,
+    record: Record,
+    consult_ids: Sequence[str],
+) -> Brief:
+    bookkeeping = {
+        "model_sha256": runtime.model_sha256,
+        "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids),
+    }
+    if task.answer is not None:
+        return to_brief(
+            profile.id,
+            record,
+            task.answer,
+            raw_output=task.raw,
+            attempts=task.attempts,
+            **bookkeeping,
+        )
+    reason = task.refusal.reason if task.refusal is not None else "no answer"
+    return Brief(
+        agent=profile.id,
+        status=BriefStatus.FAILED,
+        failure_reason=f"no valid answer in {task.attempts} attempt(s); last: {reason}",
+        raw_output=task.raw,
+        attempts=task.attempts,
+        model_sha256=bookkeeping["model_sha256"],
+        prompt_sha256=bookkeeping["prompt_sha256"],
+    )
+
+
+def _consult_ids(profile: AgentProfile, specialist_ids: Sequence[str] | None) -> tuple[str, ...]:
+    if profile.role != AgentRole.ANAESTHETIST:
+        return ()
+    return tuple(specialist_ids) if specialist_ids is not None else default_specialist_ids()
+
+
+def run_agents(
+    runtime: Runtime,
+    profiles: Sequence[AgentProfile],
+    record: Record,
+    *,
+    operation: str,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    max_tokens: int = DEFAULT_BRIEF_MAX_TOKENS,
+    specialist_ids: Sequence[str] | None = None,
+    seed: int = DEFAULT_SEED,
+    should_stop: StopCheck | None = None,
+) -> Iterator[Brief]:
+    """Each agent's brief on `record`, in the order they finish; the agents are decoded
+    together by a parallel runtime. A brief is FAILED (with reason and raw output) if no
+    attempt produced a valid answer. Runtime errors (ModelError, Cancelled) propagate."""
+    tasks = {
+        profile.id: brief_task(
+            profile,
+            record,
+            operation=operation,
+            max_attempts=max_attempts,
+            max_tokens=max_tokens,
+            specialist_ids=specialist_ids,
+            seed=seed,
+        )
+        for profile in profiles
+    }
+    by_id = {profile.id: profile for profile in profiles}
+    for task in run_tasks(runtime, list(tasks.values()), should_stop):
+        profile = by_id[task.name]
+        yield _brief(task, runtime, profile, record, _consult_ids(profile, specialist_ids))
 
 
 def run_agent(
@@ -100,62 +316,21 @@ def run_agent(
     max_tokens: int = DEFAULT_BRIEF_MAX_TOKENS,
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
+    should_stop: StopCheck | None = None,
 ) -> Brief:
-    """The agent's brief on `record`; FAILED (with reason and raw output) if no attempt
-    produced a valid answer. Runtime errors (ModelError) propagate."""
-    if profile.role == AgentRole.SURGEON:
-        raise InputError(
-            "the surgeon proposes an operation; use propose_operation", subject=profile.id
-        )
-    if max_attempts < 1:
-        raise ValueError("max_attempts must be at least 1")
-    consult_ids: tuple[str, ...] = ()
-    if profile.role == AgentRole.ANAESTHETIST:
-        consult_ids = (
-            tuple(specialist_ids) if specialist_ids is not None else default_specialist_ids()
-        )
-    prompt = brief_prompt(profile, operation, consult_ids)
-    schema = brief_schema(profile, record, consult_ids)
-    context = OutputContext(
-        line_ids=frozenset(line_ids(record)),
-        tags=frozenset(profile.tags),
-        gate_ids=frozenset(profile.gate_ids),
-        specialist_ids=frozenset(consult_ids),
-        max_items=profile.max_items.model_dump(),
-        line_words=line_word_counts(record),
-    )
-    bookkeeping = {
-        "model_sha256": runtime.model_sha256,
-        "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids),
-    }
-    request = GenerationRequest(
-        prefix=build_record_block(record), prompt=prompt, schema=schema, max_tokens=max_tokens
-    )
-    tries = _generate_valid(
+    """The agent's brief on `record` (see `run_agents`)."""
+    (brief,) = run_agents(
         runtime,
-        request,
-        lambda raw: parse_brief(raw, context),
+        [profile],
+        record,
+        operation=operation,
         max_attempts=max_attempts,
+        max_tokens=max_tokens,
+        specialist_ids=specialist_ids,
         seed=seed,
+        should_stop=should_stop,
     )
-    if tries.answer is not None:
-        return to_brief(
-            profile.id,
-            record,
-            tries.answer,
-            raw_output=tries.raw,
-            attempts=tries.attempts,
-            **bookkeeping,
-        )
-    return Brief(
-        agent=profile.id,
-        status=BriefStatus.FAILED,
-        failure_reason=f"no valid answer in {max_attempts} attempt(s); last: {tries.reason}",
-        raw_output=tries.raw,
-        attempts=max_attempts,
-        model_sha256=bookkeeping["model_sha256"],
-        prompt_sha256=bookkeeping["prompt_sha256"],
-    )
+    return brief
 
 
 def propose_operation(
@@ -165,18 +340,34 @@ def propose_operation(
     *,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     seed: int = DEFAULT_SEED,
+    should_stop: StopCheck | None = None,
 ) -> str:
     """The operation the surgeon agent proposes. ModelOutputError if no valid answer."""
-    request = GenerationRequest(
-        prefix=build_record_block(record),
-        prompt=surgeon_prompt(surgeon_profile),
-        schema=surgeon_schema(),
-        max_tokens=SURGEON_MAX_TOKENS,
-    )
-    tries = _generate_valid(runtime, request, parse_surgeon, max_attempts=max_attempts, seed=seed)
-    if tries.answer is not None:
-        return tries.answer.operation.strip()
+    prefix = build_record_block(record)
+
+    def plan(attempt: int, refusal: Refusal | None, _scale: float) -> Attempt[str]:
+        prompt = surgeon_prompt(surgeon_profile)
+        if refusal is not None:
+            prompt += retry_note(refusal)
+        temperature, attempt_seed = _settings(attempt, refusal, seed)
+        request = GenerationRequest(
+            prefix=prefix,
+            prompt=prompt,
+            schema=surgeon_schema(),
+            max_tokens=SURGEON_MAX_TOKENS,
+            temperature=temperature,
+            seed=attempt_seed,
+            agent=surgeon_profile.id,
+        )
+        return Attempt(request, lambda raw: parse_surgeon(raw).operation.strip())
+
+    task = AgentTask(surgeon_profile.id, plan, max_attempts=max_attempts)
+    for _ in run_tasks(runtime, [task], should_stop):
+        pass
+    if task.answer is not None:
+        return task.answer
+    reason = task.refusal.reason if task.refusal is not None else "no answer"
     raise ModelOutputError(
-        f"surgeon agent gave no valid operation in {max_attempts} attempt(s): {tries.reason}",
+        f"surgeon agent gave no valid operation in {max_attempts} attempt(s): {reason}",
         subject=surgeon_profile.id,
     )

@@ -25,20 +25,22 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from importlib import import_module
 from pathlib import Path
 from typing import IO, Any
 
 from concord import errors
-from concord.errors import ModelError
+from concord.errors import Cancelled, ModelError
 from concord.llm.registry import ModelEntry, verify_file
-from concord.llm.runtime import Generation, GenerationRequest
+from concord.llm.runtime import Generation, GenerationRequest, StopCheck
 
 DEFAULT_REQUEST_TIMEOUT = 900.0  # seconds; a 512-token brief on a slow CPU fits easily
 DEFAULT_LOAD_TIMEOUT = 300.0
 STOP_GRACE = 5.0
 DEFAULT_FACTORY = "concord.llm.llama_cpp_runtime:LlamaCppRuntime"
+CANCEL_POLL = 0.2  # seconds between checks of `should_stop` while the child decodes
 _EOF = object()
 
 
@@ -75,6 +77,7 @@ class IsolatedRuntime:
         opts.setdefault("n_ctx", entry.n_ctx)
         opts.setdefault("n_gpu_layers", entry.n_gpu_layers)
         self.opts = opts
+        self.parallel = 1  # what the child's runtime decodes together (from its load reply)
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr: IO[bytes] | None = None
@@ -113,7 +116,7 @@ class IsolatedRuntime:
             name=f"isolated-{self._proc.pid}",
             daemon=True,
         ).start()
-        self._call(
+        reply = self._call(
             {
                 "op": "load",
                 "path": str(path),
@@ -127,6 +130,7 @@ class IsolatedRuntime:
             self.load_timeout,
             what="loading the model",
         )
+        self.parallel = int(reply.get("parallel", 1))
 
     @staticmethod
     def _pump(stream: IO[bytes] | None, lines: queue.Queue[object]) -> None:
@@ -178,7 +182,7 @@ class IsolatedRuntime:
 
     # -- protocol ------------------------------------------------------------------------
 
-    def _call(self, message: dict[str, Any], timeout: float, *, what: str) -> dict[str, Any]:
+    def _send(self, message: dict[str, Any], *, what: str) -> None:
         proc = self._proc
         assert proc is not None and proc.stdin is not None
         try:
@@ -186,12 +190,26 @@ class IsolatedRuntime:
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died(what) from None
+
+    def _reply(
+        self, timeout: float, *, what: str, should_stop: StopCheck | None = None
+    ) -> dict[str, Any]:
+        """The child's next reply. While waiting, `should_stop()` is asked every
+        CANCEL_POLL s; when it says stop, the child is told to cancel (once) and its reply
+        (Cancelled) is awaited as usual."""
         deadline = time.monotonic() + timeout
+        cancel_sent = False
         while True:
             remaining = deadline - time.monotonic()
+            wait = remaining if should_stop is None else min(remaining, CANCEL_POLL)
             try:
-                line = self._lines.get(timeout=max(0.0, remaining))
+                line = self._lines.get(timeout=max(0.0, wait))
             except queue.Empty:
+                if time.monotonic() < deadline:
+                    if not cancel_sent and should_stop is not None and should_stop():
+                        self._send({"op": "cancel"}, what=what)
+                        cancel_sent = True
+                    continue
                 self._kill()
                 raise ModelError(
                     f"model process gave no answer within {timeout:g} s while {what}; "
@@ -206,22 +224,65 @@ class IsolatedRuntime:
             except ValueError:
                 continue  # not a protocol line (should not happen: stdout is private)
             if reply.get("ok"):
-                return reply
+                return dict(reply)
             if what == "loading the model":
                 self._kill()
             raise _rebuild_error(reply)
 
+    def _call(self, message: dict[str, Any], timeout: float, *, what: str) -> dict[str, Any]:
+        self._send(message, what=what)
+        return self._reply(timeout, what=what)
+
+    def _ensure_started(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            if self._proc is not None:
+                self._kill()
+            self.restarts += 1
+            self._start()
+
     def generate(self, request: GenerationRequest) -> Generation:
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                if self._proc is not None:
-                    self._kill()
-                self.restarts += 1
-                self._start()
+            self._ensure_started()
             reply = self._call(
                 {"op": "generate", "request": asdict(request)}, self.timeout, what="generating"
             )
             return Generation(**reply["generation"])
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        """The child decodes `requests` together and answers each as it finishes; the
+        timeout applies to the wait for each answer. `should_stop` cancels in the child."""
+        if not requests:
+            return
+        with self._lock:
+            self._ensure_started()
+            self._send(
+                {"op": "generate_many", "requests": [asdict(r) for r in requests]},
+                what="generating",
+            )
+            answered = 0
+            try:
+                while answered < len(requests):
+                    reply = self._reply(self.timeout, what="generating", should_stop=should_stop)
+                    answered += 1
+                    yield int(reply["index"]), Generation(**reply["generation"])
+            except GeneratorExit:
+                # The caller stopped listening: cancel in the child and drain its answers,
+                # so the next request does not read this one's.
+                if answered < len(requests) and self._proc is not None:
+                    self._drain(len(requests) - answered)
+                raise
+
+    def _drain(self, left: int) -> None:
+        try:
+            self._send({"op": "cancel"}, what="cancelling")
+            for _ in range(left):
+                self._reply(self.timeout, what="cancelling")
+        except Cancelled:
+            return
+        except ModelError:
+            self._kill()
 
     def close(self) -> None:
         with self._lock:
@@ -275,9 +336,54 @@ def _error_reply(exc: BaseException) -> dict[str, Any]:
     return {"ok": False, "kind": "ModelError", "problem": f"{type(exc).__name__}: {exc}"}
 
 
+class _Inbox:
+    """The child's stdin, read by a thread: requests are queued in order; a cancel request
+    sets a flag that the decoding loop checks. The flag is cleared when the next request
+    is read, so a late cancel never stops a later request."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.cancelled = threading.Event()
+        self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                message = {"op": "invalid"}
+            if not isinstance(message, dict):
+                message = {"op": "invalid"}
+            if message.get("op") == "cancel":
+                self.cancelled.set()
+                continue
+            self.cancelled.clear()
+            self._messages.put(message)
+        self._messages.put(None)
+
+    def next(self) -> dict[str, Any] | None:
+        return self._messages.get()
+
+
+def _serve(runtime: Any, message: dict[str, Any], inbox: _Inbox, out: IO[bytes]) -> None:
+    """Answer one generate_many request: a line per finished request, in finishing order."""
+    requests = [GenerationRequest(**r) for r in message["requests"]]
+    many = getattr(runtime, "generate_many", None)
+    if many is None:
+        results: Iterator[tuple[int, Generation]] = (
+            (i, runtime.generate(r)) for i, r in enumerate(requests)
+        )
+    else:
+        results = many(requests, inbox.cancelled.is_set)
+    for index, generation in results:
+        reply = {"ok": True, "index": index, "generation": asdict(generation)}
+        out.write(json.dumps(reply).encode("utf-8") + b"\n")
+
+
 def child_main() -> int:
-    """Serve load/generate/close requests on stdin; answers go to a private copy of
-    stdout (the real fd 1 is pointed at stderr so native prints cannot corrupt them)."""
+    """Serve load/generate/generate_many/close requests on stdin; answers go to a private
+    copy of stdout (the real fd 1 is pointed at stderr so native prints cannot corrupt
+    them)."""
     from concord.netguard import install_network_guard
 
     install_network_guard()
@@ -285,20 +391,25 @@ def child_main() -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     runtime: Any = None
-    for raw in sys.stdin.buffer:
+    inbox = _Inbox(sys.stdin.buffer)
+    while (message := inbox.next()) is not None:
         try:
-            message = json.loads(raw)
             op = message.get("op")
             if op == "close":
                 break
             if op == "load":
                 runtime = _load(message)
-                reply: dict[str, Any] = {"ok": True}
+                reply: dict[str, Any] = {"ok": True, "parallel": getattr(runtime, "parallel", 1)}
             elif op == "generate":
                 if runtime is None:
                     raise ModelError("no model loaded")
                 generation = runtime.generate(GenerationRequest(**message["request"]))
                 reply = {"ok": True, "generation": asdict(generation)}
+            elif op == "generate_many":
+                if runtime is None:
+                    raise ModelError("no model loaded")
+                _serve(runtime, message, inbox, out)
+                continue
             else:
                 raise ModelError(f"unknown request {op!r}")
         except Exception as exc:  # every failure becomes a reply; the parent raises it

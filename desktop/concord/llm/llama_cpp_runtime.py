@@ -1,14 +1,31 @@
-"""The llama.cpp runtime (llama-cpp-python), with the record prefix evaluated once.
+"""The llama.cpp runtime (llama-cpp-python's low-level API): the record prefix evaluated
+once, and several requests on it decoded together in one batch.
 
 Tokens are built piecewise so the shared prefix is the same token sequence for every
 request on a record: `tok(template_head, special) + tok(prefix) + tok(prompt) +
 tok(template_tail, special)`. Patient text and prompts are tokenized with special-token
 parsing OFF, so a record that contains `<end_of_turn>` cannot forge a chat turn.
 
-Prefix reuse: after evaluating a new prefix, the KV state of sequence 0 is copied out
-(`llama_state_seq_get_data`); a later request with the same prefix restores it instead of
-re-evaluating. (llama-cpp-python's own prefix matching truncates the KV cache, which the
-sliding-window cache of Gemma 3 does not support, so it silently re-evaluates everything.)
+The context has `parallel` KV sequences, each in its own stream of `n_ctx` cells. The
+record prefix is evaluated once, in the first sequence that needs it, and its KV state is
+copied out (`llama_state_seq_get_data`); every other sequence gets it by restoring that
+copy, and a sequence keeps it after a request (only the request's own tail is removed), so
+the next request on the same record starts at once. The tokens of all active sequences go
+to llama.cpp in one `llama_batch` per step, each sequence with its own token chooser
+(greedy or seeded sampling, its own grammar); when a sequence finishes, a waiting request
+takes its place in the next step. A single `generate` is a batch of one.
+
+Separate streams, not one unified cache shared by all sequences, keep each sequence's cells
+laid out exactly as in a run of that request alone (prefix, then its own tail), so greedy
+outputs are the same token for token whether requests are decoded together or one after
+another; in a unified cache the sequences' cells interleave and the attention sums round
+differently. The price is memory: a stream per sequence (see `kv_bytes_per_stream`).
+
+llama-cpp-python (0.3.36) reuses a shared prompt prefix by itself in its high-level API
+(only the differing tail is evaluated when the next prompt starts with the same tokens), so
+keeping the prefix is not what makes one request fast; what the saved prefix state adds is
+that several sequences start from it at once, and that runs alternating between records
+(the last `PREFIX_CACHE_SIZE`) skip the re-evaluation.
 """
 
 from __future__ import annotations
@@ -20,23 +37,28 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from concord.errors import ModelError
+from concord.errors import Cancelled, ModelError
 from concord.llm.chat_template import TemplateSplit, split_chat_template
-from concord.llm.runtime import FinishReason, Generation, GenerationRequest
+from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import GrammarConstraint, TokenChooser
 
 DEFAULT_N_BATCH = 512
 MAX_DEFAULT_THREADS = 16
 RESERVED_CORES = 1
 THREADS_ENV = "CONCORD_LLM_THREADS"
+PARALLEL_ENV = "CONCORD_LLM_PARALLEL"
+DEFAULT_PARALLEL = 4
+"""Sequences decoded together (measured: see README, "What to expect per patient")."""
+MAX_PARALLEL = 16
 PREFIX_CACHE_SIZE = 2  # distinct record prefixes whose KV state is kept
-SEQ_ID = 0
 _LOOSE_CHAR = r'char ::= [^"\\] |'
 _STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
 
@@ -57,18 +79,28 @@ def gpu_offload_supported() -> bool | None:
     return bool(probe()) if probe is not None else None
 
 
+def _positive_env(name: str) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
 def default_threads() -> int:
     """$CONCORD_LLM_THREADS, else the cores this process may use minus one (left for the UI
     and the OS), capped. llama.cpp's worker threads busy-wait: with more threads than free
     cores a decode step can be 10x slower (measured on a loaded 2-core machine)."""
-    env = os.environ.get(THREADS_ENV)
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
+    env = _positive_env(THREADS_ENV)
+    if env is not None:
+        return env
     try:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         available = os.cpu_count() or 1
     return max(1, min(available - RESERVED_CORES, MAX_DEFAULT_THREADS))
+
+
+def default_parallel() -> int:
+    """$CONCORD_LLM_PARALLEL, else DEFAULT_PARALLEL: sequences decoded together."""
+    return min(_positive_env(PARALLEL_ENV) or DEFAULT_PARALLEL, MAX_PARALLEL)
 
 
 @dataclass(frozen=True)
@@ -77,8 +109,29 @@ class _PrefixState:
     data: Any  # ctypes uint8 array with the sequence's KV state
 
 
+@dataclass
+class _Sequence:
+    """One request being answered in its own KV sequence."""
+
+    index: int  # position in the caller's list of requests
+    request: GenerationRequest
+    tail: list[int]  # request-specific prompt tokens, after the shared prefix
+    n_prompt: int
+    seq_id: int = -1
+    chooser: TokenChooser | None = None
+    grammar: GrammarConstraint | None = None
+    prefix_reused: bool = False
+    pos: int = 0  # position of the next token to evaluate
+    fed: int = 0  # tail tokens evaluated so far
+    pending: int | None = None  # chosen token, evaluated in the next step
+    out: list[int] = field(default_factory=list)
+    first_logits_at: float | None = None  # when its prompt was evaluated (perf_counter)
+    finish: str | None = None
+
+
 class LlamaCppRuntime:
-    """One GGUF model loaded once; `generate` is serialised by a lock."""
+    """One GGUF model loaded once; generation is serialised by a lock (one batch at a time,
+    any number of requests in it)."""
 
     def __init__(
         self,
@@ -91,9 +144,12 @@ class LlamaCppRuntime:
         *,
         model_name: str | None = None,
         prefix_cache: bool = True,
+        parallel: int | None = None,
+        repack: bool = True,
     ) -> None:
         try:
             import llama_cpp
+            from llama_cpp import _internals
         except ImportError as exc:
             raise ModelError("llama-cpp-python is not installed", subject=model_path) from exc
         self._lib = llama_cpp
@@ -101,29 +157,40 @@ class LlamaCppRuntime:
         self.model_name = model_name or path.stem
         self.model_sha256 = model_sha256
         self.prefix_cache = prefix_cache
-        threads = n_threads or default_threads()
-        batch = n_batch or DEFAULT_N_BATCH
+        self.parallel = max(1, min(parallel or default_parallel(), MAX_PARALLEL))
+        self.n_threads = n_threads or default_threads()
+        self.n_batch = n_batch or DEFAULT_N_BATCH
+        self.n_ctx = n_ctx  # cells of one sequence's stream: prefix + its tail + answer
+        self.repack = repack
+        model_params = llama_cpp.llama_model_default_params()
+        model_params.n_gpu_layers = n_gpu_layers
+        model_params.use_extra_bufts = repack
         try:
-            self._llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_batch=batch,
-                n_ubatch=batch,
-                n_threads=threads,
-                n_threads_batch=threads,
-                n_gpu_layers=n_gpu_layers,
-                seed=0,
-                logits_all=False,
-                verbose=False,
+            self._model = _internals.LlamaModel(
+                path_model=str(path), params=model_params, verbose=False
             )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"llama.cpp could not load the model: {exc}", subject=path) from exc
-        self.n_ctx = self._llm.n_ctx()
-        self._n_vocab = self._llm.n_vocab()
-        self._vocab = self._llm._model.vocab
-        self._ctx = self._llm._ctx.ctx
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx * self.parallel
+        params.n_batch = params.n_ubatch = self.n_batch
+        params.n_threads = params.n_threads_batch = self.n_threads
+        params.n_seq_max = self.parallel
+        params.kv_unified = False  # a stream per sequence (see the module doc)
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        params.no_perf = True
+        try:
+            self._context = _internals.LlamaContext(model=self._model, params=params, verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            self._model.close()
+            raise ModelError(f"llama.cpp could not create a context: {exc}", subject=path) from exc
+        self._ctx = self._context.ctx
+        self._batch = llama_cpp.llama_batch_init(self.n_batch, 0, 1)
+        self._n_vocab = self._model.n_vocab()
+        self._vocab = self._model.vocab
         self._memory = llama_cpp.llama_get_memory(self._ctx)
         self.template = self._template_split()
+        self._holds: dict[int, tuple[int, ...]] = {}  # sequence -> the prefix it holds
         self._states: OrderedDict[str, _PrefixState] = OrderedDict()
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -131,20 +198,20 @@ class LlamaCppRuntime:
     # -- prompt construction -------------------------------------------------------------
 
     def _template_split(self) -> TemplateSplit:
-        meta = self._llm.metadata
-        bos = self._llm.detokenize([self._llm.token_bos()], special=True).decode("utf-8", "replace")
-        eos = self._llm.detokenize([self._llm.token_eos()], special=True).decode("utf-8", "replace")
+        meta = self._model.metadata()
+        bos = self._model.detokenize([self._model.token_bos()], special=True)
+        eos = self._model.detokenize([self._model.token_eos()], special=True)
         return split_chat_template(
             meta.get("tokenizer.chat_template"),
-            bos_token=bos,
-            eos_token=eos,
+            bos_token=bos.decode("utf-8", "replace"),
+            eos_token=eos.decode("utf-8", "replace"),
             subject=self.model_name,
         )
 
     def _tokens(self, text: str, *, special: bool, bos: bool = False) -> list[int]:
         if not text and not bos:
             return []
-        return self._llm.tokenize(text.encode("utf-8"), add_bos=bos, special=special)
+        return list(self._model.tokenize(text.encode("utf-8"), add_bos=bos, special=special))
 
     def prompt_tokens(self, request: GenerationRequest) -> tuple[list[int], list[int]]:
         """(shared prefix tokens, request-specific tokens)."""
@@ -170,117 +237,251 @@ class LlamaCppRuntime:
 
     # -- KV state ------------------------------------------------------------------------
 
-    def _clear(self) -> None:
-        self._lib.llama_memory_clear(self._memory, True)
-        self._llm.n_tokens = 0
+    def _clear(self, seq_id: int) -> None:
+        self._lib.llama_memory_seq_rm(self._memory, seq_id, -1, -1)
+        self._holds.pop(seq_id, None)
 
-    def _eval(self, tokens: list[int]) -> None:
-        try:
-            self._llm.eval(tokens)
-        except RuntimeError as exc:
-            raise ModelError(f"llama.cpp failed to decode: {exc}", subject=self.model_name) from exc
+    def _decode_batch(self) -> None:
+        code = self._lib.llama_decode(self._ctx, self._batch)
+        if code != 0:
+            raise ModelError(
+                f"llama.cpp failed to decode (code {code}): the KV cache is full or the "
+                "batch is invalid",
+                subject=self.model_name,
+            )
 
-    def _save(self, tokens: list[int]) -> _PrefixState:
-        size = self._lib.llama_state_seq_get_size(self._ctx, SEQ_ID)
+    def _add(self, token: int, pos: int, seq_id: int, logits: bool) -> int:
+        """Append one token to the batch; its index there (to read its logits)."""
+        batch = self._batch
+        i = batch.n_tokens
+        batch.token[i] = token
+        batch.pos[i] = pos
+        batch.n_seq_id[i] = 1
+        batch.seq_id[i][0] = seq_id
+        batch.logits[i] = 1 if logits else 0
+        batch.n_tokens = i + 1
+        return i
+
+    def _eval_prefix(self, tokens: Sequence[int], seq_id: int) -> None:
+        for start in range(0, len(tokens), self.n_batch):
+            self._batch.n_tokens = 0
+            for offset, token in enumerate(tokens[start : start + self.n_batch]):
+                self._add(token, start + offset, seq_id, False)
+            self._decode_batch()
+
+    def _save(self, tokens: Sequence[int], seq_id: int) -> _PrefixState:
+        size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
         buffer = (ctypes.c_uint8 * size)()
-        written = self._lib.llama_state_seq_get_data(self._ctx, buffer, size, SEQ_ID)
+        written = self._lib.llama_state_seq_get_data(self._ctx, buffer, size, seq_id)
         if written != size:
             raise ModelError("could not copy the prefix KV state", subject=self.model_name)
         return _PrefixState(tokens=tuple(tokens), data=buffer)
 
-    def _restore(self, state: _PrefixState) -> None:
-        self._clear()
+    def _restore(self, state: _PrefixState, seq_id: int) -> None:
         size = len(state.data)
-        if self._lib.llama_state_seq_set_data(self._ctx, state.data, size, SEQ_ID) != size:
+        if self._lib.llama_state_seq_set_data(self._ctx, state.data, size, seq_id) != size:
             raise ModelError("could not restore the prefix KV state", subject=self.model_name)
-        n = len(state.tokens)
-        self._llm.input_ids[:n] = state.tokens
-        self._llm.n_tokens = n
 
-    def _load_prefix(self, tokens: list[int]) -> bool:
-        """Make the context hold exactly `tokens`; True if a saved state was reused."""
+    def _load_prefix(self, tokens: Sequence[int], seq_id: int) -> bool:
+        """Make sequence `seq_id` hold exactly `tokens`; True if it already did or a saved
+        state was restored, False if they were evaluated."""
+        wanted = tuple(tokens)
+        if self.prefix_cache and self._holds.get(seq_id) == wanted:
+            return True
+        self._clear(seq_id)
         key = hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
         state = self._states.get(key) if self.prefix_cache else None
         if state is not None:
             self._states.move_to_end(key)
-            self._restore(state)
-            return True
-        self._clear()
-        self._eval(tokens)
-        if self.prefix_cache:
-            self._states[key] = self._save(tokens)
-            while len(self._states) > PREFIX_CACHE_SIZE:
-                self._states.popitem(last=False)
-        return False
+            self._restore(state, seq_id)
+            reused = True
+        else:
+            self._eval_prefix(tokens, seq_id)
+            reused = False
+            if self.prefix_cache:
+                self._states[key] = self._save(tokens, seq_id)
+                while len(self._states) > PREFIX_CACHE_SIZE:
+                    self._states.popitem(last=False)
+        self._holds[seq_id] = wanted
+        return reused
 
     # -- generation ----------------------------------------------------------------------
 
-    def _logits(self) -> np.ndarray:
-        pointer = self._lib.llama_get_logits_ith(self._ctx, -1)
+    def generate(self, request: GenerationRequest) -> Generation:
+        ((_, generation),) = list(self.generate_many([request]))
+        return generation
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        """Decode `requests` (all on the same prefix) together, at most `parallel` at a
+        time; yields (index, Generation) as each finishes. Cancelled if `should_stop()`."""
+        if not requests:
+            return
+        prefixes = {r.prefix for r in requests}
+        if len(prefixes) != 1:
+            raise ModelError(
+                "requests decoded together must share one prefix", subject=self.model_name
+            )
+        with self._lock:
+            yield from self._generate_many(requests, should_stop)
+
+    def _sequences(
+        self, requests: Sequence[GenerationRequest]
+    ) -> tuple[list[int], list[_Sequence]]:
+        prefix: list[int] = []
+        sequences: list[_Sequence] = []
+        for index, request in enumerate(requests):
+            prefix, tail = self.prompt_tokens(request)
+            n_prompt = len(prefix) + len(tail)
+            if n_prompt + request.max_tokens > self.n_ctx:
+                raise ModelError(
+                    f"the record is too long for the model's context: {n_prompt} prompt "
+                    f"tokens + {request.max_tokens} output tokens > n_ctx {self.n_ctx}; "
+                    "register the model with a larger context or shorten the record",
+                    subject=self.model_name,
+                )
+            sequences.append(_Sequence(index, request, tail, n_prompt))
+        if not sequences[0].tail:  # a request needs at least one token of its own
+            for sequence in sequences:
+                sequence.tail = [prefix[-1], *sequence.tail]
+            prefix = prefix[:-1]
+        return prefix, sequences
+
+    def _generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None
+    ) -> Iterator[tuple[int, Generation]]:
+        started = time.perf_counter()
+        prefix, waiting = self._sequences(requests)
+        active: list[_Sequence] = []
+        try:
+            while waiting or active:
+                if should_stop is not None and should_stop():
+                    raise Cancelled("generation cancelled", subject=self.model_name)
+                self._admit(waiting, active, prefix)
+                for sequence in self._step(active):
+                    active.remove(sequence)
+                    self._release(sequence, len(prefix))
+                    yield sequence.index, self._result(sequence, started)
+        finally:
+            for sequence in active:
+                self._release(sequence, len(prefix))
+
+    def _admit(self, waiting: list[_Sequence], active: list[_Sequence], prefix: list[int]) -> None:
+        """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
+        batch by consecutive sequence ids), each from the record prefix."""
+        busy = {s.seq_id for s in active}
+        free = [i for i in range(self.parallel) if i not in busy]
+        # A free sequence that already holds this prefix first: no restore needed.
+        free.sort(key=lambda i: (self._holds.get(i) != tuple(prefix), i))
+        while waiting and free:
+            sequence = waiting.pop(0)
+            sequence.seq_id = free.pop(0)
+            sequence.prefix_reused = self._load_prefix(prefix, sequence.seq_id)
+            sequence.pos = len(prefix)
+            request = sequence.request
+            if request.schema is not None:
+                sequence.grammar = GrammarConstraint(
+                    self._lib, self._vocab, self._grammar_text(request.schema), self._n_vocab
+                )
+            sequence.chooser = TokenChooser(request.temperature, request.seed, sequence.grammar)
+            active.append(sequence)
+        active.sort(key=lambda s: s.seq_id)
+
+    def _release(self, sequence: _Sequence, n_prefix: int) -> None:
+        """Drop the request's own tokens; the sequence keeps the prefix for the next one."""
+        self._lib.llama_memory_seq_rm(self._memory, sequence.seq_id, n_prefix, -1)
+        if sequence.grammar is not None:
+            sequence.grammar.close()
+            sequence.grammar = None
+
+    def _step(self, active: list[_Sequence]) -> list[_Sequence]:
+        """Evaluate the prompt of every newly started sequence, then one llama_decode of
+        the token each decoding sequence chose last. Returns the sequences that finished.
+
+        A prompt is evaluated in its own llama_decode calls, in chunks of n_batch from its
+        start, exactly as for a request alone: llama.cpp splits a batch that mixes
+        sequences into equal parts per sequence, and a prompt cut at other places rounds
+        differently, so a greedy answer could change."""
+        finished = []
+        for sequence in active:
+            if sequence.fed < len(sequence.tail) and self._prompt(sequence):
+                finished.append(sequence)
+        self._batch.n_tokens = 0
+        outputs: list[tuple[int, _Sequence]] = []
+        for sequence in active:
+            if sequence.pending is not None and sequence not in finished:
+                outputs.append(
+                    (self._add(sequence.pending, sequence.pos, sequence.seq_id, True), sequence)
+                )
+                sequence.pos += 1
+                sequence.pending = None
+        if outputs:
+            self._decode_batch()
+            for slot, sequence in outputs:
+                if self._choose(sequence, self._logits(slot)):
+                    finished.append(sequence)
+        return finished
+
+    def _prompt(self, sequence: _Sequence) -> bool:
+        """Evaluate the sequence's own prompt and choose its first token; True if that
+        already finished it."""
+        while sequence.fed < len(sequence.tail):
+            self._batch.n_tokens = 0
+            chunk = sequence.tail[sequence.fed : sequence.fed + self.n_batch]
+            for token in chunk:
+                sequence.fed += 1
+                last = sequence.fed == len(sequence.tail)
+                slot = self._add(token, sequence.pos, sequence.seq_id, last)
+                sequence.pos += 1
+            self._decode_batch()
+        sequence.first_logits_at = time.perf_counter()
+        return self._choose(sequence, self._logits(slot))
+
+    def _logits(self, slot: int) -> npt.NDArray[np.single]:
+        pointer = self._lib.llama_get_logits_ith(self._ctx, slot)
         return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
 
-    def generate(self, request: GenerationRequest) -> Generation:
-        with self._lock:
-            return self._generate(request)
-
-    def _generate(self, request: GenerationRequest) -> Generation:
-        started = time.perf_counter()
-        prefix, rest = self.prompt_tokens(request)
-        n_prompt = len(prefix) + len(rest)
-        if n_prompt + request.max_tokens > self.n_ctx:
-            raise ModelError(
-                f"the record is too long for the model's context: {n_prompt} prompt tokens "
-                f"+ {request.max_tokens} output tokens > n_ctx {self.n_ctx}; register the "
-                "model with a larger context or shorten the record",
-                subject=self.model_name,
-            )
-        grammar = None
-        if request.schema is not None:
-            grammar = GrammarConstraint(
-                self._lib, self._vocab, self._grammar_text(request.schema), self._n_vocab
-            )
+    def _choose(self, sequence: _Sequence, logits: npt.NDArray[np.single]) -> bool:
+        """Pick the sequence's next token; True when the sequence is finished."""
+        assert sequence.chooser is not None
         try:
-            reused = self._load_prefix(prefix)
-            self._eval(rest)
-            prompt_seconds = time.perf_counter() - started
-            chooser = TokenChooser(request.temperature, request.seed, grammar)
-            out, finish = self._decode(chooser, request)
-        finally:
-            if grammar is not None:
-                grammar.close()
-        text = self._llm.detokenize(out, special=False).decode("utf-8", errors="replace")
+            token = sequence.chooser.choose(logits)
+        except ValueError as exc:
+            raise ModelError(str(exc), subject=self.model_name) from exc
+        if self._lib.llama_vocab_is_eog(self._vocab, token):
+            sequence.finish = FinishReason.STOP
+            return True
+        sequence.chooser.accept(token)
+        sequence.out.append(token)
+        if sequence.request.schema is not None and self._closes_json(sequence.out, token):
+            sequence.finish = FinishReason.STOP
+            return True
+        if len(sequence.out) >= sequence.request.max_tokens:
+            sequence.finish = FinishReason.LENGTH
+            return True
+        sequence.pending = token
+        return False
+
+    def _result(self, sequence: _Sequence, started: float) -> Generation:
+        text = self._model.detokenize(sequence.out, special=False).decode("utf-8", errors="replace")
+        first_token = sequence.first_logits_at or time.perf_counter()
         return Generation(
             text=text,
-            prompt_tokens=n_prompt,
-            completion_tokens=len(out),
+            prompt_tokens=sequence.n_prompt,
+            completion_tokens=len(sequence.out),
             seconds=time.perf_counter() - started,
-            prefix_reused=reused,
-            finish_reason=finish,
-            prompt_seconds=prompt_seconds,
+            prefix_reused=sequence.prefix_reused,
+            finish_reason=sequence.finish or FinishReason.LENGTH,
+            prompt_seconds=first_token - started,
         )
-
-    def _decode(self, chooser: TokenChooser, request: GenerationRequest) -> tuple[list[int], str]:
-        out: list[int] = []
-        for _ in range(request.max_tokens):
-            try:
-                token = chooser.choose(self._logits())
-            except ValueError as exc:
-                raise ModelError(str(exc), subject=self.model_name) from exc
-            if self._lib.llama_vocab_is_eog(self._vocab, token):
-                return out, FinishReason.STOP
-            chooser.accept(token)
-            out.append(token)
-            if request.schema is not None and self._closes_json(out, token):
-                return out, FinishReason.STOP
-            self._eval([token])
-        return out, FinishReason.LENGTH
 
     def _closes_json(self, out: list[int], token: int) -> bool:
         """Under a schema, stop as soon as the output is one complete JSON value."""
-        if b"}" not in self._llm.detokenize([token]):
+        if b"}" not in self._model.detokenize([token]):
             return False
         try:
-            json.loads(self._llm.detokenize(out).decode("utf-8", errors="strict"))
+            json.loads(self._model.detokenize(out).decode("utf-8", errors="strict"))
         except ValueError:
             return False
         return True
@@ -288,4 +489,8 @@ class LlamaCppRuntime:
     def close(self) -> None:
         with self._lock:
             self._states.clear()
-            self._llm.close()
+            if self._batch is not None:
+                self._lib.llama_batch_free(self._batch)
+                self._batch = None
+            self._context.close()
+            self._model.close()

@@ -451,7 +451,7 @@ class LlamaServerRuntime:
                 self.log.append(
                     ServedRequest(
                         server=url,
-                        label=self.label,
+                        label=request.agent or self.label,
                         prompt_tokens=generation.prompt_tokens,
                         completion_tokens=generation.completion_tokens,
                         seconds=round(generation.seconds, 3),

@@ -11,11 +11,19 @@ raises TimeoutError is reported the same way.
 from __future__ import annotations
 
 import os
+import queue
 import threading
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 
 from concord.errors import InputError, ModelError
-from concord.llm.runtime import Generation, GenerationRequest, Runtime
+from concord.llm.runtime import (
+    Generation,
+    GenerationRequest,
+    Runtime,
+    StopCheck,
+    generate_all,
+)
 
 DEFAULT_TIMEOUT_S = 600.0
 """Longest a single generation may take before the model is declared unresponsive."""
@@ -46,6 +54,7 @@ class TimeoutRuntime:
         self.seconds = seconds
         self.model_name = inner.model_name
         self.model_sha256 = inner.model_sha256
+        self.parallel = int(getattr(inner, "parallel", 1))
         self._pending: Future[Generation] | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -61,7 +70,7 @@ class TimeoutRuntime:
     def _fail(self, problem: str) -> ModelError:
         return ModelError(problem, subject=self.model_name)
 
-    def generate(self, request: GenerationRequest) -> Generation:
+    def _claim(self) -> Future[Generation]:
         with self._lock:
             if self._closed:
                 raise self._fail("runtime is closed")
@@ -72,6 +81,10 @@ class TimeoutRuntime:
                 )
             future: Future[Generation] = Future()
             self._pending = future
+            return future
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        future = self._claim()
         worker = threading.Thread(
             target=self._run, args=(request, future), name="concord-model-call", daemon=True
         )
@@ -84,6 +97,53 @@ class TimeoutRuntime:
             if future.done() and future.exception() is None:
                 return future.result()  # finished just as the wait ran out
             raise self._fail(f"model did not respond within {self.seconds:g} s") from None
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        """The inner runtime's answers as they come, each awaited at most `seconds`; a
+        caller that stops listening stops the inner decoding at its next step."""
+        future = self._claim()
+        abandoned = threading.Event()
+
+        def stop() -> bool:
+            return abandoned.is_set() or (should_stop is not None and should_stop())
+
+        answers: queue.Queue[tuple[str, object]] = queue.Queue()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                for answer in generate_all(self.inner, requests, stop):
+                    answers.put(("answer", answer))
+                answers.put(("done", None))
+            except BaseException as exc:  # handed to the caller through the queue
+                answers.put(("error", exc))
+            finally:
+                future.set_result(Generation("", 0, 0, 0.0, False, ""))
+                with self._lock:
+                    close_now = self._closed
+                if close_now:
+                    self._close_inner_once()
+
+        threading.Thread(target=run, name="concord-model-batch", daemon=True).start()
+        try:
+            while True:
+                try:
+                    kind, value = answers.get(timeout=self.seconds)
+                except queue.Empty:
+                    raise self._fail(f"model did not respond within {self.seconds:g} s") from None
+                if kind == "done":
+                    return
+                if kind == "error":
+                    assert isinstance(value, BaseException)
+                    if isinstance(value, TimeoutError):
+                        raise self._fail(f"model did not respond in time ({value})") from value
+                    raise value
+                yield value  # type: ignore[misc]
+        finally:
+            abandoned.set()
 
     def _run(self, request: GenerationRequest, future: Future[Generation]) -> None:
         if not future.set_running_or_notify_cancel():
