@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from concord.bench.model_measures import DecodeResult, PipelineResult, ReuseResult
+from concord.bench.model_measures import (
+    DecodeResult,
+    ParallelResult,
+    PipelineResult,
+    ReuseResult,
+)
+from concord.bench.naive import NaiveResult
 from concord.bench.records import bench_record
 from concord.bench.report import TABLE_HEADERS, summary_lines, table_rows, to_json
 from concord.bench.run import BenchOptions, BenchResult, ModelInfo
-from concord.bench.targets import build_figures
+from concord.bench.targets import MemoryInputs, build_figures
 from concord.bench.text_measures import AlignmentResult, ScalingResult, ScreenResult
 
 FIGURES = {
@@ -23,6 +29,10 @@ FIGURES = {
     "screen_throughput",
     "screen_scaling",
     "peak_rss_mb",
+    "kv_cache_mb",
+    "vs_naive_speedup",
+    "panel_vs_limit",
+    "parallel_decode_speedup",
 }
 GOOD_REUSE = ReuseResult(
     naive_seconds=80.0,
@@ -48,6 +58,32 @@ GOOD_PIPELINE = PipelineResult(
     agents=("anaesthetist", "renal"),
     brief_status={"anaesthetist": "ok", "renal": "ok"},
     stall_ms=12.0,
+    panel_seconds=40.0,
+)
+GOOD_PARALLEL = ParallelResult(
+    sequences=4,
+    parallel=4,
+    alone_seconds=(10.0, 12.0, 9.0, 11.0),
+    together_seconds=16.0,
+    differing=0,
+    anaesthetist_seconds=12.0,
+    prefill_seconds=8.0,
+    repeats=1,
+)
+GOOD_NAIVE = NaiveResult(
+    seconds=240.0,
+    per_call_seconds=(48.0,) * 5,
+    completion_tokens=2000,
+    valid_json=5,
+    calls=5,
+)
+GOOD_MEMORY = MemoryInputs(
+    peak_mb=900.0,
+    model_bytes=253_000_000,
+    kv_bytes=600_000_000,
+    parallel=4,
+    kv_4b_stream_bytes=1_140_000_000,
+    parallel_4b_16gb=3,
 )
 GOOD_ALIGNMENT = AlignmentResult(
     extracts=200, seconds=2.0, record_chars=500_000, index_seconds=0.5, statuses={"EXACT": 50}
@@ -66,8 +102,9 @@ def result(**changes) -> BenchResult:
         "alignment": GOOD_ALIGNMENT,
         "screening": GOOD_SCREEN,
         "scaling": GOOD_SCALING,
-        "peak_mb": 900.0,
-        "model_bytes": 253_000_000,
+        "memory": GOOD_MEMORY,
+        "parallel": GOOD_PARALLEL,
+        "naive": GOOD_NAIVE,
         "probe_missing": "",
     }
     measured.update(changes)
@@ -92,6 +129,13 @@ def test_every_figure_carries_value_target_met_and_comparison() -> None:
     assert data["figures"]["pipeline_overhead"]["value"] == round(1 / 60, 4)
     # the pipeline rate is judged against 0.9 x the raw rate measured in the same run
     assert data["figures"]["pipeline_effective_tps"]["target"] == {"op": ">=", "value": 54.0}
+    # issue 17: the peer, the limit and the batch, each from the numbers in the same run
+    assert data["figures"]["vs_naive_speedup"]["value"] == 6.0
+    assert data["figures"]["panel_vs_limit"]["value"] == round(40 / (8 + 12 + 12), 4)
+    assert data["figures"]["parallel_decode_speedup"]["value"] == round(42 / 16, 4)
+    assert data["figures"]["parallel_decode_speedup"]["target"]["value"] == 2.0
+    # memory: the model file, the KV streams and 1 GB
+    assert data["figures"]["peak_rss_mb"]["target"]["value"] == 253 + 600 + 1024
 
 
 def test_misses_are_reported_as_misses() -> None:
@@ -99,7 +143,9 @@ def test_misses_are_reported_as_misses() -> None:
         reuse=replace(GOOD_REUSE, reuse_seconds=40.0, identical=False),
         decoding=replace(GOOD_DECODING, constrained_tps=30.0),
         pipeline=replace(GOOD_PIPELINE, model_seconds=50.0, stall_ms=250.0),
-        peak_mb=5000.0,
+        memory=replace(GOOD_MEMORY, peak_mb=5000.0),
+        naive=replace(GOOD_NAIVE, seconds=100.0),
+        parallel=replace(GOOD_PARALLEL, together_seconds=40.0, prefill_seconds=1.0),
     )
     data = to_json(slow)
     expected = {
@@ -109,6 +155,9 @@ def test_misses_are_reported_as_misses() -> None:
         "pipeline_overhead",
         "ui_max_stall_ms",
         "peak_rss_mb",
+        "vs_naive_speedup",
+        "panel_vs_limit",
+        "parallel_decode_speedup",
     }
     assert set(data["missed"]) == expected
     assert data["all_met"] is False
@@ -128,13 +177,16 @@ def test_unmeasured_figures_are_listed_not_passed() -> None:
         result(
             pipeline=replace(GOOD_PIPELINE, stall_ms=None),
             probe_missing="PySide6 is not installed",
-            peak_mb=None,
+            memory=replace(GOOD_MEMORY, peak_mb=None),
+            naive=None,
+            naive_missing="not measured: no model file",
         )
     )
     stall = data["figures"]["ui_max_stall_ms"]
     assert stall["value"] is None and stall["met"] is None
     assert "PySide6 is not installed" in stall["note"]
-    assert set(data["not_measured"]) == {"ui_max_stall_ms", "peak_rss_mb"}
+    assert set(data["not_measured"]) == {"ui_max_stall_ms", "peak_rss_mb", "vs_naive_speedup"}
+    assert data["figures"]["vs_naive_speedup"]["note"] == "not measured: no model file"
     assert data["all_met"] is False
 
 

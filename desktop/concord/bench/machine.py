@@ -18,7 +18,9 @@ def runtime_settings(entry: ModelEntry, runtime: Runtime) -> dict[str, Any]:
     override, so the machine defaults apply)."""
     return {
         "n_ctx": getattr(runtime, "n_ctx", entry.n_ctx),
-        "n_threads": default_threads(),
+        "n_threads": getattr(runtime, "n_threads", default_threads()),
+        "parallel": getattr(runtime, "parallel", 1),
+        "kv_cache_mb": round(getattr(runtime, "kv_bytes", 0) / 1e6, 1),
         "n_batch": DEFAULT_N_BATCH,
         "n_gpu_layers": entry.n_gpu_layers,
         "gpu_offload_supported": gpu_offload_supported(),

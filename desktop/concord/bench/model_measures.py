@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from concord.adjudication.config import ScoringConfig
@@ -20,7 +20,7 @@ from concord.agents.prompts import brief_prompt, build_record_block
 from concord.agents.schema import brief_schema
 from concord.bench.timing import TimedRuntime, decode_rate
 from concord.domain.record import Record
-from concord.llm.runtime import Generation, GenerationRequest, Runtime
+from concord.llm.runtime import Generation, GenerationRequest, ParallelRuntime, Runtime
 from concord.pipeline import PanelSettings, run_panel
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
@@ -174,6 +174,9 @@ class PipelineResult:
     agents: tuple[str, ...]
     brief_status: dict[str, str]
     stall_ms: float | None
+    panel_seconds: float = 0.0  # from the start until the last specialist's brief
+    attempts: dict[str, int] = field(default_factory=dict)  # model calls per agent
+    first_requests: tuple[GenerationRequest, ...] = ()  # each agent's first attempt, in order
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,10 @@ def measure_pipeline(
     under the Qt event-loop probe when one is given."""
     timed = TimedRuntime(runtime)
 
+    panel_done = 0.0
+
     def work(emit: Emit) -> tuple[float, Any]:
+        nonlocal panel_done
         started = time.perf_counter()
         case = None
         for event in run_panel(
@@ -205,6 +211,8 @@ def measure_pipeline(
             settings=inputs.settings,
         ):
             emit(event)
+            if event.stage in ("anaesthetist", "specialist") and event.done == event.total:
+                panel_done = time.perf_counter() - started
             case = event.case or case
         return time.perf_counter() - started, case
 
@@ -213,6 +221,14 @@ def measure_pipeline(
     else:
         (wall, case), stall = probe(work)
     briefs = case.briefs if case is not None else ()
+    agents = tuple(b.agent for b in briefs)
+    firsts: dict[str, GenerationRequest] = {}
+    attempts: dict[str, int] = {}
+    for call in timed.calls:
+        who = call.request.agent
+        if who in agents:
+            firsts.setdefault(who, call.request)
+            attempts[who] = attempts.get(who, 0) + 1
     return PipelineResult(
         wall_seconds=wall,
         model_seconds=timed.model_seconds,
@@ -220,7 +236,87 @@ def measure_pipeline(
         completion_tokens=timed.completion_tokens,
         calls=len(timed.calls),
         reused_calls=sum(c.generation.prefix_reused for c in timed.calls),
-        agents=tuple(b.agent for b in briefs),
+        agents=agents,
         brief_status={b.agent: b.status.value for b in briefs},
         stall_ms=stall,
+        panel_seconds=panel_done,
+        attempts=attempts,
+        first_requests=tuple(firsts[a] for a in agents if a in firsts),
+    )
+
+
+@dataclass(frozen=True)
+class ParallelResult:
+    """The specialists' requests one after another and decoded together, on a record whose
+    prefix is already evaluated; and what the limit of the panel is made of."""
+
+    sequences: int  # requests decoded together
+    parallel: int  # the runtime's number of parallel sequences
+    alone_seconds: tuple[float, ...]  # each specialist request by itself (wall)
+    together_seconds: float  # all of them in one batch (wall)
+    differing: int  # requests whose greedy text differs between the two
+    anaesthetist_seconds: float  # the anaesthetist's request by itself
+    prefill_seconds: float  # the record prefix evaluated from scratch
+    repeats: int
+
+    @property
+    def sequential_seconds(self) -> float:
+        return sum(self.alone_seconds)
+
+    @property
+    def limit_seconds(self) -> float:
+        """Prefill once, then the longest chain: the anaesthetist, then the slowest
+        specialist, each by itself."""
+        return self.prefill_seconds + self.anaesthetist_seconds + max(self.alone_seconds)
+
+
+def measure_prefill(runtime: Runtime, prefix: str) -> float:
+    """Seconds to evaluate the record prefix from scratch (prefix reuse switched off)."""
+    with prefix_reuse(runtime, enabled=False):
+        generation = runtime.generate(GenerationRequest(prefix=prefix, prompt="", max_tokens=1))
+    return generation.prompt_seconds or generation.seconds
+
+
+def _together(runtime: Runtime, requests: Sequence[GenerationRequest]) -> tuple[float, list[str]]:
+    texts = [""] * len(requests)
+    started = time.perf_counter()
+    if isinstance(runtime, ParallelRuntime):
+        for index, generation in runtime.generate_many(requests):
+            texts[index] = generation.text
+    else:
+        texts = [runtime.generate(r).text for r in requests]
+    return time.perf_counter() - started, texts
+
+
+def measure_parallel(
+    runtime: Runtime,
+    anaesthetist: GenerationRequest,
+    requests: Sequence[GenerationRequest],
+    repeats: int = 1,
+) -> ParallelResult:
+    """Each specialist request alone, then all together, alternately `repeats` times (the
+    fastest of each counts, so other load on the machine falls on both alike); then the
+    anaesthetist alone and the record prefill, for the limit."""
+    alone: list[float] = [float("inf")] * len(requests)
+    together = float("inf")
+    differing = 0
+    for _ in range(max(1, repeats)):
+        texts = []
+        for i, request in enumerate(requests):
+            seconds, generation = _timed(runtime, request)
+            alone[i] = min(alone[i], seconds)
+            texts.append(generation.text)
+        seconds, batched = _together(runtime, requests)
+        together = min(together, seconds)
+        differing = max(differing, sum(a != b for a, b in zip(texts, batched, strict=True)))
+    anaesthetist_seconds, _ = _timed(runtime, anaesthetist)
+    return ParallelResult(
+        sequences=len(requests),
+        parallel=int(getattr(runtime, "parallel", 1)),
+        alone_seconds=tuple(alone),
+        together_seconds=together,
+        differing=differing,
+        anaesthetist_seconds=anaesthetist_seconds,
+        prefill_seconds=measure_prefill(runtime, anaesthetist.prefix),
+        repeats=max(1, repeats),
     )

@@ -7,7 +7,10 @@ Order matters and is part of the method:
 3. constrained vs free decoding on the same record, now cached (only decoding differs);
 4. the full panel on a second generated record of the same size (its prefix is not cached,
    so the run pays for one record evaluation as a real run does), under the Qt probe;
-5. alignment and screen throughput and the screen's scaling (no model), then peak memory.
+5. on that record, the specialists' first requests one after another and decoded together,
+   the anaesthetist's alone and the record prefill (the panel's limit);
+6. the same agents' requests through plain llama-cpp-python, in a child process;
+7. alignment and screen throughput and the screen's scaling (no model), then peak memory.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from concord.adjudication.config import ScoringConfig
@@ -23,6 +27,7 @@ from concord.agents.runner import DEFAULT_BRIEF_MAX_TOKENS
 from concord.bench import model_measures as mm
 from concord.bench import text_measures as tm
 from concord.bench.figures import Figure
+from concord.bench.naive import NaiveCall, NaiveResult, run_naive
 from concord.bench.ocr_figures import ocr_figures
 from concord.bench.records import (
     BENCH_SEED,
@@ -33,9 +38,11 @@ from concord.bench.records import (
     bench_record,
     screening_record,
 )
-from concord.bench.targets import build_figures
+from concord.bench.targets import MemoryInputs, build_figures
 from concord.bench.timing import peak_rss_mb
 from concord.domain.record import Record
+from concord.errors import ModelError
+from concord.llm.kv_memory import GEMMA3_4B, WORKSTATION_BYTES, safe_parallel
 from concord.llm.runtime import GenerationRequest, Runtime
 from concord.pipeline import PanelSettings
 from concord.screen.lexicon import Lexicon
@@ -52,6 +59,9 @@ class BenchOptions:
     reuse_tokens: int = 32  # output tokens per agent in the reuse comparison
     decode_tokens: int = DEFAULT_BRIEF_MAX_TOKENS  # constrained vs free: a whole brief
     decode_repeats: int = 2
+    parallel_repeats: int = 1  # specialists alone vs together, alternated
+    naive: bool = True  # run the plain llama-cpp-python peer
+    naive_timeout: float = 3600.0
     alignment_chars: int = 500_000
     alignment_extracts: int = 200
     screen_seconds: float = 2.0
@@ -82,6 +92,7 @@ class ModelInfo:
     sha256: str
     file_bytes: int | None
     settings: dict[str, Any] = field(default_factory=dict)  # n_ctx, threads, batch, GPU
+    path: Path | None = None  # the GGUF, for the plain llama-cpp-python peer
 
 
 @dataclass(frozen=True)
@@ -163,6 +174,15 @@ def run_bench(
         probe,
     )
 
+    parallel = None
+    specialists = pipeline.first_requests[1:]
+    if pipeline.first_requests and specialists:
+        say(f"parallel: {len(specialists)} specialists alone, then decoded together; the limit")
+        parallel = mm.measure_parallel(
+            runtime, pipeline.first_requests[0], specialists, options.parallel_repeats
+        )
+    naive, naive_missing = _naive(runtime, model, pipeline, options, say)
+
     say(
         f"alignment: {options.alignment_extracts} extracts on a "
         f"{options.alignment_chars // 1000} kB record; screen throughput"
@@ -187,10 +207,60 @@ def run_bench(
         alignment=alignment,
         screening=screening,
         scaling=scaling,
-        peak_mb=peak_rss_mb(),
-        model_bytes=model.file_bytes,
+        memory=_memory(runtime, model),
+        parallel=parallel,
+        naive=naive,
+        naive_missing=naive_missing,
         probe_missing=probe_missing,
     )
     context["pipeline_record_tokens"] = pipeline_record.tokens
     figures = (*figures, *ocr_figures(options.quick, say))  # scanned records (no model)
     return BenchResult(options, model, record, figures, context, time.perf_counter() - started)
+
+
+def _naive(
+    runtime: Runtime,
+    model: ModelInfo,
+    pipeline: mm.PipelineResult,
+    options: BenchOptions,
+    say: Say,
+) -> tuple[NaiveResult | None, str]:
+    """The panel's first requests through plain llama-cpp-python, or None and why not."""
+    split = getattr(runtime, "prompt_tokens", None)
+    if not options.naive:
+        return None, "switched off"
+    if model.path is None or split is None:
+        return None, "not measured: needs the model file and the runtime's tokenizer"
+    calls = []
+    for request in pipeline.first_requests:
+        prefix, rest = split(request)
+        calls.append(
+            NaiveCall(request.agent, prefix + rest, request.schema or {}, request.max_tokens)
+        )
+    say(f"peer: {len(calls)} agents through plain llama-cpp-python (child process)")
+    try:
+        return (
+            run_naive(
+                model.path,
+                int(model.settings.get("n_ctx") or 8192),
+                int(model.settings.get("n_threads") or 1),
+                calls,
+                options.naive_timeout,
+            ),
+            "",
+        )
+    except ModelError as exc:
+        return None, f"not measured: {exc.one_line()}"
+
+
+def _memory(runtime: Runtime, model: ModelInfo) -> MemoryInputs:
+    n_ctx = int(model.settings.get("n_ctx") or 8192)
+    four_b = GEMMA3_4B.bytes_per_stream(n_ctx)
+    return MemoryInputs(
+        peak_mb=peak_rss_mb(),
+        model_bytes=model.file_bytes,
+        kv_bytes=getattr(runtime, "kv_bytes", None),
+        parallel=int(getattr(runtime, "parallel", 1)),
+        kv_4b_stream_bytes=four_b,
+        parallel_4b_16gb=safe_parallel(four_b, 16, WORKSTATION_BYTES),
+    )

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from concord.llm.runtime import Generation, GenerationRequest, Runtime
+from concord.llm.runtime import (
+    Generation,
+    GenerationRequest,
+    ParallelRuntime,
+    Runtime,
+    StopCheck,
+    generate_all,
+)
 
 
 @dataclass
@@ -15,30 +24,55 @@ class ModelCall:
 
 
 class TimedRuntime:
-    """A Runtime that forwards to `inner` and records every call and its generation."""
+    """A Runtime that forwards to `inner` (decoding together when it can) and records every
+    call, its generation, and the wall time spent waiting for the model.
+
+    Requests decoded together overlap in time, so their `Generation.seconds` are not
+    added: `model_seconds` is the wall time inside the inner runtime, and `prompt_seconds`
+    counts, for each batch, the wait until the last of its prompts was evaluated."""
 
     def __init__(self, inner: Runtime) -> None:
         self.inner = inner
         self.model_name = inner.model_name
         self.model_sha256 = inner.model_sha256
+        self.parallel = int(getattr(inner, "parallel", 1))
         self.calls: list[ModelCall] = []
+        self.model_seconds = 0.0
+        self.prompt_seconds = 0.0
 
     def generate(self, request: GenerationRequest) -> Generation:
+        started = time.perf_counter()
         generation = self.inner.generate(request)
+        self.model_seconds += time.perf_counter() - started
+        self.prompt_seconds += generation.prompt_seconds
         self.calls.append(ModelCall(request, generation))
         return generation
 
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        answers = generate_all(self.inner, requests, should_stop)
+        prompt = 0.0
+        while True:
+            started = time.perf_counter()
+            try:
+                index, generation = next(answers)
+            except StopIteration:
+                break
+            finally:
+                self.model_seconds += time.perf_counter() - started
+            together = isinstance(self.inner, ParallelRuntime)
+            prompt = (
+                max(prompt, generation.prompt_seconds)
+                if together
+                else prompt + (generation.prompt_seconds)
+            )
+            self.calls.append(ModelCall(requests[index], generation))
+            yield index, generation
+        self.prompt_seconds += prompt
+
     def close(self) -> None:  # the caller owns the inner runtime
         pass
-
-    @property
-    def model_seconds(self) -> float:
-        """Time inside the model, as the runtime itself measured each generation."""
-        return sum(c.generation.seconds for c in self.calls)
-
-    @property
-    def prompt_seconds(self) -> float:
-        return sum(c.generation.prompt_seconds for c in self.calls)
 
     @property
     def completion_tokens(self) -> int:

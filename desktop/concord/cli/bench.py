@@ -75,7 +75,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ]
         result = run_bench(
             runtime,
-            ModelInfo(entry.name, entry.sha256, entry.size, runtime_settings(entry, runtime)),
+            ModelInfo(
+                entry.name,
+                entry.sha256,
+                entry.size,
+                runtime_settings(entry, runtime),
+                path=entry.path,
+            ),
             BenchInputs(svc.profiles, svc.screen, svc.lexicon, svc.config, demo),
             BenchOptions.for_run(args.quick),
             probe=probe,

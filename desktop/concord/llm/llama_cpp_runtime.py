@@ -47,6 +47,7 @@ import numpy.typing as npt
 
 from concord.errors import Cancelled, ModelError
 from concord.llm.chat_template import TemplateSplit, split_chat_template
+from concord.llm.kv_memory import KvShape, safe_parallel
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import GrammarConstraint, TokenChooser
 
@@ -157,7 +158,6 @@ class LlamaCppRuntime:
         self.model_name = model_name or path.stem
         self.model_sha256 = model_sha256
         self.prefix_cache = prefix_cache
-        self.parallel = max(1, min(parallel or default_parallel(), MAX_PARALLEL))
         self.n_threads = n_threads or default_threads()
         self.n_batch = n_batch or DEFAULT_N_BATCH
         self.n_ctx = n_ctx  # cells of one sequence's stream: prefix + its tail + answer
@@ -171,6 +171,12 @@ class LlamaCppRuntime:
             )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"llama.cpp could not load the model: {exc}", subject=path) from exc
+        self.kv_shape = KvShape.from_metadata(self._model.metadata())
+        stream = self.kv_shape.bytes_per_stream(n_ctx) if self.kv_shape else 0
+        if parallel is None:  # the default, bounded by this machine's memory
+            parallel = safe_parallel(stream, default_parallel())
+        self.parallel = max(1, min(parallel, MAX_PARALLEL))
+        self.kv_bytes = stream * self.parallel
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * self.parallel
         params.n_batch = params.n_ubatch = self.n_batch
