@@ -1,0 +1,54 @@
+"""KV cache size from a GGUF's shape, and the number of parallel sequences memory holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from concord.llm.gguf_meta import read_gguf_metadata
+from concord.llm.kv_memory import GEMMA3_4B, KvShape, safe_parallel
+
+from .conftest import write_fake_gguf
+
+GIB = 1024**3
+
+
+def test_shape_from_metadata_of_a_gemma3_file() -> None:
+    meta = {
+        "general.architecture": "gemma3",
+        "gemma3.block_count": 18,
+        "gemma3.attention.head_count": 4,
+        "gemma3.attention.head_count_kv": 1,
+        "gemma3.attention.key_length": 256,
+        "gemma3.attention.value_length": 256,
+        "gemma3.embedding_length": 640,
+    }
+    shape = KvShape.from_metadata(meta)
+    assert shape == KvShape(18, 1, 256, 256)
+    # 18 layers x (256 + 256) f16 numbers: 18,432 bytes a cell; 151 MB for 8,192 cells
+    assert shape.bytes_per_cell() == 18 * 512 * 2
+    assert shape.bytes_per_stream(8192) == 150_994_944
+
+
+def test_head_size_from_the_embedding_when_not_stated_and_strings_as_llama_cpp_gives_them():
+    meta = {
+        "general.architecture": "llama",
+        "llama.block_count": "32",
+        "llama.attention.head_count": "32",
+        "llama.attention.head_count_kv": "8",
+        "llama.embedding_length": "4096",
+    }
+    assert KvShape.from_metadata(meta) == KvShape(32, 8, 128, 128)
+    assert KvShape.from_metadata({"general.architecture": "llama"}) is None
+
+
+def test_a_file_without_attention_metadata_has_no_shape(tmp_path: Path) -> None:
+    meta = read_gguf_metadata(write_fake_gguf(tmp_path / "toy.gguf"))
+    assert KvShape.from_metadata(meta) is None
+
+
+def test_a_16_gb_workstation_with_a_4b_model_runs_three_sequences() -> None:
+    per_stream = GEMMA3_4B.bytes_per_stream(8192)  # 1.14 GB
+    assert safe_parallel(per_stream, 4, 16 * GIB) == 3  # 3.4 GB of KV, a quarter of 16 GB
+    assert safe_parallel(per_stream, 4, 64 * GIB) == 4  # never more than asked
+    assert safe_parallel(per_stream, 4, 2 * GIB) == 1  # always at least one
+    assert safe_parallel(0, 4, 16 * GIB) == 4  # unknown size: as asked

@@ -1,0 +1,162 @@
+"""Requests decoded together: the protocol (`generate_all`), through the child process and
+through the watchdog, with answers as they finish and cancellation mid-decode."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from concord.errors import Cancelled, ModelError
+from concord.llm.isolated import IsolatedRuntime
+from concord.llm.registry import ModelStore
+from concord.llm.runtime import (
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    ParallelRuntime,
+    StopCheck,
+    generate_all,
+)
+from concord.llm.scripted import ScriptedRuntime
+from concord.llm.watchdog import TimeoutRuntime
+
+from .conftest import write_fake_gguf
+
+FAKE = "llm.isolated_fake:EchoRuntime"
+
+
+def requests(*prompts: str) -> list[GenerationRequest]:
+    return [GenerationRequest(prefix="record", prompt=p) for p in prompts]
+
+
+def answer(text: str) -> Generation:
+    return Generation(text, 1, 1, 0.0, True, FinishReason.STOP)
+
+
+class Batched:
+    """A parallel runtime that answers in reverse order, optionally waiting before each."""
+
+    model_name = "batched"
+    model_sha256 = "0" * 64
+    parallel = 4
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.batches: list[list[str]] = []
+        self.stopped = threading.Event()
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        return answer(request.prompt)
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        self.batches.append([r.prompt for r in requests])
+        for index in reversed(range(len(requests))):
+            deadline = time.monotonic() + self.delay
+            while time.monotonic() < deadline:
+                if should_stop is not None and should_stop():
+                    self.stopped.set()
+                    raise Cancelled("generation cancelled")
+                time.sleep(0.01)
+            yield index, answer(requests[index].prompt)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_runtime_that_cannot_batch_answers_one_after_another_and_can_be_stopped() -> None:
+    runtime = ScriptedRuntime(["one", "two", "three"])
+    assert not isinstance(runtime, ParallelRuntime)
+    assert [(i, g.text) for i, g in generate_all(runtime, requests("a", "b", "c"))] == [
+        (0, "one"),
+        (1, "two"),
+        (2, "three"),
+    ]
+    asked: list[int] = []
+    runtime = ScriptedRuntime(["one", "two", "three"])
+    with pytest.raises(Cancelled):
+        for index, _ in generate_all(runtime, requests("a", "b", "c"), lambda: bool(asked)):
+            asked.append(index)
+    assert asked == [0] and len(runtime.requests) == 1
+
+
+def test_a_parallel_runtime_gets_every_request_at_once_and_answers_as_they_finish() -> None:
+    runtime = Batched()
+    assert isinstance(runtime, ParallelRuntime)
+    answers = list(generate_all(runtime, requests("a", "b", "c")))
+    assert runtime.batches == [["a", "b", "c"]]
+    assert [(i, g.text) for i, g in answers] == [(2, "c"), (1, "b"), (0, "a")]
+
+
+def test_the_watchdog_passes_answers_through_and_times_out_per_answer() -> None:
+    watched = TimeoutRuntime(Batched(), seconds=5)
+    assert isinstance(watched, ParallelRuntime) and watched.parallel == 4
+    assert sorted(i for i, _ in watched.generate_many(requests("a", "b"))) == [0, 1]
+    slow = Batched(delay=3.0)
+    watched = TimeoutRuntime(slow, seconds=0.5)
+    with pytest.raises(ModelError, match="did not respond within 0.5 s"):
+        list(watched.generate_many(requests("a", "b")))
+    # The abandoned batch is told to stop at its next step, and then frees the runtime.
+    assert slow.stopped.wait(5)
+
+
+def test_the_watchdog_forwards_a_cancel_and_errors_of_the_inner_runtime() -> None:
+    watched = TimeoutRuntime(Batched(delay=0.2), seconds=5)
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        list(watched.generate_many(requests("a", "b"), lambda: time.monotonic() - started > 0.1))
+
+    class Broken(Batched):
+        def generate_many(self, requests, should_stop=None):  # type: ignore[override]
+            raise ModelError("llama.cpp failed to decode", subject="batched")
+            yield  # pragma: no cover
+
+    with pytest.raises(ModelError, match="failed to decode"):
+        list(TimeoutRuntime(Broken(), seconds=5).generate_many(requests("a")))
+
+
+@pytest.fixture
+def child(tmp_path: Path) -> Iterator[IsolatedRuntime]:
+    store = ModelStore.open(tmp_path / "models")
+    entry = store.add(write_fake_gguf(tmp_path / "models" / "toy.gguf"), role="agent")
+    runtime = IsolatedRuntime(entry, factory=FAKE, timeout=30)
+    yield runtime
+    runtime.close()
+
+
+def test_the_child_decodes_together_and_streams_each_answer(child: IsolatedRuntime) -> None:
+    assert child.parallel == 3  # reported by the child's runtime when it loaded
+    answers = list(child.generate_many(requests("a", "b", "c")))
+    assert [i for i, _ in answers] == [2, 1, 0]  # in the order the child finished them
+    assert [g.text.split(":")[1] for _, g in answers] == ["c", "b", "a"]
+
+
+def test_a_cancel_reaches_the_child_mid_decode_and_the_next_request_is_clean(
+    child: IsolatedRuntime,
+) -> None:
+    started = time.monotonic()
+    seen: list[int] = []
+    with pytest.raises(Cancelled):
+        for index, _ in child.generate_many(
+            requests("slow", "b"), lambda: time.monotonic() - started > 0.5
+        ):
+            seen.append(index)
+    assert seen == [1]  # "b" finished before the slow one was cancelled
+    assert time.monotonic() - started < 20  # not the 60 s the slow request would take
+    pid = child.pid
+    answers = list(child.generate_many(requests("x", "y")))
+    assert sorted(g.text.split(":")[1] for _, g in answers) == ["x", "y"]
+    assert child.pid == pid and child.restarts == 0
+
+
+def test_a_caller_that_stops_listening_leaves_the_child_ready(child: IsolatedRuntime) -> None:
+    answers = child.generate_many(requests("slow", "b"))
+    index, _ = next(answers)
+    assert index == 1
+    answers.close()  # e.g. the pipeline was cancelled between two answers
+    assert child.generate(GenerationRequest(prefix="record", prompt="z")).text.endswith(":z")

@@ -1,0 +1,94 @@
+"""The panel sends the chosen specialists to the runtime together and reports each brief as
+it finishes; a cancel stops the batch mid-way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from concord import paths
+from concord.errors import Cancelled
+from concord.llm.runtime import Generation, GenerationRequest, StopCheck
+from concord.llm.scripted import ScriptedRuntime
+from concord.pipeline import PanelSettings, run_panel
+from concord.records import load_record
+from concord.services import Services
+
+from .brief_writer import BriefWriter
+
+CKD = paths.resources_dir() / "demo" / "03_ckd_hyperkalaemia.json"
+CONSULT = ("cardiology", "renal", "endocrine", "airway")
+
+
+class ParallelWriter(ScriptedRuntime):
+    """Scripted briefs, decoded 'together': it records each batch and answers it in
+    reverse order (the last request finishes first)."""
+
+    parallel = 4
+
+    def __init__(self, writer: BriefWriter) -> None:
+        super().__init__(writer)
+        self.batches: list[list[str]] = []
+        self.answered: list[str] = []
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        self.batches.append([r.agent for r in requests])
+        for index in reversed(range(len(requests))):
+            if should_stop is not None and should_stop():
+                raise Cancelled("generation cancelled")
+            self.answered.append(requests[index].agent)
+            yield index, self.generate(requests[index])
+
+
+@pytest.fixture
+def svc():
+    services = Services()
+    yield services
+    services.close()
+
+
+def panel(svc: Services, runtime: ParallelWriter, should_stop: StopCheck = lambda: False):
+    return run_panel(
+        load_record(CKD),
+        runtime,
+        profiles=svc.profiles,
+        screen=svc.screen,
+        lexicon=svc.lexicon,
+        config=svc.config,
+        settings=PanelSettings(judges=0, max_specialists=4),
+        should_stop=should_stop,
+    )
+
+
+def test_specialists_are_decoded_together_and_reported_as_each_finishes(svc) -> None:
+    runtime = ParallelWriter(BriefWriter(consult=CONSULT))
+    events = list(panel(svc, runtime))
+    case = events[-1].case
+    assert case is not None
+    chosen = case.meta["specialists"]
+    assert len(chosen) >= 3
+    # the anaesthetist alone (it chooses the specialists), then all chosen ones at once
+    assert runtime.batches == [["anaesthetist"], chosen]
+    specialist = [e for e in events if e.stage == "specialist"]
+    starts, ends = specialist[: len(chosen)], specialist[len(chosen) :]
+    assert [e.agent for e in starts] == chosen and all(e.done == 0 for e in starts)
+    assert [e.agent for e in ends] == list(reversed(chosen))  # as they finished
+    assert [e.done for e in ends] == list(range(1, len(chosen) + 1))
+    # the case keeps the anaesthetist's order of consultation, whatever finished first
+    assert [b.agent for b in case.briefs] == ["anaesthetist", *chosen]
+
+
+def test_a_cancel_during_the_specialists_stops_the_batch(svc) -> None:
+    runtime = ParallelWriter(BriefWriter(consult=CONSULT))
+    finished: list[str] = []
+    events = panel(svc, runtime, should_stop=lambda: len(finished) >= 1)
+    with pytest.raises(Cancelled):
+        for event in events:
+            if event.stage == "specialist" and event.done:
+                finished.append(str(event.agent))
+    assert len(finished) == 1
+    chosen = runtime.batches[-1]
+    assert len(runtime.answered) < 1 + len(chosen)  # the rest of the batch was never decoded
