@@ -11,7 +11,9 @@
 #                   the repository (wheels are never committed)
 #   --python PY     the Python 3.11 the target runs (default python3.11)
 #   --with-server   also bundle llama-cpp-python[server] (to run `python -m llama_cpp.server`
-#                   on a CPU machine of the hospital network for `concord run --batch`)
+#                   on a CPU machine of the hospital network for `concord run --batch`) and
+#                   llama.cpp's own `llama-server`, built from the same llama.cpp sources
+#                   (bin/llama-server; installer/build_llama_server.sh, cached)
 #   --tar           also write DIR.tar next to the folder (one file to carry across)
 #
 # CMAKE_ARGS is passed to the llama-cpp-python build (e.g. CMAKE_ARGS="-DGGML_CUDA=on" for
@@ -101,6 +103,14 @@ if command -v apt-get >/dev/null 2>&1; then
   x11_debs="$(cd "$out/debs" && ls | tr '\n' ' ')"
 else
   echo "build_bundle: no apt-get here: the bundle carries no X library packages" >&2
+fi
+
+if [ "$with_server" = 1 ]; then
+  echo "== llama-server from the llama-cpp-python sources" >&2
+  llama_version="$(cd "$out/wheels" && ls llama_cpp_python-*.whl | sed -E 's/^llama_cpp_python-([^-]+)-.*/\1/')"
+  server="$(LLAMA_CPP_PYTHON_VERSION="$llama_version" bash installer/build_llama_server.sh "$work/venv/bin/python")"
+  mkdir -p "$out/bin"
+  cp "$server" "$out/bin/llama-server"
 fi
 
 echo "== scripts, checksums" >&2

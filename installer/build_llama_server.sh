@@ -5,7 +5,8 @@
 #
 #   bash installer/build_llama_server.sh [PYTHON]
 #
-# PYTHON is the interpreter whose llama-cpp-python version is matched (default .venv's).
+# PYTHON is the interpreter whose llama-cpp-python version is matched (default .venv's);
+# LLAMA_CPP_PYTHON_VERSION names the version instead (the offline bundle's build).
 # Prints the binary's path on stdout (progress goes to stderr). The cache is
 # $CONCORD_BUILD_CACHE (default ~/.cache/concord)/llama-server-<version>/llama-server.
 # Needs cmake and a C++ compiler, as the llama-cpp-python build itself does. The server's web
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 py="${1:-${CONCORD_VENV:-.venv}/bin/python}"
-version="$("$py" -c 'import importlib.metadata as m; print(m.version("llama-cpp-python"))')"
+version="${LLAMA_CPP_PYTHON_VERSION:-$("$py" -c 'import importlib.metadata as m; print(m.version("llama-cpp-python"))')}"
 cache="${CONCORD_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/concord}/llama-server-$version"
 binary="$cache/llama-server"
 

@@ -59,6 +59,15 @@ case "$job" in
     "$VENV/bin/lint-imports"
     "$VENV/bin/mypy"
     export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
+    # llama.cpp's own llama-server for the real-server tests: built once from the sources
+    # of the installed llama-cpp-python, then cached (installer/build_llama_server.sh).
+    if [ -z "${LLAMA_SERVER:-}" ]; then
+      if server="$(bash installer/build_llama_server.sh "$VENV/bin/python")"; then
+        export LLAMA_SERVER="$server"
+      else
+        echo "note: llama-server could not be built; the real-server tests will be skipped" >&2
+      fi
+    fi
     exec "$VENV/bin/python" -m pytest "$@" ;;
   *) echo "usage: bash installer/dev.sh demo|test [args...]" >&2; exit 2 ;;
 esac

@@ -84,7 +84,8 @@ def _valid_json(text: str) -> bool:
 
 
 def _child(job: dict[str, Any]) -> dict[str, Any]:
-    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp import Llama
+    from llama_cpp.llama_grammar import LlamaGrammar
 
     llm = Llama(
         model_path=job["model_path"],

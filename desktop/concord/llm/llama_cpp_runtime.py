@@ -259,7 +259,7 @@ class LlamaCppRuntime:
     def _add(self, token: int, pos: int, seq_id: int, logits: bool) -> int:
         """Append one token to the batch; its index there (to read its logits)."""
         batch = self._batch
-        i = batch.n_tokens
+        i = int(batch.n_tokens)
         batch.token[i] = token
         batch.pos[i] = pos
         batch.n_seq_id[i] = 1

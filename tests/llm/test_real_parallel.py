@@ -1,0 +1,112 @@
+"""Requests decoded together by the real llama.cpp runtime (default GGUF). Select with
+`-m real_model`.
+
+Batched greedy decoding is deterministic, but not always the same token for token as one
+request at a time: llama.cpp's CPU kernels multiply a group of 4 rows differently from a
+single row (weight repacking, `ggml-cpu/repack.cpp`), so a near-tie can flip. These tests
+check what must hold; how often the texts differ is measured by `concord bench`
+(`parallel_decode_speedup`) and stated in the README.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from concord.errors import Cancelled, ModelError
+from concord.llm.registry import ModelEntry, load_runtime
+from concord.llm.runtime import FinishReason, GenerationRequest
+
+pytestmark = pytest.mark.real_model
+
+RECORD = (
+    "Pre-operative clinic, 71-year-old woman listed for total hip replacement.\n"
+    "Potassium 6.3 mmol/L on the morning bloods; eGFR 22 mL/min/1.73m2.\n"
+    "Echo: LVEF 30-35%, moderate aortic stenosis, AVA 1.1 cm2.\n"
+    "Platelets 88 x10^9/L; INR 1.1; SpO2 95% on room air.\n"
+)
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "risk": {"type": "string", "maxLength": 60},
+        "lines": {"type": "array", "items": {"enum": ["L1", "L2", "L3"]}, "maxItems": 2},
+    },
+    "required": ["risk", "lines"],
+    "additionalProperties": False,
+}
+QUESTIONS = (
+    "As the renal physician, the main risk as JSON:\n",
+    "As the cardiologist, the main risk as JSON:\n",
+    "As the haematologist, the main risk as JSON:\n",
+)
+
+
+@pytest.fixture(scope="module")
+def runtime(default_entry: ModelEntry) -> Iterator:
+    loaded = load_runtime(default_entry, n_ctx=1024, parallel=3, n_threads=1)
+    yield loaded
+    loaded.close()
+
+
+def ask(prompt: str, max_tokens: int = 48, **kw: object) -> GenerationRequest:
+    return GenerationRequest(prefix=RECORD, prompt=prompt, max_tokens=max_tokens, **kw)  # type: ignore[arg-type]
+
+
+def test_the_context_has_a_stream_per_sequence(runtime) -> None:
+    assert runtime.parallel == 3
+    assert runtime.kv_shape is not None
+    assert runtime.kv_bytes == 3 * runtime.kv_shape.bytes_per_stream(1024)
+
+
+def test_a_batch_answers_each_request_once_under_its_own_schema(runtime) -> None:
+    requests = [ask(q, schema=SCHEMA) for q in QUESTIONS]
+    answers = dict(runtime.generate_many(requests))
+    assert sorted(answers) == [0, 1, 2]
+    for generation in answers.values():
+        assert set(json.loads(generation.text)) == {"risk", "lines"}
+        assert generation.finish_reason == FinishReason.STOP
+    # one prefix evaluation for the batch: the other sequences restored it
+    assert sum(not g.prefix_reused for g in answers.values()) <= 1
+
+
+def test_batched_greedy_decoding_is_deterministic_and_a_batch_of_one_is_generate(runtime):
+    requests = [ask(q) for q in QUESTIONS]
+    first = {i: g.text for i, g in runtime.generate_many(requests)}
+    second = {i: g.text for i, g in runtime.generate_many(requests)}
+    assert first == second
+    alone = runtime.generate(requests[0]).text
+    ((_, one),) = list(runtime.generate_many([requests[0]]))
+    assert one.text == alone
+    # the same request three times in one batch: three identical answers
+    same = [g.text for _, g in runtime.generate_many([requests[1]] * 3)]
+    assert same[0] == same[1] == same[2]
+
+
+def test_more_requests_than_sequences_wait_for_a_free_one(runtime) -> None:
+    requests = [ask(q, max_tokens=8 + 4 * i) for i, q in enumerate(QUESTIONS * 2)]
+    order = [i for i, _ in runtime.generate_many(requests)]
+    assert sorted(order) == list(range(6))
+    # the three short ones that started first finish before the longer ones behind them
+    assert set(order[:3]) <= {0, 1, 2, 3}
+
+
+def test_seeded_sampling_repeats_with_its_seed(runtime) -> None:
+    hot = [ask(QUESTIONS[0], temperature=0.9, seed=s) for s in (1, 2, 1)]
+    texts = [g.text for _, g in sorted(runtime.generate_many(hot))]
+    assert texts[0] == texts[2]
+
+
+def test_a_cancel_stops_the_batch_between_steps_and_the_runtime_goes_on(runtime) -> None:
+    requests = [ask(q, max_tokens=400) for q in QUESTIONS]
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        list(runtime.generate_many(requests, lambda: time.monotonic() - started > 1.0))
+    assert runtime.generate(ask(QUESTIONS[0], max_tokens=4)).completion_tokens == 4
+
+
+def test_requests_on_different_records_are_not_decoded_together(runtime) -> None:
+    with pytest.raises(ModelError, match="share one prefix"):
+        list(runtime.generate_many([ask("a"), GenerationRequest(prefix="other", prompt="b")]))
