@@ -183,10 +183,12 @@ def run_batch(
     model: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     max_tokens_cap: int | None = None,
+    parallel: int = 1,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> Iterator[BatchEvent]:
     """Run the panel on every record in `directory` over `servers`; yields progress events,
-    the last of kind 'done' carrying the BatchReport."""
+    the last of kind 'done' carrying the BatchReport. `parallel`: a record's specialists
+    sent to its server at once (match the servers' slots, `llama-server -np N`)."""
     urls = list(dict.fromkeys(normalise_url(u) for u in servers))
     if not urls:
         raise InputError("no llama.cpp server given")
@@ -219,6 +221,7 @@ def run_batch(
             template=template,
             timeout=timeout,
             max_tokens_cap=max_tokens_cap,
+            parallel=parallel,
         )
         runtimes.append(runtime)
         thread = threading.Thread(

@@ -204,3 +204,21 @@ def test_a_proxy_in_the_environment_is_not_used(servers, monkeypatch):
     monkeypatch.setenv("no_proxy", "")
     LlamaServerRuntime([good.url]).generate(REQUEST)
     assert len(good.requests) == 1
+
+
+def test_requests_decoded_together_go_to_the_server_at_once_and_are_logged_by_agent(servers):
+    from dataclasses import replace
+
+    from concord.llm.runtime import ParallelRuntime, generate_all
+
+    server = FakeLlamaServer(kind=LLAMA_SERVER)
+    servers.append(server)
+    runtime = LlamaServerRuntime([server.url], parallel=3)
+    assert isinstance(runtime, ParallelRuntime)
+    agents = ["renal", "cardiology", "airway"]
+    requests = [replace(REQUEST, agent=a) for a in agents]
+    answers = dict(generate_all(runtime, requests))
+    assert sorted(answers) == [0, 1, 2]
+    assert all(json.loads(g.text)["operation"] for g in answers.values())
+    assert sorted(s.label for s in runtime.log) == sorted(agents)
+    assert len(server.requests) == 3

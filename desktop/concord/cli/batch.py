@@ -47,6 +47,12 @@ def add_batch_options(p: argparse.ArgumentParser) -> None:
         help="seconds one request may take before it is retried elsewhere",
     )
     p.add_argument("--max-tokens", type=int, help="cap every request (smoke runs)")
+    p.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        help="a record's specialists sent to its server at once (the server's slots, -np N)",
+    )
 
 
 def server_list(text: str | None) -> list[str]:
@@ -87,6 +93,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         model=args.model,
         timeout=args.timeout,
         max_tokens_cap=args.max_tokens,
+        parallel=max(1, args.parallel),
     ):
         name = event.path.name if event.path else ""
         if event.kind == "saved":

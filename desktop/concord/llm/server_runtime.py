@@ -30,6 +30,10 @@ Sampling matches the in-process runtime: greedy at temperature 0, else top-k
 `max_tokens_cap` bounds every request (quick smoke runs; a capped brief may come back
 FAILED as cut off).
 
+Requests decoded together (`generate_many`, the panel's specialists) are sent as `parallel`
+concurrent HTTP requests: a llama-server started with that many slots (`-np N`) decodes
+them in one batch. A cancel takes effect between answers (a request under way finishes).
+
 Several URLs: requests go to the first server that is up; a connection error, a timeout or
 an HTTP 5xx/429 marks that server down for a while and the same request is sent to the
 next. Every answered request is logged with the URL that produced it (`log`), because
@@ -51,15 +55,16 @@ import time
 import urllib.error
 import urllib.request
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from concord.errors import ModelError
+from concord.errors import Cancelled, ModelError
 from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.gguf_meta import read_gguf_metadata
 from concord.llm.registry import ModelEntry, verify_file
-from concord.llm.runtime import FinishReason, Generation, GenerationRequest
+from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import SAMPLING_TOP_K
 from concord.netguard import parse_server
 
@@ -171,6 +176,7 @@ class LlamaServerRuntime:
         timeout: float = DEFAULT_TIMEOUT,
         down_seconds: float = DOWN_SECONDS,
         max_tokens_cap: int | None = None,
+        parallel: int = 1,
     ) -> None:
         if not urls:
             raise ModelError("no llama.cpp server URL given")
@@ -183,6 +189,7 @@ class LlamaServerRuntime:
         self.label = ""  # set by the caller (e.g. the agent being run) for the log
         self.log: list[ServedRequest] = []
         self.max_tokens_cap = max_tokens_cap
+        self.parallel = max(1, parallel)
         self._down_until: dict[str, float] = {}
         self._servers: dict[str, _Server] = {}
         self._prefix_tokens: dict[str, OrderedDict[str, list[int]]] = {}
@@ -463,6 +470,25 @@ class LlamaServerRuntime:
         raise ModelError(
             "no llama.cpp server could answer: " + "; ".join(errors), subject=self.model_name
         )
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        """At most `parallel` requests in flight at once; answers as they come back."""
+        pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="concord-http")
+        futures: dict[Future[Generation], int] = {}
+        try:
+            for index, request in enumerate(requests):
+                futures[pool.submit(self.generate, request)] = index
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield futures[future], future.result()
+                if pending and should_stop is not None and should_stop():
+                    raise Cancelled("generation cancelled", subject=self.model_name)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Nothing to release: each request is its own HTTP connection."""
