@@ -68,7 +68,7 @@ def test_specialists_are_decoded_together_and_reported_as_each_finishes(svc) -> 
     events = list(panel(svc, runtime))
     case = events[-1].case
     assert case is not None
-    chosen = case.meta["specialists"]
+    chosen = list(case.specialists_chosen)
     assert len(chosen) >= 3
     # the anaesthetist alone (it chooses the specialists), then all chosen ones at once
     assert runtime.batches == [["anaesthetist"], chosen]
