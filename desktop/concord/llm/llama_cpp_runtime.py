@@ -151,8 +151,10 @@ class LlamaCppRuntime:
         try:
             import llama_cpp
             from llama_cpp import _internals
+            from llama_cpp._logger import set_verbose
         except ImportError as exc:
             raise ModelError("llama-cpp-python is not installed", subject=model_path) from exc
+        set_verbose(False)  # llama.cpp's own log: errors only (as Llama(verbose=False) does)
         self._lib = llama_cpp
         path = Path(model_path)
         self.model_name = model_name or path.stem
