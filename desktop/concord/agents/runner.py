@@ -6,11 +6,13 @@ batch by a parallel runtime), and validates each answer as it arrives.
 
 A retry changes something that can change the answer, and is capped (`max_attempts`):
 - an answer cut off at its token cap is asked again, greedily, with every section's item
-  budget halved (the schema's maxItems and the prompt's limits), so it fits by design;
-- any other invalid answer is asked again with the validation error stated in the prompt,
-  sampled at RETRY_TEMPERATURE with another seed.
-After that the brief is returned FAILED with the reason and the raw output. Nothing is
-repaired.
+  budget halved (the schema's maxItems and the limits the prompt states), so it fits;
+- any other invalid answer is asked again sampled at RETRY_TEMPERATURE with another seed.
+The validation error is NOT quoted back in the prompt: measured on the demo patients, the
+default model copied such a note into its answer (the surgeon "proposed" the operation
+"operation: Value error, ... does not name a specific procedure", which then passed
+validation). After the last attempt the brief is returned FAILED with the reason and the
+raw output. Nothing is repaired.
 """
 
 from __future__ import annotations
@@ -61,7 +63,6 @@ DEFAULT_MAX_ATTEMPTS = 2
 RETRY_TEMPERATURE = 0.5
 DEFAULT_SEED = 0
 BUDGET_SHRINK = 0.5  # each cut-off answer halves the item budget of every section
-REASON_MAX_CHARS = 160  # of a validation error quoted back in the retry prompt
 
 T = TypeVar("T")
 
@@ -84,19 +85,6 @@ class Attempt(Generic[T]):
 
 AttemptPlan = Callable[[int, Refusal | None, float], Attempt[T]]
 """(attempt number from 1, the last refusal, the item budget scale) -> the attempt."""
-
-
-def retry_note(refusal: Refusal, limits: MaxItems | None = None) -> str:
-    """The line added to a retry's prompt: what was wrong, and the tighter limits."""
-    reason = " ".join(refusal.reason.split())[:REASON_MAX_CHARS].replace('"', "'")
-    note = f'\nYour previous answer was refused: "{reason}". Answer again, correcting this.'
-    if refusal.cut_off and limits is not None:
-        note += (
-            " It was too long: keep every text short and give at most "
-            f"{limits.evidence} evidence lines, {limits.top_risks} risks, {limits.actions} "
-            f"actions, {limits.triggers} triggers, {limits.monitoring} monitoring items."
-        )
-    return note
 
 
 def scaled_limits(limits: MaxItems, scale: float) -> MaxItems:
@@ -210,8 +198,6 @@ def brief_task(
             else profile.model_copy(update={"max_items": limits})
         )
         prompt = brief_prompt(budget, operation, consult_ids)
-        if refusal is not None:
-            prompt += retry_note(refusal, limits)
         context = OutputContext(
             line_ids=ids,
             tags=frozenset(profile.tags),
@@ -347,8 +333,6 @@ def propose_operation(
 
     def plan(attempt: int, refusal: Refusal | None, _scale: float) -> Attempt[str]:
         prompt = surgeon_prompt(surgeon_profile)
-        if refusal is not None:
-            prompt += retry_note(refusal)
         temperature, attempt_seed = _settings(attempt, refusal, seed)
         request = GenerationRequest(
             prefix=prefix,
