@@ -110,3 +110,17 @@ def test_a_cancel_stops_the_batch_between_steps_and_the_runtime_goes_on(runtime)
 def test_requests_on_different_records_are_not_decoded_together(runtime) -> None:
     with pytest.raises(ModelError, match="share one prefix"):
         list(runtime.generate_many([ask("a"), GenerationRequest(prefix="other", prompt="b")]))
+
+
+def test_a_request_after_another_reads_the_prefix_as_if_evaluated_afresh(runtime) -> None:
+    first, second = ask(QUESTIONS[0], max_tokens=64), ask(QUESTIONS[1], max_tokens=64)
+    runtime.generate(first)
+    restored = runtime.generate(second)
+    assert restored.prefix_reused
+    runtime.prefix_cache = False
+    try:
+        fresh = runtime.generate(second)
+    finally:
+        runtime.prefix_cache = True
+    assert not fresh.prefix_reused
+    assert restored.text == fresh.text

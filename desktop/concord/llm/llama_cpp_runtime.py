@@ -8,18 +8,25 @@ parsing OFF, so a record that contains `<end_of_turn>` cannot forge a chat turn.
 
 The context has `parallel` KV sequences, each in its own stream of `n_ctx` cells. The
 record prefix is evaluated once, in the first sequence that needs it, and its KV state is
-copied out (`llama_state_seq_get_data`); every other sequence gets it by restoring that
-copy, and a sequence keeps it after a request (only the request's own tail is removed), so
-the next request on the same record starts at once. The tokens of all active sequences go
-to llama.cpp in one `llama_batch` per step, each sequence with its own token chooser
-(greedy or seeded sampling, its own grammar); when a sequence finishes, a waiting request
-takes its place in the next step. A single `generate` is a batch of one.
+copied out (`llama_state_seq_get_data`); every later request, in any sequence, starts from
+a restored copy (`llama_state_seq_set_data` into an emptied sequence). Restoring, rather
+than keeping the prefix in a sequence and removing only the last request's tail, puts the
+cells exactly where a fresh evaluation puts them: with the tail removed, the next request's
+greedy answer was measured to differ from the one on a fresh prefix. The tokens of all
+active sequences go to llama.cpp in one `llama_batch` per step, each sequence with its own
+token chooser (greedy or seeded sampling, its own grammar); when a sequence finishes, a
+waiting request takes its place in the next step. A single `generate` is a batch of one.
 
 Separate streams, not one unified cache shared by all sequences, keep each sequence's cells
-laid out exactly as in a run of that request alone (prefix, then its own tail), so greedy
-outputs are the same token for token whether requests are decoded together or one after
-another; in a unified cache the sequences' cells interleave and the attention sums round
-differently. The price is memory: a stream per sequence (see `kv_bytes_per_stream`).
+laid out exactly as in a run of that request alone (prefix, then its own tail), so its
+attention sums round as they would alone; in a unified cache the sequences' cells
+interleave and round differently. What still differs in a batch is the multiplication by
+the weights: llama.cpp's CPU kernels multiply a group of 4 tokens with another kernel than a
+single token (repacked weights), so a near-tie between two candidate tokens can flip and a
+greedy answer decoded together can differ from the same request alone (how often is
+measured by `concord bench`, `parallel_decode_speedup`). Alone (`parallel=1`, or a batch of
+one) the answers are those of the earlier one-request-at-a-time runtime, token for token.
+The price of separate streams is memory: one per sequence (`concord.llm.kv_memory`).
 
 llama-cpp-python (0.3.36) reuses a shared prompt prefix by itself in its high-level API
 (only the differing tail is evaluated when the next prompt starts with the same tokens), so
@@ -198,7 +205,6 @@ class LlamaCppRuntime:
         self._vocab = self._model.vocab
         self._memory = llama_cpp.llama_get_memory(self._ctx)
         self.template = self._template_split()
-        self._holds: dict[int, tuple[int, ...]] = {}  # sequence -> the prefix it holds
         self._states: OrderedDict[str, _PrefixState] = OrderedDict()
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -247,7 +253,6 @@ class LlamaCppRuntime:
 
     def _clear(self, seq_id: int) -> None:
         self._lib.llama_memory_seq_rm(self._memory, seq_id, -1, -1)
-        self._holds.pop(seq_id, None)
 
     def _decode_batch(self) -> None:
         code = self._lib.llama_decode(self._ctx, self._batch)
@@ -291,11 +296,8 @@ class LlamaCppRuntime:
             raise ModelError("could not restore the prefix KV state", subject=self.model_name)
 
     def _load_prefix(self, tokens: Sequence[int], seq_id: int) -> bool:
-        """Make sequence `seq_id` hold exactly `tokens`; True if it already did or a saved
-        state was restored, False if they were evaluated."""
-        wanted = tuple(tokens)
-        if self.prefix_cache and self._holds.get(seq_id) == wanted:
-            return True
+        """Make sequence `seq_id` hold exactly `tokens`; True if a saved state was restored,
+        False if they were evaluated."""
         self._clear(seq_id)
         key = hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
         state = self._states.get(key) if self.prefix_cache else None
@@ -310,7 +312,6 @@ class LlamaCppRuntime:
                 self._states[key] = self._save(tokens, seq_id)
                 while len(self._states) > PREFIX_CACHE_SIZE:
                     self._states.popitem(last=False)
-        self._holds[seq_id] = wanted
         return reused
 
     # -- generation ----------------------------------------------------------------------
@@ -369,19 +370,17 @@ class LlamaCppRuntime:
                 self._admit(waiting, active, prefix)
                 for sequence in self._step(active):
                     active.remove(sequence)
-                    self._release(sequence, len(prefix))
+                    self._release(sequence)
                     yield sequence.index, self._result(sequence, started)
         finally:
             for sequence in active:
-                self._release(sequence, len(prefix))
+                self._release(sequence)
 
     def _admit(self, waiting: list[_Sequence], active: list[_Sequence], prefix: list[int]) -> None:
         """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
         batch by consecutive sequence ids), each from the record prefix."""
         busy = {s.seq_id for s in active}
         free = [i for i in range(self.parallel) if i not in busy]
-        # A free sequence that already holds this prefix first: no restore needed.
-        free.sort(key=lambda i: (self._holds.get(i) != tuple(prefix), i))
         while waiting and free:
             sequence = waiting.pop(0)
             sequence.seq_id = free.pop(0)
@@ -396,9 +395,9 @@ class LlamaCppRuntime:
             active.append(sequence)
         active.sort(key=lambda s: s.seq_id)
 
-    def _release(self, sequence: _Sequence, n_prefix: int) -> None:
-        """Drop the request's own tokens; the sequence keeps the prefix for the next one."""
-        self._lib.llama_memory_seq_rm(self._memory, sequence.seq_id, n_prefix, -1)
+    def _release(self, sequence: _Sequence) -> None:
+        """Empty the request's sequence (the next request restores the prefix)."""
+        self._clear(sequence.seq_id)
         if sequence.grammar is not None:
             sequence.grammar.close()
             sequence.grammar = None
