@@ -65,8 +65,15 @@ def test_bench_quick_end_to_end(default_entry, concord_home) -> None:
         "alignment_throughput",
         "screen_throughput",
         "peak_rss_mb",
+        "kv_cache_mb",
+        "vs_naive_speedup",
+        "panel_vs_limit",
+        "parallel_decode_speedup",
     ):
         assert figures[name]["value"] is not None, name
+    parallel = figures["parallel_decode_speedup"]["detail"]
+    assert parallel["sequences"] >= 2 and parallel["parallel"] >= 2  # decoded together
+    assert 0 <= parallel["answers_differing"] <= parallel["sequences"]
     if figures["ui_max_stall_ms"]["value"] is None:
         assert figures["ui_max_stall_ms"]["note"]
     missed = {n for n, f in figures.items() if f["met"] is False}

@@ -69,6 +69,7 @@ GOOD_PARALLEL = ParallelResult(
     anaesthetist_seconds=12.0,
     prefill_seconds=8.0,
     repeats=1,
+    in_panel=4,
 )
 GOOD_NAIVE = NaiveResult(
     seconds=240.0,

@@ -49,6 +49,7 @@ def agent_request(
         prompt=brief_prompt(profile, record.operation or "", consult),
         schema=brief_schema(profile, record, consult) if constrained else None,
         max_tokens=max_tokens,
+        agent=profile.id,
     )
 
 
@@ -258,16 +259,21 @@ class ParallelResult:
     anaesthetist_seconds: float  # the anaesthetist's request by itself
     prefill_seconds: float  # the record prefix evaluated from scratch
     repeats: int
+    in_panel: int = 0  # the first `in_panel` requests are the specialists the panel ran
 
     @property
     def sequential_seconds(self) -> float:
         return sum(self.alone_seconds)
 
     @property
+    def slowest_in_panel(self) -> float:
+        return max(self.alone_seconds[: self.in_panel], default=0.0)
+
+    @property
     def limit_seconds(self) -> float:
-        """Prefill once, then the longest chain: the anaesthetist, then the slowest
-        specialist, each by itself."""
-        return self.prefill_seconds + self.anaesthetist_seconds + max(self.alone_seconds)
+        """Prefill once, then the longest chain of the panel: the anaesthetist, then its
+        slowest specialist, each by itself."""
+        return self.prefill_seconds + self.anaesthetist_seconds + self.slowest_in_panel
 
 
 def measure_prefill(runtime: Runtime, prefix: str) -> float:
@@ -293,6 +299,7 @@ def measure_parallel(
     anaesthetist: GenerationRequest,
     requests: Sequence[GenerationRequest],
     repeats: int = 1,
+    in_panel: int | None = None,
 ) -> ParallelResult:
     """Each specialist request alone, then all together, alternately `repeats` times (the
     fastest of each counts, so other load on the machine falls on both alike); then the
@@ -319,4 +326,5 @@ def measure_parallel(
         anaesthetist_seconds=anaesthetist_seconds,
         prefill_seconds=measure_prefill(runtime, anaesthetist.prefix),
         repeats=max(1, repeats),
+        in_panel=len(requests) if in_panel is None else in_panel,
     )

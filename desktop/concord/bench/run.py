@@ -82,7 +82,7 @@ class BenchOptions:
             alignment_extracts=40,
             screen_seconds=0.3,
             scaling_days=20,
-            max_specialists=1,
+            max_specialists=2,
         )
 
 
@@ -175,11 +175,15 @@ def run_bench(
     )
 
     parallel = None
-    specialists = pipeline.first_requests[1:]
-    if pipeline.first_requests and specialists:
+    if pipeline.first_requests:
+        specialists = _specialist_requests(pipeline, pipeline_record.record, inputs, options)
         say(f"parallel: {len(specialists)} specialists alone, then decoded together; the limit")
         parallel = mm.measure_parallel(
-            runtime, pipeline.first_requests[0], specialists, options.parallel_repeats
+            runtime,
+            pipeline.first_requests[0],
+            specialists,
+            options.parallel_repeats,
+            in_panel=len(pipeline.first_requests) - 1,
         )
     naive, naive_missing = _naive(runtime, model, pipeline, options, say)
 
@@ -216,6 +220,24 @@ def run_bench(
     context["pipeline_record_tokens"] = pipeline_record.tokens
     figures = (*figures, *ocr_figures(options.quick, say))  # scanned records (no model)
     return BenchResult(options, model, record, figures, context, time.perf_counter() - started)
+
+
+def _specialist_requests(
+    pipeline: mm.PipelineResult, record: Record, inputs: BenchInputs, options: BenchOptions
+) -> list[GenerationRequest]:
+    """The specialists the panel ran (their first requests), topped up from the standard
+    panel to `max_specialists` (at least 2) so that something is decoded together."""
+    requests = list(pipeline.first_requests[1:])
+    wanted = max(2, options.max_specialists)
+    for name in mm.PANEL[1:]:
+        if len(requests) >= wanted:
+            break
+        if name not in {r.agent for r in requests}:
+            profile = inputs.profiles[name]
+            requests.append(
+                mm.agent_request(profile, record, inputs.profiles, DEFAULT_BRIEF_MAX_TOKENS)
+            )
+    return requests
 
 
 def _naive(

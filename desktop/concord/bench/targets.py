@@ -341,7 +341,7 @@ def _panel_figures(
             f"limit measured in the same run: the record prefilled once "
             f"({parallel.prefill_seconds:.1f} s) + the anaesthetist by itself "
             f"({parallel.anaesthetist_seconds:.1f} s) + the slowest specialist by itself "
-            f"({max(parallel.alone_seconds):.1f} s) = {limit:.1f} s",
+            f"({parallel.slowest_in_panel:.1f} s) = {limit:.1f} s",
             Target("<=", PANEL_VS_LIMIT_MAX),
             detail={
                 "panel_seconds": round(panel, 3),
