@@ -124,3 +124,16 @@ def test_a_request_after_another_reads_the_prefix_as_if_evaluated_afresh(runtime
         runtime.prefix_cache = True
     assert not fresh.prefix_reused
     assert restored.text == fresh.text
+
+
+def test_an_answer_alone_does_not_depend_on_what_ran_before(runtime, default_entry) -> None:
+    other = GenerationRequest(prefix="Clinic letter: asthma, FEV1 1.2 L.\n", prompt="Risk:\n")
+    later = ask(QUESTIONS[2], max_tokens=48)
+    runtime.generate_many([ask(q, max_tokens=24) for q in QUESTIONS])
+    runtime.generate(other)
+    after = runtime.generate(later).text
+    fresh = load_runtime(default_entry, n_ctx=1024, parallel=3, n_threads=1)
+    try:
+        assert fresh.generate(later).text == after
+    finally:
+        fresh.close()

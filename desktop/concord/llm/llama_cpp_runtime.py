@@ -295,10 +295,16 @@ class LlamaCppRuntime:
         if self._lib.llama_state_seq_set_data(self._ctx, state.data, size, seq_id) != size:
             raise ModelError("could not restore the prefix KV state", subject=self.model_name)
 
-    def _load_prefix(self, tokens: Sequence[int], seq_id: int) -> bool:
+    def _load_prefix(self, tokens: Sequence[int], seq_id: int, *, alone: bool) -> bool:
         """Make sequence `seq_id` hold exactly `tokens`; True if a saved state was restored,
-        False if they were evaluated."""
-        self._clear(seq_id)
+        False if they were evaluated. `alone`: no other sequence is in use, and the whole
+        cache is emptied and zeroed first, as the one-request runtime did before every
+        request (stale cells of earlier requests otherwise change how a later answer
+        rounds)."""
+        if alone:
+            self._lib.llama_memory_clear(self._memory, True)
+        else:
+            self._clear(seq_id)
         key = hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
         state = self._states.get(key) if self.prefix_cache else None
         if state is not None:
@@ -384,7 +390,7 @@ class LlamaCppRuntime:
         while waiting and free:
             sequence = waiting.pop(0)
             sequence.seq_id = free.pop(0)
-            sequence.prefix_reused = self._load_prefix(prefix, sequence.seq_id)
+            sequence.prefix_reused = self._load_prefix(prefix, sequence.seq_id, alone=not active)
             sequence.pos = len(prefix)
             request = sequence.request
             if request.schema is not None:
