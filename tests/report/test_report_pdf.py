@@ -11,7 +11,15 @@ import pytest
 from pypdf import PdfReader
 from report_fixtures import SIGNER
 
-from concord.domain import Brief, BriefItem, BriefSection, Case, Decision, Record
+from concord.domain import (
+    Brief,
+    BriefItem,
+    BriefSection,
+    Case,
+    Decision,
+    DecisionAction,
+    Record,
+)
 from concord.errors import InputError
 from concord.report.fonts import esc, to_ascii
 from concord.report.pdf import (
@@ -231,7 +239,7 @@ def test_an_overridden_disagreement_prints_words_not_json(
     overridden = last.model_copy(
         update={
             "decision_id": "d6",
-            "action": "override",
+            "action": DecisionAction.OVERRIDE,
             "original_value": {"kind": "MISS", "severity": "moderate"},
             "new_value": "rejected",
             "reason": "the specialist's risk is covered elsewhere",

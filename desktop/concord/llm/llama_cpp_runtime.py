@@ -222,17 +222,19 @@ class LlamaCppRuntime:
             subject=self.model_name,
         )
 
-    def _tokens(self, text: str, *, special: bool, bos: bool = False) -> list[int]:
+    def tokenize(self, text: str, *, special: bool, bos: bool = False) -> list[int]:
+        """The model's tokens for `text`; with `special`, control-token text becomes control
+        tokens (only ever for Concord's own template text, never for patient text)."""
         if not text and not bos:
             return []
         return list(self._model.tokenize(text.encode("utf-8"), add_bos=bos, special=special))
 
     def prompt_tokens(self, request: GenerationRequest) -> tuple[list[int], list[int]]:
         """(shared prefix tokens, request-specific tokens)."""
-        prefix = self._tokens(self.template.head, special=True, bos=True)
-        prefix += self._tokens(request.prefix, special=False)
-        rest = self._tokens(request.prompt, special=False)
-        rest += self._tokens(self.template.tail, special=True)
+        prefix = self.tokenize(self.template.head, special=True, bos=True)
+        prefix += self.tokenize(request.prefix, special=False)
+        rest = self.tokenize(request.prompt, special=False)
+        rest += self.tokenize(self.template.tail, special=True)
         return prefix, rest
 
     def _grammar_text(self, schema: dict[str, Any]) -> str:
