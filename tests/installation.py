@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import factories as f
 from concord.cli import main
 from concord.store import Repository
-from identity import ADMIN, ADMIN_PASSWORD, PASSWORD, enrol
+from tests import factories as f
+from tests.identity import ADMIN, ADMIN_PASSWORD, PASSWORD, enrol
 
 CLINICIAN = "Dr Smith"
 ANNOTATOR = "Ann Otator"

@@ -7,8 +7,7 @@ import pytest
 from concord.adjudication.adjudicate import adjudicate
 from concord.adjudication.panel import judge_panel
 from concord.domain import BriefSection, DisagreementKind
-
-from .conftest import RULES, brief, evidence_for, gate, item
+from tests.adjudication.helpers import RULES, brief, evidence_for, gate, item
 
 R, A, T = BriefSection.TOP_RISKS, BriefSection.ACTIONS, BriefSection.TRIGGERS
 

@@ -6,8 +6,7 @@ import pytest
 
 from concord.adjudication.gates import item_contradicts
 from concord.domain import BriefItem, BriefSection
-
-from .conftest import RULES, TermRule
+from tests.adjudication.helpers import RULES, TermRule
 
 LVEF = TermRule(r"lvef|lv systolic dysfunction")
 

@@ -10,13 +10,13 @@ import textwrap
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.evidence.clinical_text import NEGATED, PROSE, clinical_record
 
 from concord.agents.convert import evidence_for
 from concord.agents.output import InvalidOutput, OutputContext, parse_brief
 from concord.agents.profiles import AgentProfile
 from concord.agents.schema import brief_schema, line_ids, line_word_counts
 from concord.domain import Record, SourceDocument
+from tests.evidence.clinical_text import NEGATED, PROSE, clinical_record
 
 NOTE = (
     "Seen today. No history of\n"

@@ -5,7 +5,7 @@ import pytest
 
 from concord.agents.profiles import AgentProfile, AgentRole, load_profiles, specialists
 from concord.errors import InputError
-from spec import SPEC_GATES
+from tests.spec import SPEC_GATES
 
 REQUIRED_SPECIALISTS = {
     "cardiology",

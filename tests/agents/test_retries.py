@@ -11,8 +11,7 @@ from concord.agents.schema import MIN_EVIDENCE, MIN_TOP_RISKS
 from concord.domain.brief import BriefStatus
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.scripted import ScriptedRuntime
-
-from .test_runner import OPERATION, cardiology_answer
+from tests.agents.test_runner import OPERATION, cardiology_answer
 
 
 class CutOffFirst(ScriptedRuntime):

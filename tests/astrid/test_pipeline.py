@@ -18,9 +18,8 @@ from concord.decisions import record_decision
 from concord.errors import InputError, NotFoundError
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository, verify_chain
-from identity import PASSWORD, enrol
-
-from .conftest import DEMO, metric_of, rule_judge
+from tests.astrid.helpers import DEMO, metric_of, rule_judge
+from tests.identity import PASSWORD, enrol
 
 
 def by_id(items, item_id):

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from llm.fake_llama_server import FakeLlamaServer, loopback_works, started_servers
+from tests.llm.fake_llama_server import FakeLlamaServer, loopback_works, started_servers
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from concord.batch import run_batch
 from concord.cli import main
 from concord.pipeline import PanelSettings
 from concord.services import Services
-from llm.fake_llama_server import LLAMA_SERVER, FakeLlamaServer
+from tests.llm.fake_llama_server import LLAMA_SERVER, FakeLlamaServer
 
 
 def write_records(directory: Path, n: int) -> Path:

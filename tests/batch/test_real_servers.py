@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from concord.llm.registry import ModelEntry
-from llm.fake_llama_server import LLAMA_CPP_PYTHON, LLAMA_SERVER
-from llm.real_servers import start_server, stop_server, wait_ready
+from tests.llm.fake_llama_server import LLAMA_CPP_PYTHON, LLAMA_SERVER
+from tests.llm.real_servers import start_server, stop_server, wait_ready
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 SERVER_EXTRA = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")

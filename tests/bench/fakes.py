@@ -3,10 +3,9 @@ reuse switch, and a record prefix that is reported as reused only when the switc
 
 from __future__ import annotations
 
-from tests.ui.scripted_outputs import answer_for
-
 from concord.llm.runtime import Generation, GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
+from tests.ui.scripted_outputs import answer_for
 
 FREE_TEXT = "The patient has several risks worth reviewing before surgery " * 4
 

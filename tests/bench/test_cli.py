@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.bench.fakes import SwitchableRuntime
 
 from concord.cli import build_parser, main
 from concord.llm.registry import ModelEntry
+from tests.bench.fakes import SwitchableRuntime
 
 ENTRY = ModelEntry(
     name="scripted-bench",

@@ -8,12 +8,12 @@ import threading
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
-from tests.bench.fakes import SwitchableRuntime
 
 from concord.bench.model_measures import PanelInputs, measure_pipeline
 from concord.bench.records import bench_record
 from concord.pipeline import PanelSettings
 from concord.services import Services
+from tests.bench.fakes import SwitchableRuntime
 
 pytest.importorskip("PySide6")
 

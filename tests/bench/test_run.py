@@ -6,12 +6,12 @@ import json
 from dataclasses import replace
 
 import pytest
-from tests.bench.fakes import SwitchableRuntime
 
 from concord.bench.report import to_json
 from concord.bench.run import BenchInputs, BenchOptions, ModelInfo, run_bench
 from concord.llm.scripted import ScriptedRuntime
 from concord.services import Services
+from tests.bench.fakes import SwitchableRuntime
 
 SMALL = replace(BenchOptions.for_run(quick=True), alignment_chars=60_000, screen_seconds=0.05)
 

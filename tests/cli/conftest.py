@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from concord.store import Repository
-from installation import Ran, make_installation, make_run
+from tests.installation import Ran, make_installation, make_run
 
 
 @pytest.fixture

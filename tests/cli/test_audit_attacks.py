@@ -16,8 +16,8 @@ from concord import paths
 from concord.domain import DecisionAction
 from concord.store import Repository
 from concord.store.audit import row_hash
-from identity import PASSWORD
-from installation import CLINICIAN, decide_all
+from tests.identity import PASSWORD
+from tests.installation import CLINICIAN, decide_all
 
 TRIGGERS = (
     "audit_no_update",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]  # the subprocess imports tests.*
 
 _SCRIPT = r"""
 import contextlib, io, json, os, sqlite3, sys
@@ -22,8 +22,8 @@ sys.path[:0] = [sys.argv[3]]
 os.environ["CONCORD_HOME"] = str(root / "home")
 import concord.pki.credentials as credentials
 credentials.SCRYPT_N = 2**10
-import factories as f
-from identity import PASSWORD, enrol
+from tests import factories as f
+from tests.identity import PASSWORD, enrol
 from concord.cli import main
 from concord.store import Repository
 
@@ -80,7 +80,7 @@ def _run_on_full_disk(tmp_path: Path, where: str) -> dict:
     outside.mkdir()
     command = (
         f"mount -t tmpfs -o size=24m tmpfs {disk} && exec {sys.executable} -c "
-        f'"$SCRIPT" {disk} {where} {TESTS} {outside}'
+        f'"$SCRIPT" {disk} {where} {REPO} {outside}'
     )
     done = subprocess.run(
         ["unshare", "-rm", "sh", "-c", command],

@@ -7,8 +7,8 @@ import sqlite3
 
 from concord import paths
 from concord.store import Repository
-from identity import ADMIN, ADMIN_PASSWORD, PASSWORD
-from installation import ANNOTATOR, ANNOTATOR_PASSWORD, CLINICIAN, decide_all, required_ids
+from tests.identity import ADMIN, ADMIN_PASSWORD, PASSWORD
+from tests.installation import ANNOTATOR, ANNOTATOR_PASSWORD, CLINICIAN, decide_all, required_ids
 
 TARGET = "gate/hyperkalaemia"
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-import factories as f
 from concord.domain import BriefStatus
 from concord.store import Repository
-from identity import PASSWORD
-from installation import CLINICIAN, decide_all
+from tests import factories as f
+from tests.identity import PASSWORD
+from tests.installation import CLINICIAN, decide_all
 
 
 def _pdf_text(path: Path) -> str:
@@ -101,7 +101,7 @@ def test_a_failed_anaesthetist_brief_is_a_run_failed_case_never_a_clean_one(
     repo: Repository,
     run,
 ) -> None:
-    from identity import enrol
+    from tests.identity import enrol
 
     enrol(repo, CLINICIAN, "clinician")
     rec = f.record()

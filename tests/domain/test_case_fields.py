@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import factories as f
 from concord.domain import Case
+from tests import factories as f
 
 
 def test_a_case_stored_with_free_form_meta_loads_into_typed_fields() -> None:

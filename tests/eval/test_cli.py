@@ -13,9 +13,8 @@ from concord.errors import ConcordError
 from concord.llm.scripted import ScriptedRuntime
 from concord.services import Services
 from concord.store import Repository
-from identity import PASSWORD, enrol
-
-from .conftest import FakeEmbedder, scripted_answers
+from tests.eval.helpers import FakeEmbedder, scripted_answers
+from tests.identity import PASSWORD, enrol
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:

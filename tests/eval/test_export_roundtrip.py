@@ -12,9 +12,8 @@ from concord.domain import Decision, DecisionAction
 from concord.eval.eval_store import EvalStore
 from concord.eval.grading import grade_decision, record_grade
 from concord.store import export_labels_csv, export_labels_jsonl
-from identity import enrol
-
-from .conftest import make_answers
+from tests.eval.helpers import make_answers
+from tests.identity import enrol
 
 
 def test_every_decision_appears_once_and_nothing_else(

@@ -11,8 +11,7 @@ from concord.eval.generate import generate_answers
 from concord.eval.questions import load_question_set
 from concord.llm.scripted import SCRIPTED_SHA256, ScriptedRuntime
 from concord.paths import resources_dir
-
-from .conftest import make_answers
+from tests.eval.helpers import make_answers
 
 
 def test_the_demo_set_loads() -> None:

@@ -12,9 +12,8 @@ from concord.eval.rejection import Candidate, pick_best, rejection_table, select
 from concord.eval.reward import RewardModel, fit_reward_model
 from concord.eval.screening import rank_configurations, screen_answers
 from concord.eval.workflow import rejection_report, train_reward
-from identity import enrol
-
-from .conftest import FAKE_EMBED_SHA, FakeEmbedder, make_answers
+from tests.eval.helpers import FAKE_EMBED_SHA, FakeEmbedder, make_answers
+from tests.identity import enrol
 
 
 def _fixed_set(seed: int = 0) -> tuple[np.ndarray, list[str]]:

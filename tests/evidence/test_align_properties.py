@@ -12,6 +12,10 @@ import re
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
+from concord.domain import AlignmentStatus, Record, SourceDocument
+from concord.evidence.align import align_extract
+from concord.evidence.normalize import normalize_whitespace
 from tests.evidence.clinical_text import (
     NEGATED,
     clinical_record,
@@ -22,10 +26,6 @@ from tests.evidence.clinical_text import (
     sign_changed,
     substituted,
 )
-
-from concord.domain import AlignmentStatus, Record, SourceDocument
-from concord.evidence.align import align_extract
-from concord.evidence.normalize import normalize_whitespace
 
 _WORD_TEXT = (
     "patient denies chest pain K+ Na Hb platelets INR LVEF mmol/L g/L mg/dL % mmHg severe "

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.evidence.preop_corpus import ALTERED, FAITHFUL, RECORD, Quote
 
 from concord.cli import main
 from concord.domain import Alignment, Record
 from concord.evidence.align import align_extract
 from concord.records import load_record
+from tests.evidence.preop_corpus import ALTERED, FAITHFUL, RECORD, Quote
 
 
 @pytest.fixture(scope="module")

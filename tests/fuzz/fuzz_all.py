@@ -36,10 +36,9 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisWarning
 
-TESTS_DIR = Path(__file__).resolve().parents[1]
-for extra in (TESTS_DIR, TESTS_DIR / "report"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # for tests.* when run as a script
+    sys.path.insert(0, str(REPO))
 
 from concord.domain import Record, SourceDocument  # noqa: E402
 from concord.errors import ConcordError  # noqa: E402
@@ -555,7 +554,7 @@ def t_injection(ws: Workspace, text: str) -> None:
 
 @cache
 def _report_case() -> tuple[Any, Any, Any]:
-    from report_fixtures import build_case, build_decisions, build_record
+    from tests.report.report_fixtures import build_case, build_decisions, build_record
 
     record = build_record()
     case = build_case(record)

@@ -6,7 +6,6 @@ Long form (on demand): python tests/fuzz/fuzz_all.py --inputs 10000
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,9 +18,7 @@ from concord.eval.questions import load_question_set
 from concord.evidence.align import align_extract, read_evidence_jsonl
 from concord.evidence.injection import find_injections
 from concord.records import MAX_RECORD_BYTES, load_record
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fuzz_all
+from tests.fuzz import fuzz_all
 
 logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from concord import netguard
-
-from .fake_llama_server import LLAMA_SERVER, free_port, llama_server_binary
+from tests.llm.fake_llama_server import LLAMA_SERVER, free_port, llama_server_binary
 
 READY_SECONDS = 240
 

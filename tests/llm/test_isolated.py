@@ -21,10 +21,9 @@ from concord.llm.registry import REFUSAL, ModelStore
 from concord.llm.runtime import GenerationRequest
 from concord.llm.watchdog import TimeoutRuntime
 from concord.store import Repository
+from tests.llm.helpers import write_fake_gguf
 
-from .conftest import write_fake_gguf
-
-FAKE = "llm.isolated_fake:EchoRuntime"
+FAKE = "tests.llm.isolated_fake:EchoRuntime"
 
 
 def ask(runtime: IsolatedRuntime, prompt: str) -> str:

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from concord.llm.gguf_meta import read_gguf_metadata
 from concord.llm.kv_memory import GEMMA3_4B, KvShape, safe_parallel
-
-from .conftest import write_fake_gguf
+from tests.llm.helpers import write_fake_gguf
 
 GIB = 1024**3
 

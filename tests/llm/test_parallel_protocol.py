@@ -23,10 +23,9 @@ from concord.llm.runtime import (
 )
 from concord.llm.scripted import ScriptedRuntime
 from concord.llm.watchdog import TimeoutRuntime
+from tests.llm.helpers import write_fake_gguf
 
-from .conftest import write_fake_gguf
-
-FAKE = "llm.isolated_fake:EchoRuntime"
+FAKE = "tests.llm.isolated_fake:EchoRuntime"
 
 
 def requests(*prompts: str) -> list[GenerationRequest]:

@@ -15,9 +15,8 @@ from concord.domain.record import Record, SourceDocument
 from concord.llm.registry import ModelEntry, load_runtime
 from concord.llm.runtime import GenerationRequest
 from concord.llm.server_runtime import LlamaServerRuntime, ServerKind, registered_template
-
-from .fake_llama_server import LLAMA_SERVER
-from .real_servers import start_server, stop_server, wait_ready
+from tests.llm.fake_llama_server import LLAMA_SERVER
+from tests.llm.real_servers import start_server, stop_server, wait_ready
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 N_CTX = 2048

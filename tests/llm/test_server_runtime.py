@@ -18,8 +18,7 @@ from concord.llm.server_runtime import (
     ServerKind,
     break_special_tokens,
 )
-
-from .fake_llama_server import (
+from tests.llm.fake_llama_server import (
     BOS,
     LLAMA_CPP_PYTHON,
     LLAMA_SERVER,

@@ -15,8 +15,7 @@ from concord.llm.default_model import (
 from concord.llm.gguf_meta import context_length, read_gguf_metadata
 from concord.llm.hashing import sha256_file
 from concord.llm.registry import MANIFEST_NAME, ModelRole, ModelStore, load_runtime
-
-from .conftest import write_fake_gguf
+from tests.llm.helpers import write_fake_gguf
 
 REPO_MANIFEST = Path(__file__).resolve().parents[2] / "models" / "manifest.json"
 

@@ -13,14 +13,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
-import factories as f
 from concord import paths
 from concord.accounts.session import sign_in
 from concord.pki.credentials import Credential, seal, unseal
 from concord.pki.keys import certificate_path, credential_path, pki_dir
 from concord.store import Repository
-from identity import ADMIN, ADMIN_PASSWORD, PASSWORD, admin_session, enrol
-from installation import make_run
+from tests import factories as f
+from tests.identity import ADMIN, ADMIN_PASSWORD, PASSWORD, admin_session, enrol
+from tests.installation import make_run
 
 
 def _every_file(home: Path) -> list[bytes]:

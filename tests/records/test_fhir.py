@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.records import fhir_bundles as fb
 
 from concord.domain.coded import FactKind
 from concord.domain.record import Record, Span
 from concord.errors import InputError
 from concord.records import load_record
+from tests.records import fhir_bundles as fb
 
 FHIR = Path(__file__).resolve().parent.parent / "fixtures" / "records" / "fhir"
 

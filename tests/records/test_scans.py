@@ -103,7 +103,8 @@ def test_typed_pdf_is_not_marked_ocr(pdf_record_path: Path) -> None:
 
 def test_mixed_pdf_reads_only_the_scanned_page(tmp_path: Path) -> None:
     from pypdf import PdfReader, PdfWriter
-    from tests.records.conftest import write_pdf
+
+    from tests.records.helpers import write_pdf
 
     typed = write_pdf(tmp_path / "typed.pdf", [["Typed page: K+ 4.0 mmol/L"]])
     scanned = tmp_path / "scanned.pdf"

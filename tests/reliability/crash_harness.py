@@ -37,16 +37,16 @@ from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-TESTS_DIR = Path(__file__).resolve().parents[1]
-if str(TESTS_DIR) not in sys.path:  # for tests/factories.py when run as a script
-    sys.path.insert(0, str(TESTS_DIR))
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # for tests.factories when run as a script
+    sys.path.insert(0, str(REPO))
 
 from sqlite_utils import Database  # noqa: E402
 
-import factories  # noqa: E402
 from concord.domain import Decision  # noqa: E402
 from concord.store import Repository, open_database, verify_chain  # noqa: E402
 from concord.store.decision_rows import decision_from_row  # noqa: E402
+from tests import factories  # noqa: E402
 
 BLOCK = 250
 """Decision ids handed to a worker at a time."""

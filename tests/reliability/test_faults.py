@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-import factories as f
 from concord import paths
 from concord.cli import main
 from concord.errors import InputError, ModelError, StoreError
@@ -26,7 +25,8 @@ from concord.services import Services
 from concord.store import Repository
 from concord.store import connection as connection_module
 from concord.store import transaction as transaction_module
-from identity import PASSWORD, enrol
+from tests import factories as f
+from tests.identity import PASSWORD, enrol
 
 USER = "dr.jones"
 TARGET = "renal/overall"
@@ -147,7 +147,7 @@ _IO_SCRIPT = """
 import json, resource, signal, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-import factories as f
+from tests import factories as f
 from concord.errors import StoreError
 from concord.store import Repository
 repo = Repository.open(Path(sys.argv[1]))
@@ -172,9 +172,9 @@ def test_os_write_error_mid_transaction_rolls_back_and_the_retry_succeeds(
     an I/O error; nothing is written; once the limit is lifted the same write goes through."""
     before = _consistent(stored)
     stored.close()
-    tests_dir = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]  # the subprocess imports tests.*
     done = subprocess.run(
-        [sys.executable, "-c", _IO_SCRIPT, str(paths.database_path()), str(tests_dir)],
+        [sys.executable, "-c", _IO_SCRIPT, str(paths.database_path()), str(repo)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -334,7 +334,7 @@ class HangingRuntime:
 
 @pytest.fixture
 def hanging() -> Iterator[HangingRuntime]:
-    from pipeline.brief_writer import BriefWriter
+    from tests.pipeline.brief_writer import BriefWriter
 
     runtime = HangingRuntime(ScriptedRuntime(BriefWriter()))
     yield runtime

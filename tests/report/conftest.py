@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import (
+
+from concord.domain import Case, Decision, Record
+from concord.pki.credentials import Credential
+from tests.report.report_fixtures import (
     build_case,
     build_decisions,
     build_record,
     credential_of,
     make_installation,
 )
-
-from concord.domain import Case, Decision, Record
-from concord.pki.credentials import Credential
 
 
 @pytest.fixture()

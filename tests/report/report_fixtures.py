@@ -32,7 +32,7 @@ from concord.domain import (
     UserRole,
 )
 from concord.pki.credentials import Credential
-from factories import decision, evidence, gate, item, span, subscore, trace
+from tests.factories import decision, evidence, gate, item, span, subscore, trace
 
 UTC = dt.UTC
 R, A, T = BriefSection.TOP_RISKS, BriefSection.ACTIONS, BriefSection.TRIGGERS
@@ -520,7 +520,7 @@ def make_installation(home: Path) -> None:
     from concord.accounts.enrolment import enrol_user
     from concord.accounts.session import sign_in
     from concord.store import Repository
-    from identity import ADMIN, ADMIN_PASSWORD
+    from tests.identity import ADMIN, ADMIN_PASSWORD
 
     with Repository.open(home / "concord.sqlite") as repo:
         enrol_user(repo, ADMIN, "admin", ADMIN_PASSWORD, admin=None, home=home)

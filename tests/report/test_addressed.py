@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-import factories as f
 from concord.adjudication.gates import addressing_items
 from concord.domain import BriefSection
 from concord.report.pdf import render_review_pdf
 from concord.screen.record_screen import RecordScreen
+from tests import factories as f
 
 
 def _case_with_anaesthetist_citing(cite: str):

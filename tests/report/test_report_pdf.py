@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
-from report_fixtures import SIGNER
 
 from concord.domain import (
     Brief,
@@ -28,6 +27,7 @@ from concord.report.pdf import (
     render_review_pdf,
     signature_meaning,
 )
+from tests.report.report_fixtures import SIGNER
 
 SIGNED_AT = dt.datetime(2025, 3, 14, 10, 30, 0, tzinfo=dt.UTC)
 HEAD = (42, "3f" * 32)

@@ -10,14 +10,6 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader, PdfWriter
-from report_fixtures import (
-    SIGNER,
-    build_case,
-    build_decisions,
-    build_record,
-    credential_of,
-    make_installation,
-)
 
 from concord.errors import SigningError
 from concord.pki.credentials import Credential
@@ -25,6 +17,14 @@ from concord.pki.keys import root_certificate
 from concord.report.pdf import MEANING_OVERRIDES, render_review_pdf
 from concord.report.sign import sign_pdf
 from concord.report.verify import verify_pdf
+from tests.report.report_fixtures import (
+    SIGNER,
+    build_case,
+    build_decisions,
+    build_record,
+    credential_of,
+    make_installation,
+)
 
 HEAD = (42, "3f" * 32)
 

@@ -29,9 +29,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-from test_corpus import DISTRACTORS, ROWS, record_of  # noqa: E402
+sys.path[:0] = [str(HERE.parents[1])]  # the repository, for tests.* when run as a script
 
 from concord import paths  # noqa: E402
 from concord.bench.records import bench_record  # noqa: E402
@@ -47,6 +45,7 @@ from concord.screen.context import (  # noqa: E402
 from concord.screen.cues import Cues  # noqa: E402
 from concord.screen.document import ReadDocument  # noqa: E402
 from concord.screen.record_screen import RecordScreen  # noqa: E402
+from tests.screen.test_corpus import DISTRACTORS, ROWS, record_of  # noqa: E402
 
 
 def load_medspacy() -> tuple[Any, float, float]:

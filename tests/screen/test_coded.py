@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.records import fhir_bundles as fb
 
 from concord.domain.gate import GateHit, GateStatus
 from concord.domain.record import Record, Span
 from concord.records.fhir.load import record_from_fhir
 from concord.screen.coded import CodedScreen
 from concord.screen.record_screen import RecordScreen
+from tests.records import fhir_bundles as fb
 
 TODAY = date(2027, 2, 20)
 

@@ -22,7 +22,7 @@ from concord.domain.gate import GateStatus
 from concord.domain.record import Record, SourceDocument
 from concord.records import load_record
 from concord.screen.record_screen import RecordScreen
-from spec import SPEC_GATES
+from tests.spec import SPEC_GATES
 
 CORPUS = Path(__file__).parent / "corpus"
 HEADER = "Planned surgery date: 2026-12-01\nDate: 2026-11-20\n"

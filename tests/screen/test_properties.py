@@ -15,11 +15,11 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_corpus import ROWS, record_of, status_of
 
 from concord.domain.gate import GateStatus
 from concord.screen.record_screen import RecordScreen
 from concord.screen.rules import GradedRule, LexiconRule, NumericRule
+from tests.screen.test_corpus import ROWS, record_of, status_of
 
 SCREEN = RecordScreen.load()
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]

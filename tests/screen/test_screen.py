@@ -16,7 +16,7 @@ from concord.domain.record import Record, SourceDocument
 from concord.errors import InputError
 from concord.records import load_record
 from concord.screen.record_screen import RecordScreen, screen_to_json
-from spec import SPEC_GATES
+from tests.spec import SPEC_GATES
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import factories as f
 from concord import paths
 from concord.errors import StoreError
 from concord.store import MIGRATIONS, AuditReport, Repository, append_audit, verify_chain
 from concord.store.audit import GENESIS_HASH, row_hash
-from identity import enrol
+from tests import factories as f
+from tests.identity import enrol
 
 TRIGGERS = ("audit_no_update", "audit_no_delete")
 M = len(MIGRATIONS)  # one audit row per applied migration comes first

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import factories as f
 from concord import paths
 from concord.cli import main
 from concord.errors import InputError, StoreError
 from concord.store import Repository
 from concord.store.backup import backup_database, check_database, restore_database
+from tests import factories as f
 
 
 def _fill(repo: Repository, ids: range) -> None:

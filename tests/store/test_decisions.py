@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import factories as f
 from concord.domain import DecisionAction
 from concord.errors import StoreError
 from concord.store import Repository
 from concord.store import repository as repository_module
 from concord.store.decision_rows import decision_row
+from tests import factories as f
 
 
 def test_decisions_are_returned_in_append_order(repo: Repository) -> None:

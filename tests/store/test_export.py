@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import factories as f
 from concord.domain import Decision
 from concord.store import Repository, export_labels_csv, export_labels_jsonl
 from concord.store import export as export_module
+from tests import factories as f
 
 
 @pytest.fixture

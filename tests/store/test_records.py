@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 
-import factories as f
 from concord.domain import CaseStatus
 from concord.errors import NotFoundError
 from concord.store import Repository
+from tests import factories as f
 
 
 def test_record_round_trip(repo: Repository) -> None:

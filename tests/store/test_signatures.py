@@ -4,10 +4,10 @@ import sqlite3
 
 import pytest
 
-import factories as f
 from concord.domain import CaseStatus
 from concord.errors import InputError, NotFoundError, StoreError
 from concord.store import Repository
+from tests import factories as f
 
 
 @pytest.fixture

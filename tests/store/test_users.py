@@ -4,7 +4,7 @@ import pytest
 
 from concord.errors import InputError, NotFoundError
 from concord.store import Repository, UserRole
-from identity import ADMIN, enrol
+from tests.identity import ADMIN, enrol
 
 
 def test_enrolled_users_are_stored_with_key_skeleton_and_enroller(repo: Repository) -> None:

@@ -7,13 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.ui.conftest import demo_record_path, make_case
-
 from concord.astrid.store import AstridStore
 from concord.eval.eval_store import EvalStore
 from concord.records import load_record
 from concord.store import Repository
 from concord.workbench.demo import DEMO_QA_SET, DEMO_QUESTION_SET
+from tests.ui.helpers import demo_record_path, make_case
 
 
 def test_demo_screenshot_writes_a_png(concord_home: Path, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMessageBox
-from tests.ui.conftest import idle
 
 from concord.adjudication.targets import case_targets
 from concord.domain import DisagreementKind, GateStatus
@@ -17,6 +16,7 @@ from concord.store import Repository
 from concord.ui import theme
 from concord.ui.case_view import TAB_DECISIONS, TAB_REVIEW
 from concord.workbench.case_queue import BULK_REASON, disagreement_of, entry_label
+from tests.ui.helpers import idle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from tests.ui.conftest import USER
 
 from concord.domain import CaseStatus, DecisionAction
 from concord.store import Repository
+from tests.ui.helpers import USER
 
 
 def _go_to(window, target_id: str) -> None:

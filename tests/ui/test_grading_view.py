@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from tests.eval.conftest import QUESTIONS, make_answers
-from tests.ui.conftest import USER, idle
 
 from concord.eval.eval_store import EvalStore
 from concord.eval.grading import grade_decision, record_grade
@@ -14,7 +12,9 @@ from concord.eval.rows import Prediction
 from concord.store import Repository
 from concord.store.codec import utc_iso, utc_now
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING
-from identity import enrol
+from tests.eval.helpers import QUESTIONS, make_answers
+from tests.identity import enrol
+from tests.ui.helpers import USER, idle
 
 
 @pytest.fixture

@@ -4,13 +4,12 @@ clinician queue at most 2 keys per required judgement, EVAL one key per answer."
 
 from __future__ import annotations
 
-from tests.eval.conftest import make_answers
-from tests.ui.keystrokes import astrid_queue, clinician_queue, eval_queue
-from tests.ui.test_qa_page import N_ITEMS, judged_set
-
 from concord.eval.eval_store import EvalStore
 from concord.eval.questions import load_question_set
 from concord.store import Repository
+from tests.eval.helpers import make_answers
+from tests.ui.keystrokes import astrid_queue, clinician_queue, eval_queue
+from tests.ui.test_qa_page import N_ITEMS, judged_set
 
 ASTRID_KEYS_PER_ITEM = 3
 CLINICIAN_KEYS_PER_REQUIRED = 2
@@ -38,7 +37,7 @@ def test_clinician_queue_costs_at_most_two_keys_per_required_judgement(
 
 
 def test_eval_grading_is_one_key_per_answer(make_window, repo: Repository, tmp_path) -> None:
-    from tests.eval.conftest import QUESTIONS
+    from tests.eval.helpers import QUESTIONS
 
     path = tmp_path / "q.jsonl"
     path.write_text(QUESTIONS, encoding="utf-8")

@@ -7,11 +7,6 @@ import threading
 
 import pytest
 from PySide6.QtCore import Qt
-from tests.astrid.conftest import DEMO, rule_judge
-from tests.eval.conftest import GOOD, QUESTIONS, scripted_answers
-from tests.ui.conftest import idle
-from tests.ui.test_grading_view import open_grading
-from tests.ui.test_qa_page import open_qa, texts
 
 from concord.astrid.load import load_items
 from concord.astrid.store import AstridStore
@@ -21,6 +16,11 @@ from concord.eval.questions import load_question_set
 from concord.llm.runtime import GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository
+from tests.astrid.helpers import DEMO, rule_judge
+from tests.eval.helpers import GOOD, QUESTIONS, scripted_answers
+from tests.ui.helpers import idle
+from tests.ui.test_grading_view import open_grading
+from tests.ui.test_qa_page import open_qa, texts
 
 N_ITEMS = 2
 

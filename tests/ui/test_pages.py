@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
-from tests.astrid.conftest import rule_judge
-from tests.eval.conftest import make_answers
-from tests.ui.conftest import USER, demo_record_path, idle
 
 from concord import paths
 from concord.astrid.llm_judge import judge_items
@@ -25,6 +22,9 @@ from concord.ui.main_window import (
     PAGE_TITLES,
 )
 from concord.workbench import demo
+from tests.astrid.helpers import rule_judge
+from tests.eval.helpers import make_answers
+from tests.ui.helpers import USER, demo_record_path, idle
 
 ALT = Qt.KeyboardModifier.AltModifier
 CTRL = Qt.KeyboardModifier.ControlModifier

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from tests.astrid.conftest import DEMO, rule_judge
-from tests.ui.conftest import USER, idle
 
 from concord.astrid.llm_judge import judge_items
 from concord.astrid.load import load_items
@@ -20,6 +18,8 @@ from concord.store import Repository
 from concord.ui.main_window import PAGE_QA
 from concord.ui.qa_item_view import SELECTED_TINT, VERDICT_TINTS
 from concord.workbench.qa_session import CF_REASON, UNDO_REASON
+from tests.astrid.helpers import DEMO, rule_judge
+from tests.ui.helpers import USER, idle
 
 N_ITEMS = 4
 

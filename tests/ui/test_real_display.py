@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.ui.conftest import demo_record_path, make_case
-from tests.ui.test_window import png_size
 
 from concord.records import load_record
+from tests.ui.helpers import demo_record_path, make_case
+from tests.ui.test_window import png_size
 
 XVFB = shutil.which("Xvfb")
 pytestmark = pytest.mark.skipif(

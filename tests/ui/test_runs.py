@@ -6,14 +6,14 @@ import threading
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
-from tests.ui.conftest import USER, demo_record_path
-from tests.ui.scripted_outputs import answer_for, scripted_runtime
 
 from concord.errors import ModelError
 from concord.llm.runtime import GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
 from concord.records import load_record
 from concord.store import Repository
+from tests.ui.helpers import USER, demo_record_path
+from tests.ui.scripted_outputs import answer_for, scripted_runtime
 
 
 def _open_imported(window, qtbot) -> str:

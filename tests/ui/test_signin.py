@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from concord.store import Repository
 from concord.ui.signin import SessionLock, SignInDialog
-from identity import PASSWORD, enrol
+from tests.identity import PASSWORD, enrol
 
 
 def test_sign_in_checks_the_password_and_hands_back_a_session(qtbot, repo: Repository) -> None:

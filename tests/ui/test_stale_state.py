@@ -11,9 +11,6 @@ import threading
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMenu
-from tests import factories
-from tests.ui.conftest import USER, demo_record_path, idle
-from tests.ui.scripted_outputs import answer_for
 
 from concord.domain import CaseStatus
 from concord.llm.runtime import GenerationRequest
@@ -26,7 +23,10 @@ from concord.ui import theme
 from concord.ui.dashboard import SCORECARD_COLUMNS
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING, PAGE_QA
 from concord.workbench.agreement import MIN_ITEMS_FOR_KAPPA, TOO_FEW
-from identity import PASSWORD, enrol
+from tests import factories
+from tests.identity import PASSWORD, enrol
+from tests.ui.helpers import USER, demo_record_path, idle
+from tests.ui.scripted_outputs import answer_for
 
 
 def test_a_cancelled_run_stays_on_its_own_patient(make_window, qtbot, tmp_path) -> None:

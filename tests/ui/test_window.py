@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QWidget
-from tests.ui.conftest import idle
-from tests.ui.test_qa_page import judged_set
 
 from concord.ui import window_geometry
 from concord.ui.case_view import TAB_REVIEW
+from tests.ui.helpers import idle
+from tests.ui.test_qa_page import judged_set
 
 SCREENS = [(1280, 800), (1366, 768)]
 
@@ -142,9 +142,8 @@ def test_concord_gui_opens_fitted_to_the_screen(
     concord_home: Path, tmp_path: Path, width: int, height: int
 ) -> None:
     """`concord gui` on a screen of that size (Qt's offscreen screen, configured)."""
-    from tests.ui.conftest import demo_record_path, make_case
-
     from concord.records import load_record
+    from tests.ui.helpers import demo_record_path, make_case
 
     make_case(load_record(demo_record_path()))
     config = screen_config(tmp_path, width, height)

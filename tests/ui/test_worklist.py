@@ -7,13 +7,13 @@ mode."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
-from tests import factories
-from tests.factories import CLINIC_TEXT
-from tests.ui.conftest import idle
 
 from concord.domain import Case, CaseStatus, Record
 from concord.store import Repository
 from concord.workbench.triage import Urgency
+from tests import factories
+from tests.factories import CLINIC_TEXT
+from tests.ui.helpers import idle
 
 USER = "dr.tester"
 
