@@ -7,6 +7,7 @@ mode."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMessageBox
 
 from concord.domain import Case, CaseStatus, Record
 from concord.store import Repository
@@ -142,3 +143,34 @@ def test_a_just_imported_record_is_selected(make_window, qtbot, repo, tmp_path) 
     selected = worklist.selected_record_id()
     row = next(r for r in worklist.model.rows if r.record_id == selected)
     assert row.name == "Alan Smithee" and row.status is None
+
+
+def test_a_folder_import_shows_progress_and_says_what_it_skipped(
+    make_window, qtbot, tmp_path
+) -> None:
+    """A folder of patients: the progress bar counts them, each readable patient is
+    imported, a patient with no record file and a stray file are named in the summary."""
+    folder = tmp_path / "clinic"
+    for name, text in (("ann", "Patient: Ann Able\nK+ 4.1\n"), ("bob", "Patient: Bob Best\n")):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "letter.txt").write_text(text, encoding="utf-8")
+    (folder / "bob" / "photo.xyz").write_bytes(b"\x00\x01")
+    (folder / "carl").mkdir()
+    (folder / "carl" / "notes.xyz").write_bytes(b"\x00")
+    window = make_window()
+    worklist = window.worklist
+    idle(qtbot, window)
+    seen: list[tuple[int, int]] = []
+    bar = worklist.import_progress
+    bar.valueChanged.connect(lambda v: seen.append((v, bar.maximum())))
+    window.patients.import_files([folder])
+    idle(qtbot, window, lambda: len(worklist.model.rows) == 2)
+    assert seen[-1] == (3, 3) and (1, 3) in seen  # three patients, counted as they are read
+    assert bar.isHidden()
+    names = sorted(r.name or "" for r in worklist.model.rows)
+    assert names == ["Ann Able", "Bob Best"]
+    boxes = [b for b in window.findChildren(QMessageBox) if b.objectName() == "errorBox"]
+    assert len(boxes) == 1
+    text = boxes[0].text()
+    assert "Imported 2 patient(s) (2 new), 1 not imported, 1 file(s) skipped" in text
+    assert "carl" in text and "photo.xyz" in text

@@ -218,6 +218,13 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file = bar.addMenu("&File")
         self._action(file, "Import records…", ("Ctrl+O",), self.patients.import_dialog)
+        self._action(
+            file,
+            "Import a folder of patients…",
+            ("Ctrl+Shift+I",),
+            self.patients.import_folder_dialog,
+            "Import every patient of a folder (one sub-folder or bundle each), with progress",
+        )
         self._action(file, "Import QA items (ASTRID)…", ("Ctrl+Shift+O",), self.import_qa_dialog)
         self._action(
             file, "Import question set (EVAL)…", ("Ctrl+Alt+O",), self.import_questions_dialog

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStackedWidget, QWidget
 
 from concord.accounts.session import Session
@@ -29,7 +29,7 @@ from concord.ui.workers import PanelRunner
 from concord.ui.worklist import WorklistView
 from concord.workbench.case_bundle import CaseBundle, case_bundle, record_bundle
 from concord.workbench.decisions import DecisionResult, append_decisions
-from concord.workbench.imports import ImportResult, import_paths
+from concord.workbench.imports import ImportResult, ImportStep, import_paths
 from concord.workbench.worklist import Worklist, load_worklist
 
 RECORD_FILTER = (
@@ -208,22 +208,47 @@ class PatientsPage(QStackedWidget):
         if files:
             self.import_files([Path(f) for f in files])
 
+    def import_folder_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Import a folder of patients (one sub-folder or bundle per patient)"
+        )
+        if folder:
+            self.import_files([Path(folder)])
+
     def import_files(self, files: list[Path]) -> None:
         user = self.user
+        relay = _ImportRelay(self)
+        relay.step.connect(self._import_step, Qt.ConnectionType.QueuedConnection)
+
+        def finished() -> None:
+            relay.deleteLater()
+            self.worklist.hide_import_progress()
 
         def done(result: ImportResult) -> None:
+            finished()
             self.refresh_worklist(select=result.last_record_id)  # the run key runs this one
-            if result.imported:
-                new = sum(1 for r in result.imported if r.created)
-                self.status_message.emit(f"Imported {len(result.imported)} record(s) ({new} new)")
-            if result.errors:
-                show_error(self, "Some files could not be imported", "\n".join(result.errors))
+            self.status_message.emit(result.summary())
+            if result.errors or result.skipped:
+                lines = [result.summary() + "."]
+                if result.errors:
+                    lines += ["", "Not imported:", *result.errors]
+                if result.skipped:
+                    lines += ["", "Files skipped (not patient records):", *result.skipped]
+                show_error(self, "Import finished with problems", "\n".join(lines))
+
+        def failed(exc: BaseException) -> None:
+            finished()
+            self._db_error("Import failed")(exc)
 
         self.setCurrentWidget(self.worklist)
         self.commands_changed.emit()
-        self.db.call(
-            lambda repo: import_paths(repo, files, user), done, self._db_error("Import failed")
-        )
+        self.db.call(lambda repo: import_paths(repo, files, user, relay.step.emit), done, failed)
+
+    @Slot(object)
+    def _import_step(self, step: ImportStep) -> None:
+        self.worklist.show_import_progress(step.done, step.total)
+        if step.label:
+            self.status_message.emit(f"Importing: read {step.done} of {step.total} ({step.label})")
 
     # opening -------------------------------------------------------------------------
 
@@ -502,3 +527,9 @@ class PatientsPage(QStackedWidget):
             "info",
         )
         self.refresh_worklist()
+
+
+class _ImportRelay(QObject):
+    """Carries an import's progress from the database thread to the page (queued)."""
+
+    step = Signal(object)  # ImportStep

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 FLOW = (
-    "Keyboard-only flow. Patients: Ctrl+O import (or drop files or folders) · ↑/↓ choose a "
+    "Keyboard-only flow. Patients: Ctrl+O import (Ctrl+Shift+I a folder; or drop files or "
+    "folders) · ↑/↓ choose a "
     "patient (most urgent first; T: to do only), Enter opens it · Ctrl+R runs the agent "
     "panel, Esc cancels · Ctrl+1…4 dashboard, side-by-side review, scorecard, decisions · "
     "A accept / O override the current judgement (required ones come first), N / P next / "

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
+    QProgressBar,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -272,13 +273,27 @@ class WorklistView(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.to_do_box)
         buttons.addWidget(self.urgency_order)
+        self.import_progress = QProgressBar()
+        self.import_progress.setObjectName("importProgress")
+        self.import_progress.setFormat("Importing: %v of %m patients")
+        self.import_progress.hide()
         lay = QVBoxLayout(self)
         lay.addWidget(title)
         lay.addWidget(self.counts)
         lay.addWidget(hint)
         lay.addLayout(buttons)
+        lay.addWidget(self.import_progress)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.empty)
+
+    def show_import_progress(self, done: int, total: int) -> None:
+        """The import under way: `done` of `total` patients read."""
+        self.import_progress.setRange(0, max(total, 1))
+        self.import_progress.setValue(done)
+        self.import_progress.show()
+
+    def hide_import_progress(self) -> None:
+        self.import_progress.hide()
 
     def set_rows(self, worklist: Worklist, select: str | None = None) -> None:
         """Show the rows; keep the selected patient selected, or select `select`."""

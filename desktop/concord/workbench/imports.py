@@ -3,6 +3,7 @@ patient reported and the others still imported), an ASTRID QA set, an EVAL quest
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,29 +26,62 @@ class ImportedRecord:
 @dataclass(frozen=True)
 class ImportResult:
     imported: tuple[ImportedRecord, ...] = ()
-    errors: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()  # patients not imported, one line each naming the file
+    skipped: tuple[str, ...] = ()  # files of an imported patient's folder that are not records
 
     @property
     def last_record_id(self) -> str | None:
         return self.imported[-1].record_id if self.imported else None
 
+    def summary(self) -> str:
+        """One line: how many patients were imported (new), not imported, files skipped."""
+        new = sum(1 for r in self.imported if r.created)
+        parts = [f"Imported {len(self.imported)} patient(s) ({new} new)"]
+        if self.errors:
+            parts.append(f"{len(self.errors)} not imported")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} file(s) skipped")
+        return ", ".join(parts)
 
-def import_paths(repo: Repository, paths: list[Path], user: str) -> ImportResult:
+
+@dataclass(frozen=True)
+class ImportStep:
+    """Progress of an import: `done` of `total` patients read, the last one `label`."""
+
+    done: int
+    total: int
+    label: str = ""
+
+
+def import_paths(
+    repo: Repository,
+    paths: list[Path],
+    user: str,
+    progress: Callable[[ImportStep], None] | None = None,
+) -> ImportResult:
     """Import each file, and each patient of a dropped folder (`records.patients`); a bad
-    patient is reported (one line naming it) and the others still imported."""
+    patient is reported (one line naming it) and the others still imported. `progress` hears
+    once before the first patient and after each one."""
     imported: list[ImportedRecord] = []
     errors: list[str] = []
-    for event in load_patients(plan_patients(paths)):
+    skipped: list[str] = []
+    plan = plan_patients(paths)
+    if progress is not None and plan:
+        progress(ImportStep(0, len(plan)))
+    for event in load_patients(plan):
+        if progress is not None:
+            progress(ImportStep(event.index, event.total, event.source.label.name))
         if event.record is None:
             errors.append(event.problem)
             continue
+        skipped.extend(f"{path}: {why}" for path, why in event.source.skipped)
         try:
             record_id, created = repo.save_record(event.record, user)
         except ConcordError as exc:
             errors.append(exc.one_line())
             continue
         imported.append(ImportedRecord(str(event.source.label), record_id, created))
-    return ImportResult(tuple(imported), tuple(errors))
+    return ImportResult(tuple(imported), tuple(errors), tuple(skipped))
 
 
 @dataclass(frozen=True)
