@@ -8,8 +8,8 @@ from pathlib import Path
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.evidence.align import read_evidence_jsonl, verify_lines
 from concord.records import load_record
-from concord.records.patients import load_patients, plan_patients
 from concord.screen.record_screen import RecordScreen, screen_to_json
+from concord.workbench.imports import import_paths
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,36 +55,33 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _import_folders(args: argparse.Namespace) -> int:
-    """Folders of patients: each patient loaded whole or skipped with its reason; progress
-    on stderr; a summary of what was imported and skipped. Exit 1 if anything was skipped."""
-    plan = plan_patients(args.paths)
-    svc = services()
-    user = current_user(args)
-    imported: list[dict[str, object]] = []
-    skipped: list[dict[str, str]] = []
-    for event in load_patients(plan):
-        where = event.source.label
-        for path, why in event.source.skipped:
-            if event.source.files:  # a folder's stray file: noted, the patient still imported
-                skipped.append({"path": str(path), "problem": f"{path}: {why}"})
-        if event.record is None:
-            skipped.append({"path": str(where), "problem": event.problem})
-            say(f"[{event.index}/{event.total}] skipped: {event.problem}")
-            continue
-        record_id, created = svc.repo.save_record(event.record, user)
-        imported.append({"path": str(where), "record_id": record_id, "created": created})
-        state = "imported" if created else "already imported"
-        say(f"[{event.index}/{event.total}] {state} {where} -> {record_id}")
+    """Folders of patients: each patient imported whole or skipped with its reason (the same
+    import as the desktop's); progress on stderr; a summary of what was imported and skipped.
+    Exit 1 if anything was skipped."""
+    result = import_paths(
+        services().repo,
+        args.paths,
+        current_user(args),
+        lambda step: say(f"[{step.done}/{step.total}] {step.outcome}") if step.outcome else None,
+    )
     if args.json:
-        emit_json({"records": imported, "skipped": skipped})
+        emit_json(
+            {
+                "records": [
+                    {"path": r.path, "record_id": r.record_id, "created": r.created}
+                    for r in result.imported
+                ],
+                "skipped": [{"path": s.path, "problem": s.problem} for s in result.skipped],
+            }
+        )
     else:
-        for row in imported:
-            note = "" if row["created"] else "  (already imported)"
-            print(f"{row['record_id']}  {row['path']}{note}")
-        print(f"{len(imported)} patient(s) imported, {len(skipped)} skipped")
-        for skip in skipped:
-            print(f"  skipped: {skip['problem']}")
-    return 1 if skipped else 0
+        for row in result.imported:
+            note = "" if row.created else "  (already imported)"
+            print(f"{row.record_id}  {row.path}{note}")
+        print(f"{len(result.imported)} patient(s) imported, {len(result.skipped)} skipped")
+        for skip in result.skipped:
+            print(f"  skipped: {skip.problem}")
+    return 1 if result.skipped else 0
 
 
 def cmd_screen(args: argparse.Namespace) -> int:

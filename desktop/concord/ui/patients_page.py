@@ -228,12 +228,12 @@ class PatientsPage(QStackedWidget):
             finished()
             self.refresh_worklist(select=result.last_record_id)  # the run key runs this one
             self.status_message.emit(result.summary())
-            if result.errors or result.skipped:
+            if result.skipped:
                 lines = [result.summary() + "."]
                 if result.errors:
                     lines += ["", "Not imported:", *result.errors]
-                if result.skipped:
-                    lines += ["", "Files skipped (not patient records):", *result.skipped]
+                if result.stray_files:
+                    lines += ["", "Files skipped (not patient records):", *result.stray_files]
                 show_error(self, "Import finished with problems", "\n".join(lines))
 
         def failed(exc: BaseException) -> None:

@@ -24,33 +24,53 @@ class ImportedRecord:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A patient that was not imported, or a stray file of an imported patient's folder."""
+
+    path: str
+    problem: str  # one line naming the file
+    patient: bool  # True: the whole patient was not imported
+
+
+@dataclass(frozen=True)
 class ImportResult:
     imported: tuple[ImportedRecord, ...] = ()
-    errors: tuple[str, ...] = ()  # patients not imported, one line each naming the file
-    skipped: tuple[str, ...] = ()  # files of an imported patient's folder that are not records
+    skipped: tuple[Skipped, ...] = ()
 
     @property
     def last_record_id(self) -> str | None:
         return self.imported[-1].record_id if self.imported else None
 
+    @property
+    def errors(self) -> tuple[str, ...]:
+        """The patients not imported, one line each."""
+        return tuple(s.problem for s in self.skipped if s.patient)
+
+    @property
+    def stray_files(self) -> tuple[str, ...]:
+        """Files of imported patients' folders that are not records, one line each."""
+        return tuple(s.problem for s in self.skipped if not s.patient)
+
     def summary(self) -> str:
-        """One line: how many patients were imported (new), not imported, files skipped."""
+        """One line: patients imported (new), patients not imported, stray files skipped."""
         new = sum(1 for r in self.imported if r.created)
         parts = [f"Imported {len(self.imported)} patient(s) ({new} new)"]
         if self.errors:
             parts.append(f"{len(self.errors)} not imported")
-        if self.skipped:
-            parts.append(f"{len(self.skipped)} file(s) skipped")
+        if self.stray_files:
+            parts.append(f"{len(self.stray_files)} file(s) skipped")
         return ", ".join(parts)
 
 
 @dataclass(frozen=True)
 class ImportStep:
-    """Progress of an import: `done` of `total` patients read, the last one `label`."""
+    """Progress of an import: `done` of `total` patients read; `outcome` says what became
+    of the last one (empty before the first)."""
 
     done: int
     total: int
     label: str = ""
+    outcome: str = ""
 
 
 def import_paths(
@@ -59,29 +79,38 @@ def import_paths(
     user: str,
     progress: Callable[[ImportStep], None] | None = None,
 ) -> ImportResult:
-    """Import each file, and each patient of a dropped folder (`records.patients`); a bad
-    patient is reported (one line naming it) and the others still imported. `progress` hears
-    once before the first patient and after each one."""
+    """Import each file, and each patient of a folder (`records.patients`); a bad patient is
+    reported (one line naming it) and the others still imported. `progress` hears once
+    before the first patient and after each one. The desktop and `concord import` both
+    import through here."""
     imported: list[ImportedRecord] = []
-    errors: list[str] = []
-    skipped: list[str] = []
+    skipped: list[Skipped] = []
     plan = plan_patients(paths)
     if progress is not None and plan:
         progress(ImportStep(0, len(plan)))
     for event in load_patients(plan):
-        if progress is not None:
-            progress(ImportStep(event.index, event.total, event.source.label.name))
+        where = str(event.source.label)
+        outcome = ""
         if event.record is None:
-            errors.append(event.problem)
-            continue
-        skipped.extend(f"{path}: {why}" for path, why in event.source.skipped)
-        try:
-            record_id, created = repo.save_record(event.record, user)
-        except ConcordError as exc:
-            errors.append(exc.one_line())
-            continue
-        imported.append(ImportedRecord(str(event.source.label), record_id, created))
-    return ImportResult(tuple(imported), tuple(errors), tuple(skipped))
+            skipped.append(Skipped(where, event.problem, patient=True))
+            outcome = f"skipped: {event.problem}"
+        else:
+            skipped.extend(
+                Skipped(str(path), f"{path}: {why}", patient=False)
+                for path, why in event.source.skipped
+            )
+            try:
+                record_id, created = repo.save_record(event.record, user)
+            except ConcordError as exc:
+                skipped.append(Skipped(where, exc.one_line(), patient=True))
+                outcome = f"skipped: {exc.one_line()}"
+            else:
+                imported.append(ImportedRecord(where, record_id, created))
+                state = "imported" if created else "already imported"
+                outcome = f"{state} {where} -> {record_id}"
+        if progress is not None:
+            progress(ImportStep(event.index, event.total, event.source.label.name, outcome))
+    return ImportResult(tuple(imported), tuple(skipped))
 
 
 @dataclass(frozen=True)
