@@ -14,8 +14,12 @@ finds its values, trying in turn:
    ordered by date.
 4. Prose: the first number after the mention within `max_gap` characters, skipping dates,
    flags, units in brackets and words like "was", "of", "level"; a number whose unit
-   belongs to another quantity ("2 L/min") is passed over. Then a series: values linked by
-   "->", "then", "rising to", commas ("14, 52, 230"), "(was 6.2 on admission)".
+   belongs to another quantity ("2 L/min") is passed over. A bracketed aside does not count
+   toward the gap, its words do not end the search, and a number inside a remark ("(given
+   2 pools)") is passed over when a value follows it. Then a series: values linked by
+   "->", "then", "rising to", "has fallen to", commas ("14, 52, 230"), "(was 6.2 on
+   admission)", a later value after a remark ("6.2 on a haemolysed sample; repeat 4.6"),
+   each value dated by a date after it, bracketed or not ("5.2 (01/11) -> 6.1 (18/11)").
 
 A value is a range of possible results in the gate's canonical unit: "25-30%" is 25 to 30,
 "<30" is minus infinity to 30, "in the 40s" is 40 to 49, "45,000/µL" is 45 ×10⁹/L,
@@ -65,6 +69,7 @@ _LINK_VERBS = (
     r"falling|fallen|fell|dropped|dropping|decreased|decreasing|coming\s+down|come\s+down|down|"
     r"improved|improving|corrected|normalised|normalized|settled|recovered|peaked|peaking)"
 )
+_CHANGE_TO = re.compile(rf"(?<![A-Za-z]){_LINK_VERBS}\s+(?:further\s+)?(?:to|at)(?![A-Za-z])", re.I)
 _SERIES_LINK = re.compile(
     r"\s*(?:(?:[,;]\s*)?(?:and\s+)?(?:then\s+|now\s+)?(?:(?:has|have|had)\s+)?(?:since\s+)?"
     rf"(?:{_LINK_VERBS}\s+(?:to|at)\b|->|→|=>|>>|>|followed\s+by\b|\bto\b)"
@@ -73,7 +78,7 @@ _SERIES_LINK = re.compile(
     re.IGNORECASE,
 )
 _LATER_JUMP = re.compile(
-    r"\s*[,;]?(?:(?![\d.;])[^\n]){0,40}?(?<![A-Za-z])(?P<w>now|repeat(?:ed)?|rpt|re-?check(?:ed)?|"
+    r"\s*[,;]?(?:(?![\d.])[^\n]){0,60}?(?<![A-Za-z])(?P<w>now|repeat(?:ed)?|rpt|re-?check(?:ed)?|"
     r"re-?tested|currently|today|latest|subsequently|since|post-?[a-z]+|after\s+[a-z\-]+)"
     r"(?![A-Za-z])(?:\s+(?:[A-Za-z][A-Za-z\-]*|\([^)\d]{0,20}\))){0,3}?\s*(?:[:=]\s*)?(?=\d)",
     re.IGNORECASE,
@@ -126,15 +131,19 @@ _EARLIER_PAREN = re.compile(
     re.IGNORECASE,
 )
 _OPEN_PAREN = re.compile(r"\s*\(\s*")
+_OPEN_BRACKET = re.compile(r"\s*[(\[]\s*")
+_CLOSE_BRACKET = re.compile(r"\s*[)\]]")
+_ASIDE = re.compile(r"[(\[][^()\[\]\n]{0,80}[)\]]")
 _CLOSE_PAREN = re.compile(r"\s*\)")
 _SLASH = re.compile(r"\s*/\s*")
 _SLASH_END = re.compile(r"/\s*$")
-_COMBINED_LEAD = re.compile(r"(?:\s*(?:\([^)\n]{0,20}\)|:|=|-(?!\d)|of|was|is))*\s*")
+_COMBINED_LEAD = re.compile(r"(?:\s*(?:\([^()\n]{0,80}\)|:|=|-(?!\d)|of|was|is))*\s*")
 _HOURS_IN = re.compile(r"(\d{1,3})\s*(?:h|hr|hrs|hours?)\b")
 _HOURS_AT = re.compile(r"\s*(?:at\s+)?(?:T\s*=?\s*)?(\d{1,3})\s*(?:h|hr|hrs|hours?)(?![A-Za-z])")
 _ON_DATED = re.compile(r"\s*(?:on|dated|at|from|in)?\s*")
 _DAY_WORD = re.compile(
-    r"\s*\(?\s*(?P<w>today|this\s+morning|yesterday|on\s+admission|at\s+admission|"
+    r"\s*\(?\s*(?P<w>today|tonight|overnight|this\s+(?:morning|afternoon|evening|am|pm)|"
+    r"yesterday|on\s+admission|at\s+admission|"
     r"admission|latest|repeat|baseline|pre-?op|post-?op|initially|previously|"
     r"last\s+(?:week|month|year|night)|\d+\s*(?:days?|d|weeks?|wks?|months?|mths?|years?|yrs?)"
     r"\s+ago|(?:a|one|two|three|four|few|several)\s+(?:days?|weeks?|months?)\s+ago)\s*\)?",
@@ -142,6 +151,7 @@ _DAY_WORD = re.compile(
 )
 _DIRECTLY_AFTER = re.compile(r"[\s)\]]*(?P<w>[A-Za-z][A-Za-z \-]{0,24})")
 _DIGIT = re.compile(r"\d")
+_WEAK_TARGET_CUES = ("to be", "when", "once", "if", "until", "between")
 _INSTRUCTION_AFTER = re.compile(
     r"[ \t]*(?:\([^()\n]{0,20}\)[ \t]*)?(?::|->|→|=>|then)[ \t]*(?:please[ \t]+)?"
     r"(?:give|treat|start|administer|call|contact|inform|stop|withhold|hold|consider|refer|"
@@ -542,19 +552,26 @@ class ValueReader:
     ) -> Reading | None:
         text = d.text
         _, line_end = d.line_bounds(mention.start)
-        limit = min(line_end, mention.end + spec.max_gap + 1)
+        limit = _gap_limit(text, mention.end, line_end, spec.max_gap)
+        remarks = _remarks(text, mention.end, limit)
         pos = mention.end
         first: Value | None = None
         for _ in range(MAX_VALUE_CANDIDATES):
             m = self._number(text, pos, limit)
             if m is None:
                 return None
+            inside = next((r for r in remarks if r[0] < m.start() < r[1]), None)
+            if inside is not None and next_number(text, inside[1], limit) is not None:
+                pos = inside[1]  # "Platelets (given 2 pools) 145": the count is a remark's
+                continue
             gap = text[mention.end : m.start()]
+            told = _ASIDE.sub(" ", gap)  # what a bracketed aside says does not end the search
             if (
-                _GAP_STOP.search(gap)
-                or self.cues.terminators.search(gap)
+                _GAP_STOP.search(told)
+                or self.cues.terminators.search(told)
                 and not self.cues.earlier.search(gap)
                 and not self.cues.later.search(gap)
+                and not _CHANGE_TO.search(gap)
             ):
                 return None
             if any(is_other(o) for o in d.starting_in(mention.end, m.start())):
@@ -643,6 +660,10 @@ class ValueReader:
                 series[-1] = replace(series[-1], hours=float(hours.group(1)))
                 pos = hours.end()
                 continue
+            bracketed = self._bracketed_date(text, pos, limit, series, anchor)
+            if bracketed is not None:
+                pos = bracketed
+                continue
             when = _ON_DATED.match(text, pos, limit)
             after_words = when.end() if when else pos
             date_match = DATE_RE.match(text, after_words)
@@ -687,6 +708,32 @@ class ValueReader:
                 continue
             return pos
 
+    def _bracketed_date(
+        self, text: str, pos: int, limit: int, series: list[Value], anchor: date
+    ) -> int | None:
+        """Past a date in brackets after a value ("6.1 (18/11)", "[03/02/2026]"), which dates
+        it; None if none starts at `pos`."""
+        paren = _OPEN_BRACKET.match(text, pos, limit)
+        if paren is None or not series:
+            return None
+        inner = paren.end()
+        found: date | None = None
+        date_match = DATE_RE.match(text, inner)
+        if date_match is not None and date_match.group("om") is None:
+            days = _dates(date_match.group())
+            found, inner = (days[0] if days else None), date_match.end()
+        else:
+            short = short_date_at(text, inner, min(limit, inner + 6), anchor)
+            if short is None or short.start != inner:
+                return None
+            found, inner = short.exact_day, short.end
+        close = _CLOSE_BRACKET.match(text, inner, limit)
+        if close is None:
+            return None
+        if found is not None:
+            series[-1] = replace(series[-1], time=found)
+        return close.end()
+
     def rank(self, d: ReadDocument, reading: Reading, index: int) -> Rank:
         """Where words place value `index` of a reading in time: its series rank, or for the
         first value of a prose reading the words around its label ("repeat K+ 4.1", "K+
@@ -723,9 +770,13 @@ class ValueReader:
         between = text[reading.label_end : value.start]
         after = text[value.end : min(len(text), value.end + 30)]
         directly_after = _DIRECTLY_AFTER.match(after)
+        whole = text[clause_start : value.start]
         if value.qualified or _QUALIFIER_BEFORE.search(between):
-            whole = text[clause_start : value.start]
             if self.cues.target_before.search(whole):
+                return True
+        elif value.low < value.high:  # a range: "for SpO2 88-92%", "keep ... INR 2-3"
+            cue = self.cues.target_before.search(whole)
+            if cue is not None and cue.group().lower() not in _WEAK_TARGET_CUES:
                 return True
         if self.cues.target_before.search(before_label) or self.cues.target_before.search(between):
             cue = self.cues.target_before.search(between) or self.cues.target_before.search(
@@ -744,6 +795,28 @@ class ValueReader:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _gap_limit(text: str, start: int, line_end: int, max_gap: int) -> int:
+    """Where the search for a value after a label at `start` ends: `max_gap` characters
+    on, not counting bracketed asides ("Potassium (repeated on a fresh sample, not
+    haemolysed) 6.3"), within the line."""
+    limit = start + max_gap + 1
+    for aside in _ASIDE.finditer(text, start, line_end):
+        if aside.start() >= limit:
+            break
+        limit += aside.end() - aside.start()
+    return min(line_end, limit)
+
+
+def _remarks(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The bracketed remarks in text[start:end] that start with a word ("(given 2 pools)",
+    "(on warfarin 5 mg)"), as (start, end)."""
+    return [
+        (a.start(), a.end())
+        for a in _ASIDE.finditer(text, start, end)
+        if text[a.start() + 1 : a.end()].lstrip()[:1].isalpha()
+    ]
 
 
 def next_number(text: str, start: int, end: int) -> int | None:
