@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -224,9 +225,17 @@ def test_pdfsig_rejects_a_tampered_file(signed_copy: Path) -> None:
     pdfsig = shutil.which("pdfsig")
     if pdfsig is None:
         pytest.skip("pdfsig not installed (Debian/Ubuntu package: poppler-utils)")
-    data = bytearray(signed_copy.read_bytes())
+    original = signed_copy.read_bytes()
+    data = bytearray(original)
     target = data.find(b"Pre-operative risk review record")
+    assert target >= 0, "the text to tamper with is not in the file"
+    ranges = re.search(rb"/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]", original)
+    assert ranges is not None
+    a, b, c, d = (int(x) for x in ranges.groups())
+    assert a <= target < a + b or c <= target < c + d, "the tamper must hit signed bytes"
     data[target] ^= 0x01
     signed_copy.write_bytes(bytes(data))
+    assert signed_copy.read_bytes() != original and len(signed_copy.read_bytes()) == len(original)
     run = subprocess.run([pdfsig, str(signed_copy)], capture_output=True, text=True, timeout=60)
-    assert "Signature is Valid." not in run.stdout, run.stdout
+    assert "Signature #1" in run.stdout, run.stdout  # pdfsig read the signature...
+    assert "Signature is Valid." not in run.stdout, run.stdout  # ...and refused it

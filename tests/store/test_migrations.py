@@ -54,8 +54,10 @@ def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None
         "broken",
         "CREATE TABLE half (id TEXT); INSERT INTO nowhere VALUES (1);",
     )
-    with pytest.raises(Exception, match="nowhere"):
+    with pytest.raises(StoreError, match=rf"migration {bad.version} \(broken\) failed") as err:
         migrate(db, (*MIGRATIONS, bad))
+    assert f"stays at version {len(MIGRATIONS)}" in str(err.value)
+    assert "nowhere" in str(err.value)  # the database's own reason is kept
     assert schema_version(db) == len(MIGRATIONS)
     assert "half" not in db.table_names()
     assert Repository(db).audit_head() == head

@@ -18,6 +18,7 @@ audit row, so a failing migration leaves the database at the previous version.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from dataclasses import dataclass
 
 from sqlite_utils import Database
@@ -107,6 +108,14 @@ def migrate(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int
     _check_sequence(migrations)
     for migration in migrations:
         if schema_version(db) < migration.version:
-            _apply(db, migration)
+            try:
+                _apply(db, migration)
+            except (sqlite3.Error, StoreError) as exc:
+                why = exc.problem if isinstance(exc, StoreError) else str(exc)
+                raise StoreError(
+                    f"migration {migration.version} ({migration.name}) failed and was rolled "
+                    f"back, the database stays at version {schema_version(db)}: {why}",
+                    subject=exc.subject if isinstance(exc, StoreError) else None,
+                ) from exc
     _check_applied(db, migrations)
     return schema_version(db)

@@ -106,6 +106,8 @@ class OverrideDialog(QDialog):
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setText("Record decision")
         form.addRow(buttons)
+        first = self.value_combo or self.value_edit or self.reason_edit
+        first.setFocus()  # typing goes straight into the value (or the reason)
 
     def set_value(self, value: str) -> None:
         if self.value_combo is not None:
