@@ -31,14 +31,13 @@ from concord.llm.server_runtime import (
     normalise_url,
     registered_template,
 )
-from concord.pipeline import PanelSettings, run_panel
+from concord.pipeline import AGENT_STAGES, PanelSettings, run_panel
 from concord.records import load_record
 from concord.records.load import LOADERS
 from concord.services import Services
 
 DEFAULT_QUEUE_SIZE = 4
 POLL_SECONDS = 0.2
-AGENT_STAGES = frozenset({"surgeon", "anaesthetist", "specialist"})
 UNVERIFIED_SHA256 = "0" * 64
 
 

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import addressing_items, triggered
@@ -32,9 +33,24 @@ DEFAULT_MAX_SPECIALISTS = 4
 NO_OPERATION = "operation not stated in the record (surgeon agent gave no usable proposal)"
 
 
+class Stage(StrEnum):
+    """Where a run is; the value is what logs and the JSON progress lines show."""
+
+    LOAD = "load"  # the model is loading (model jobs, before the pipeline)
+    SCREEN = "screen"
+    SURGEON = "surgeon"
+    ANAESTHETIST = "anaesthetist"
+    SPECIALIST = "specialist"
+    ADJUDICATION = "adjudication"
+    DONE = "done"
+
+
+AGENT_STAGES = frozenset({Stage.SURGEON, Stage.ANAESTHETIST, Stage.SPECIALIST})
+
+
 @dataclass(frozen=True)
 class RunEvent:
-    stage: str  # screen, surgeon, anaesthetist, specialist, adjudication, done
+    stage: Stage
     message: str
     done: int
     total: int
@@ -106,7 +122,7 @@ def run_panel(
     gates = screen.screen(record)
     fired = triggered(gates)
     yield RunEvent(
-        "screen",
+        Stage.SCREEN,
         f"record screen: {len(fired)} gate(s) triggered",
         0,
         1,
@@ -118,7 +134,7 @@ def run_panel(
     operation_source = "record" if operation else "surgeon agent"
     if not operation:
         t0 = time.perf_counter()
-        yield RunEvent("surgeon", "surgeon agent proposing an operation", 0, 1, agent="surgeon")
+        yield RunEvent(Stage.SURGEON, "surgeon agent proposing an operation", 0, 1, agent="surgeon")
         try:
             operation = propose_operation(
                 runtime, profiles["surgeon"], record, should_stop=should_stop
@@ -128,18 +144,18 @@ def run_panel(
             # The briefs can still be written for an unnamed operation; the case says so.
             operation, operation_source = NO_OPERATION, "nobody: the surgeon agent failed"
             note = f"no usable operation from the surgeon agent ({exc.one_line()})"
-        yield RunEvent("surgeon", note, 1, 1, agent="surgeon", seconds=timed("surgeon", t0))
+        yield RunEvent(Stage.SURGEON, note, 1, 1, agent="surgeon", seconds=timed("surgeon", t0))
         check()
 
     t0 = time.perf_counter()
     yield RunEvent(
-        "anaesthetist", "anaesthetist agent writing the risk brief", 0, 1, agent="anaesthetist"
+        Stage.ANAESTHETIST, "anaesthetist agent writing the risk brief", 0, 1, agent="anaesthetist"
     )
     anaesthetist = run_agent(
         runtime, profiles["anaesthetist"], record, operation=operation, should_stop=should_stop
     )
     yield RunEvent(
-        "anaesthetist",
+        Stage.ANAESTHETIST,
         f"anaesthetist brief {anaesthetist.status.value}",
         1,
         1,
@@ -153,7 +169,7 @@ def run_panel(
     t0 = time.perf_counter()
     for name in specialists:
         yield RunEvent(
-            "specialist", f"{name} agent writing its brief", 0, len(specialists), agent=name
+            Stage.SPECIALIST, f"{name} agent writing its brief", 0, len(specialists), agent=name
         )
     # The specialists are independent: they are decoded together (a parallel runtime) and
     # each is reported as it finishes.
@@ -167,7 +183,7 @@ def run_panel(
     for n, brief in enumerate(written, start=1):
         briefs.append(brief)
         yield RunEvent(
-            "specialist",
+            Stage.SPECIALIST,
             f"{brief.agent} brief {brief.status.value}",
             n,
             len(specialists),
@@ -197,7 +213,7 @@ def run_panel(
             )
         )
         yield RunEvent(
-            "adjudication",
+            Stage.ADJUDICATION,
             f"adjudicated {brief.agent}",
             n + 1,
             len(briefs) - 1,
@@ -227,4 +243,4 @@ def run_panel(
         judge_failures=tuple(proposer.failures) if proposer else (),
         injection=tuple(injection_findings(record, briefs)),
     )
-    yield RunEvent("done", "case complete", 1, 1, case=case, seconds=timings["total"])
+    yield RunEvent(Stage.DONE, "case complete", 1, 1, case=case, seconds=timings["total"])

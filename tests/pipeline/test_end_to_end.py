@@ -15,7 +15,7 @@ from concord import paths
 from concord.cli import main
 from concord.domain import CaseStatus, DisagreementKind
 from concord.llm.scripted import ScriptedRuntime
-from concord.pipeline import NO_OPERATION, PanelSettings, run_panel
+from concord.pipeline import NO_OPERATION, PanelSettings, Stage, run_panel
 from concord.records import load_record
 from concord.services import Services
 from tests.identity import PASSWORD, enrol
@@ -60,7 +60,7 @@ def test_mutual_omission_of_bleomycin_is_flagged(svc):
         consult=["oncology"],
     )
     case, events = run_case(svc, BLEO, writer)
-    assert [e.stage for e in events][0] == "screen" and events[-1].stage == "done"
+    assert [e.stage for e in events][0] is Stage.SCREEN and events[-1].stage is Stage.DONE
     assert "bleomycin_exposure" in case.mutual_omissions
     onc = next(c for c in case.scorecards if c.specialist == "oncology")
     assert onc.capped and onc.human_review and onc.overall <= 69

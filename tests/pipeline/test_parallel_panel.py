@@ -11,7 +11,7 @@ from concord import paths
 from concord.errors import Cancelled
 from concord.llm.runtime import Generation, GenerationRequest, StopCheck
 from concord.llm.scripted import ScriptedRuntime
-from concord.pipeline import PanelSettings, run_panel
+from concord.pipeline import PanelSettings, Stage, run_panel
 from concord.records import load_record
 from concord.services import Services
 from tests.pipeline.brief_writer import BriefWriter
@@ -71,7 +71,7 @@ def test_specialists_are_decoded_together_and_reported_as_each_finishes(svc) -> 
     assert len(chosen) >= 3
     # the anaesthetist alone (it chooses the specialists), then all chosen ones at once
     assert runtime.batches == [["anaesthetist"], chosen]
-    specialist = [e for e in events if e.stage == "specialist"]
+    specialist = [e for e in events if e.stage is Stage.SPECIALIST]
     starts, ends = specialist[: len(chosen)], specialist[len(chosen) :]
     assert [e.agent for e in starts] == chosen and all(e.done == 0 for e in starts)
     assert [e.agent for e in ends] == list(reversed(chosen))  # as they finished
@@ -86,7 +86,7 @@ def test_a_cancel_during_the_specialists_stops_the_batch(svc) -> None:
     events = panel(svc, runtime, should_stop=lambda: len(finished) >= 1)
     with pytest.raises(Cancelled):
         for event in events:
-            if event.stage == "specialist" and event.done:
+            if event.stage is Stage.SPECIALIST and event.done:
                 finished.append(str(event.agent))
     assert len(finished) == 1
     chosen = runtime.batches[-1]

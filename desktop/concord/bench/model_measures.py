@@ -21,7 +21,7 @@ from concord.agents.schema import brief_schema
 from concord.bench.timing import TimedRuntime, decode_rate
 from concord.domain.record import Record
 from concord.llm.runtime import Generation, GenerationRequest, ParallelRuntime, Runtime
-from concord.pipeline import PanelSettings, run_panel
+from concord.pipeline import PanelSettings, Stage, run_panel
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
 
@@ -212,7 +212,7 @@ def measure_pipeline(
             settings=inputs.settings,
         ):
             emit(event)
-            if event.stage in ("anaesthetist", "specialist") and event.done == event.total:
+            if event.stage in (Stage.ANAESTHETIST, Stage.SPECIALIST) and event.done == event.total:
                 panel_done = time.perf_counter() - started
             case = event.case or case
         return time.perf_counter() - started, case

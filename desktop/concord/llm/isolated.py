@@ -34,7 +34,7 @@ from typing import IO, Any
 from concord import errors
 from concord.errors import Cancelled, ModelError
 from concord.llm.registry import ModelEntry, verify_file
-from concord.llm.runtime import Generation, GenerationRequest, StopCheck
+from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 
 DEFAULT_REQUEST_TIMEOUT = 900.0  # seconds; a 512-token brief on a slow CPU fits easily
 DEFAULT_LOAD_TIMEOUT = 300.0
@@ -246,7 +246,7 @@ class IsolatedRuntime:
             reply = self._call(
                 {"op": "generate", "request": asdict(request)}, self.timeout, what="generating"
             )
-            return Generation(**reply["generation"])
+            return _generation(reply["generation"])
 
     def generate_many(
         self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
@@ -266,7 +266,7 @@ class IsolatedRuntime:
                 while answered < len(requests):
                     reply = self._reply(self.timeout, what="generating", should_stop=should_stop)
                     answered += 1
-                    yield int(reply["index"]), Generation(**reply["generation"])
+                    yield int(reply["index"]), _generation(reply["generation"])
             except GeneratorExit:
                 # The caller stopped listening: cancel in the child and drain its answers,
                 # so the next request does not read this one's.
@@ -422,3 +422,8 @@ def child_main() -> int:
 
 if __name__ == "__main__":
     sys.exit(child_main())
+
+
+def _generation(fields: dict[str, Any]) -> Generation:
+    """A Generation from the child's JSON reply."""
+    return Generation(**{**fields, "finish_reason": FinishReason(fields["finish_reason"])})

@@ -134,7 +134,7 @@ class _Sequence:
     pending: int | None = None  # chosen token, evaluated in the next step
     out: list[int] = field(default_factory=list)
     first_logits_at: float | None = None  # when its prompt was evaluated (perf_counter)
-    finish: str | None = None
+    finish: FinishReason | None = None
 
 
 class LlamaCppRuntime:

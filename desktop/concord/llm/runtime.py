@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from concord.errors import Cancelled
@@ -18,8 +19,8 @@ from concord.errors import Cancelled
 DEFAULT_MAX_TOKENS = 512
 
 
-class FinishReason:
-    """Why a generation stopped (plain strings, as llama.cpp reports them)."""
+class FinishReason(StrEnum):
+    """Why a generation stopped (the strings llama.cpp reports)."""
 
     STOP = "stop"
     LENGTH = "length"
@@ -43,7 +44,7 @@ class Generation:
     completion_tokens: int
     seconds: float
     prefix_reused: bool
-    finish_reason: str
+    finish_reason: FinishReason
     prompt_seconds: float = 0.0  # of `seconds`, spent before the first output token (0: unknown)
 
 

@@ -58,6 +58,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from concord.errors import Cancelled, ModelError
@@ -85,7 +86,7 @@ _TEMPLATE_KEYS = (
 )
 
 
-class ServerKind:
+class ServerKind(StrEnum):
     """Which of llama.cpp's two servers answers at a URL (see the module doc)."""
 
     LLAMA_SERVER = "llama-server"
@@ -109,7 +110,7 @@ class ServedRequest:
 class _Server:
     """What a server told us once."""
 
-    kind: str
+    kind: ServerKind
     template: TemplateSplit | None  # None: not known (llama_cpp.server, model not here)
     n_ctx: int | None
 

@@ -18,6 +18,7 @@ from concurrent.futures import Future
 
 from concord.errors import InputError, ModelError
 from concord.llm.runtime import (
+    FinishReason,
     Generation,
     GenerationRequest,
     Runtime,
@@ -121,7 +122,8 @@ class TimeoutRuntime:
             except BaseException as exc:  # handed to the caller through the queue
                 answers.put(("error", exc))
             finally:
-                future.set_result(Generation("", 0, 0, 0.0, False, ""))
+                # frees the runtime; the batch's answers went through the queue
+                future.set_result(Generation("", 0, 0, 0.0, False, FinishReason.STOP))
                 with self._lock:
                     close_now = self._closed
                 if close_now:

@@ -14,16 +14,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from concord.pipeline import DEFAULT_MAX_SPECIALISTS, RunEvent
+from concord.pipeline import DEFAULT_MAX_SPECIALISTS, RunEvent, Stage
 from concord.ui import theme
 from concord.ui.job_panel import fill_model_combo
 
 STAGE_TITLES = {
-    "load": "Loading model",
-    "screen": "Record screen",
-    "surgeon": "Surgeon",
-    "anaesthetist": "Anaesthetist",
-    "adjudication": "Adjudication",
+    Stage.LOAD: "Loading model",
+    Stage.SCREEN: "Record screen",
+    Stage.SURGEON: "Surgeon",
+    Stage.ANAESTHETIST: "Anaesthetist",
+    Stage.ADJUDICATION: "Adjudication",
 }
 
 
@@ -142,13 +142,13 @@ class RunPanel(QWidget):
 
     def on_event(self, event: RunEvent) -> None:
         agent = event.agent or ""
-        if event.stage == "load":
-            self._set_busy("load", STAGE_TITLES["load"])
-        elif event.stage == "screen":
-            self._set_done("load", STAGE_TITLES["load"], 0.0)
-            self._set_done("screen", STAGE_TITLES["screen"], event.seconds)
-        elif event.stage in ("surgeon", "anaesthetist"):
-            self._surgeon = self._surgeon or event.stage == "surgeon"
+        if event.stage is Stage.LOAD:
+            self._set_busy(Stage.LOAD, STAGE_TITLES[Stage.LOAD])
+        elif event.stage is Stage.SCREEN:
+            self._set_done(Stage.LOAD, STAGE_TITLES[Stage.LOAD], 0.0)
+            self._set_done(Stage.SCREEN, STAGE_TITLES[Stage.SCREEN], event.seconds)
+        elif event.stage in (Stage.SURGEON, Stage.ANAESTHETIST):
+            self._surgeon = self._surgeon or event.stage is Stage.SURGEON
             if event.done < event.total:
                 self._set_busy(event.stage, STAGE_TITLES[event.stage])
             else:
@@ -158,7 +158,7 @@ class RunPanel(QWidget):
                     event.seconds,
                     failed=event.message.endswith("failed"),
                 )
-        elif event.stage == "specialist":
+        elif event.stage is Stage.SPECIALIST:
             self._expected_specialists = event.total
             key = f"spec:{agent}"
             if "writing" not in event.message:
@@ -170,9 +170,9 @@ class RunPanel(QWidget):
                 )
             else:
                 self._set_busy(key, theme.agent_title(agent))
-        elif event.stage == "adjudication":
+        elif event.stage is Stage.ADJUDICATION:
             self._set_done(f"judge:{agent}", f"Judge vs {theme.agent_title(agent)}", event.seconds)
-        elif event.stage == "done":
+        elif event.stage is Stage.DONE:
             self.overall.setValue(100)
         self.status.setText(event.message)
         self._update_overall()

@@ -19,7 +19,7 @@ from concord.eval.configs import DEFAULT_MAX_TOKENS, GenerationConfig
 from concord.eval.eval_store import EvalStore
 from concord.eval.generate import generate_answers
 from concord.llm.runtime import Generation, GenerationRequest, Runtime
-from concord.pipeline import PanelSettings, RunEvent, run_panel
+from concord.pipeline import PanelSettings, RunEvent, Stage, run_panel
 from concord.services import Services
 from concord.store import Repository
 
@@ -95,7 +95,7 @@ def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: 
     def job(ctx: JobContext) -> str:
         svc = ctx.services
         record = svc.repo.get_record(record_id)
-        ctx.progress(RunEvent("load", "loading the model", 0, 1))
+        ctx.progress(RunEvent(Stage.LOAD, "loading the model", 0, 1))
         runtime = ctx.runtime(model, record.name)
         case = None
         for event in run_panel(
