@@ -145,7 +145,7 @@ def test_swapped_default_file_is_refused(tmp_path: Path) -> None:
 def test_an_altered_default_model_is_refused_not_silently_rebuilt(tmp_path, monkeypatch, capsys):
     from concord.cli import main
     from concord.llm import default_model
-    from concord.llm.registry import install_default
+    from concord.llm.default_model import install_default
 
     (tmp_path / "package").mkdir()
     packaged = write_fake_gguf(tmp_path / "package" / "chunk.gguf")
@@ -170,3 +170,32 @@ def test_an_altered_default_model_is_refused_not_silently_rebuilt(tmp_path, monk
     assert sha256_file(target) != default_model.DEFAULT_MODEL_SHA256  # left for inspection
     assert main(["models", "install-default"]) == 0  # the administrator restores it
     assert sha256_file(target) == default_model.DEFAULT_MODEL_SHA256
+
+
+def test_installing_the_default_model_reads_the_assembled_file_once(tmp_path, monkeypatch):
+    """The file is hashed while it is assembled; registering and verifying it do not read
+    all of it again (253 MB on a workstation)."""
+    from concord.llm import default_model, hashing
+
+    (tmp_path / "package").mkdir()
+    packaged = write_fake_gguf(tmp_path / "package" / "chunk.gguf", payload=b"\1" * 4096)
+    monkeypatch.setattr(default_model, "DEFAULT_MODEL_SHA256", sha256_file(packaged))
+    monkeypatch.setattr(default_model, "DEFAULT_MODEL_SIZE", packaged.stat().st_size)
+    monkeypatch.setattr(default_model, "_chunk_paths", lambda: [packaged])
+    store = ModelStore.open(tmp_path / "store")
+    target = (tmp_path / "store" / default_model.DEFAULT_MODEL_FILE).resolve()
+    reads: list[Path] = []
+
+    def counting_open(file, *args, **kwargs):
+        if Path(file).resolve() == target:
+            reads.append(Path(file))
+        return open(file, *args, **kwargs)
+
+    monkeypatch.setattr(hashing, "open", counting_open, raising=False)
+    entry = default_model.install_default(store)
+    assert entry.resolved_path() == target and entry.sha256 == sha256_file(packaged)
+    assert default_model.install_default(store) == entry  # verified again: from the cache
+    assert reads == []  # never hashed apart from the pass that wrote it
+    hashing.forget_cached_hashes()
+    store.verify(entry)  # a new process would read it (the cache is per process)
+    assert len(reads) == 1

@@ -20,7 +20,8 @@ from concord.bench.report import TABLE_HEADERS, summary_lines, table_rows, to_js
 from concord.bench.run import BenchInputs, BenchOptions, ModelInfo, run_bench
 from concord.cli._common import add_json_flag, emit_json, say, services
 from concord.cli._tables import table
-from concord.llm.registry import ModelEntry, install_default, load_runtime
+from concord.llm.default_model import install_default
+from concord.llm.registry import ModelEntry, load_runtime
 from concord.llm.runtime import Runtime
 from concord.records import load_record
 

@@ -9,7 +9,7 @@ from concord import paths
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.cli._tables import case_summary
 from concord.cli.cases import run_and_store
-from concord.llm.registry import install_default
+from concord.llm.default_model import install_default
 from concord.pipeline import PanelSettings
 from concord.records import load_record
 

