@@ -31,7 +31,7 @@ from concord.llm.server_runtime import (
     normalise_url,
     registered_template,
 )
-from concord.pipeline import AGENT_STAGES, PanelSettings, run_panel
+from concord.pipeline import AGENT_STAGES, PanelSettings
 from concord.records import load_record
 from concord.records.load import LOADERS
 from concord.services import Services
@@ -105,15 +105,7 @@ def _run_one(
     first = len(runtime.log)
     runtime.label = "screen"
     case = None
-    for event in run_panel(
-        record,
-        runtime,
-        profiles=svc.profiles,
-        screen=svc.screen,
-        lexicon=svc.lexicon,
-        config=svc.config,
-        settings=settings,
-    ):
+    for event in svc.run_panel(record, runtime, settings):
         label = _label_for(event)
         if label is not None:
             runtime.label = label

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 
 from concord import paths
 from concord.adjudication.config import ScoringConfig, load_scoring_config
 from concord.agents.profiles import AgentProfile, load_profiles
+from concord.domain import Record
 from concord.llm.isolated import IsolatedRuntime
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.llm.runtime import Runtime
 from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
+from concord.pipeline import PanelSettings, RunEvent, run_panel
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
 from concord.store import Repository
@@ -69,6 +72,26 @@ class Services:
             isolated = IsolatedRuntime(entry, timeout=seconds)
             self._runtimes[entry.sha256] = TimeoutRuntime(isolated, seconds + BACKSTOP_SECONDS)
         return self._runtimes[entry.sha256]
+
+    def run_panel(
+        self,
+        record: Record,
+        runtime: Runtime,
+        settings: PanelSettings | None = None,
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> Iterator[RunEvent]:
+        """The panel on `record` with this installation's agents, screen, lexicon and
+        scoring: the one way the app, the CLI and the batch runner run it."""
+        return run_panel(
+            record,
+            runtime,
+            profiles=self.profiles,
+            screen=self.screen,
+            lexicon=self.lexicon,
+            config=self.config,
+            settings=settings,
+            should_stop=should_stop,
+        )
 
     def close(self) -> None:
         for runtime in self._runtimes.values():

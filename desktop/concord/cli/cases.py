@@ -11,7 +11,7 @@ from concord.cli._tables import case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
 from concord.domain import Record
-from concord.pipeline import PanelSettings, run_panel
+from concord.pipeline import PanelSettings
 from concord.records import load_record
 from concord.review import make_decision, outstanding
 from concord.services import Services
@@ -88,15 +88,7 @@ def run_and_store(
 ):
     runtime = svc.runtime(model)
     case = None
-    for event in run_panel(
-        record,
-        runtime,
-        profiles=svc.profiles,
-        screen=svc.screen,
-        lexicon=svc.lexicon,
-        config=svc.config,
-        settings=settings,
-    ):
+    for event in svc.run_panel(record, runtime, settings):
         if not quiet:
             timing = f" ({event.seconds:.1f}s)" if event.seconds else ""
             say(f"  [{event.stage}] {event.message}{timing}")

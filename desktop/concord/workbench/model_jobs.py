@@ -19,7 +19,7 @@ from concord.eval.configs import DEFAULT_MAX_TOKENS, GenerationConfig
 from concord.eval.eval_store import EvalStore
 from concord.eval.generate import generate_answers
 from concord.llm.runtime import Generation, GenerationRequest, Runtime
-from concord.pipeline import PanelSettings, RunEvent, Stage, run_panel
+from concord.pipeline import PanelSettings, RunEvent, Stage
 from concord.services import Services
 from concord.store import Repository
 
@@ -98,16 +98,7 @@ def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: 
         ctx.progress(RunEvent(Stage.LOAD, "loading the model", 0, 1))
         runtime = ctx.runtime(model, record.name)
         case = None
-        for event in run_panel(
-            record,
-            runtime,
-            profiles=svc.profiles,
-            screen=svc.screen,
-            lexicon=svc.lexicon,
-            config=svc.config,
-            settings=settings,
-            should_stop=ctx.should_stop,
-        ):
+        for event in svc.run_panel(record, runtime, settings, should_stop=ctx.should_stop):
             ctx.progress(event)
             if event.case is not None:
                 case = event.case
