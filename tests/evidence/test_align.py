@@ -285,3 +285,14 @@ def test_what_governs_a_quote_stays_in_it(text: str, quote: str, verified: bool)
     a = align_extract(make_record(n=text), quote, "n")
     assert a.verified is verified, a
     assert bool(a.diff) is not verified
+
+
+@pytest.mark.parametrize("answer", ["denies", "denied", "Denies", "no", "nil"])
+@pytest.mark.parametrize("mark", [":", " -"])
+def test_a_label_whose_answer_is_a_denial_is_not_verified_without_it(answer, mark) -> None:
+    record = make_record(n=f"Exertional chest pain{mark} {answer}.\nOrthopnoea: yes.\n")
+    cut = align_extract(record, "Exertional chest pain", "n")
+    assert not cut.verified and "context_cut" in cut.flags
+    whole = align_extract(record, f"Exertional chest pain{mark} {answer}", "n")
+    assert whole.verified and "negated" in whole.flags
+    assert align_extract(record, "Orthopnoea", "n").verified  # answered yes: nothing cut

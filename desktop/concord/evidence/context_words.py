@@ -66,7 +66,7 @@ HISTORY = _words(
     "previous previously prior old former remote childhood resolved h/o hx-of history-of ex"
 )
 HISTORY_AFTER = _words("resolved resolving in-remission historical previously")
-CHECKLIST_NO = _words("no not nil n")
+CHECKLIST_NO = _words("no not nil n denies denied deny")
 """Answers that negate a label only when they stand in its value slot ("Chest pain: no")."""
 NEGATION_AFTER_EXTRA = _words("nil neg")
 NOT_CONTEXT = _words(

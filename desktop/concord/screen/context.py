@@ -65,6 +65,14 @@ _POST_LEAD_RE = re.compile(
     r"[\s:,\-–(]*(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)\s+)*",
     re.IGNORECASE,
 )
+_RECENT_SPAN = re.compile(
+    r"(?<![A-Za-z])(?:past|last|previous)\s+(?:(?:few|couple\s+of|several|\d{1,2}|one|two|"
+    r"three|four|five|six)\s*)?(?:hours?|hrs?|days?|weeks?|wks?|fortnight|months?|mths?)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+"""A span of time up to now ("over the past week", "in the last 48 hours"): what happened in
+it is recent, whatever 'past' says elsewhere."""
 _NOT_BEFORE = re.compile(r"(?<![A-Za-z])(?:not|never|n't|nor)\s+(?:been\s+|yet\s+)?$", re.I)
 _EXPOSED_ANYWAY_RE = re.compile(
     r"^\W*(?:\w+\W+){0,2}?(?:after|from\s+(?:cycle|c)\s*[2-9]|from\s+the\s+(?:second|third))",
@@ -296,6 +304,8 @@ class ContextReader:
             return self._resolved_by(d, left, right, situation)
         if self._first(self.cues.recent, parts) is not None:
             return None
+        if any(_RECENT_SPAN.search(part) for part in parts):
+            return None  # "over the past week", "in the last 48 hours": recent, not history
         cue = self._first(self.cues.history, parts)
         if cue is not None:
             return Verdict(Reason.HISTORY, cue)
