@@ -73,6 +73,21 @@ _RECENT_SPAN = re.compile(
 )
 """A span of time up to now ("over the past week", "in the last 48 hours"): what happened in
 it is recent, whatever 'past' says elsewhere."""
+_COMPARED = re.compile(
+    r"(?<![A-Za-z])(?:compared\s+(?:with|to)|vs\.?|versus|relative\s+to|than(?:\s+in)?|"
+    r"from\s+(?:a\s+)?previous|cf\.?)\s+(?:the\s+|an?\s+)?(?:ECG\s+|echo\s+|scan\s+|one\s+)?"
+    r"(?:of\s+|from\s+|in\s+|on\s+|dated\s+)?$",
+    re.IGNORECASE,
+)
+"""Words before a date that make it the date compared with, not the finding's date ("new T
+wave inversion compared with 2023")."""
+_NEXT_STEP = re.compile(
+    r"(?<![A-Za-z])(?:then|followed\s+by|thereafter|subsequently|afterwards|before|prior\s+to)"
+    r"(?![A-Za-z])|->|→|=>",
+    re.IGNORECASE,
+)
+"""Words between a mention and a later cue that move on to the next step ("3 x BEP then
+surveillance", "ABVD x2 then PET planned"): the cue is the next step's, not the mention's."""
 _NOT_BEFORE = re.compile(r"(?<![A-Za-z])(?:not|never|n't|nor)\s+(?:been\s+|yet\s+)?$", re.I)
 _EXPOSED_ANYWAY_RE = re.compile(
     r"^\W*(?:\w+\W+){0,2}?(?:after|from\s+(?:cycle|c)\s*[2-9]|from\s+the\s+(?:second|third))",
@@ -255,6 +270,7 @@ class ContextReader:
             if (
                 after is not None
                 and "," not in between
+                and not _NEXT_STEP.search(between)
                 and len(between.split()) <= HYPOTHETICAL_AFTER_WORDS
                 and self._same_clause(text, end, end + len(between), terminators=False)
             ):
@@ -277,7 +293,8 @@ class ContextReader:
             if self.cues.filler.fullmatch(text, cue.end(), start):
                 return Verdict(Reason.PLANNED, " ".join(cue.group().split()))
         after = self.cues.planned_after.search(text, end, min(right, end + 45))
-        if after is not None and len(text[end : after.start()].split()) <= 3:
+        between = text[end : after.start()] if after is not None else ""
+        if after is not None and len(between.split()) <= 3 and not _NEXT_STEP.search(between):
             return Verdict(Reason.PLANNED, " ".join(after.group().split()))
         present = situation.reference or d.written
         if present is not None:
@@ -314,6 +331,7 @@ class ContextReader:
             return Verdict(Reason.HISTORY, section.header)
         reference = situation.reference or d.written
         times = times_in(text, left, right)
+        times = [t for t in times if not _COMPARED.search(text, left, t.start)]
         if reference is not None and times:
             nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
             anchor = d.written or reference
