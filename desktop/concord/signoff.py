@@ -185,18 +185,61 @@ def _write_temp(out: Path, data: bytes) -> Path:
 def verify_signed_record(path: Path, repo: Repository | None, home: Path) -> dict[str, Any]:
     """`concord verify-pdf --json`: the signature check, and, against an installation, whether
     the signer's certificate is the one registered for that user (a certificate minted with
-    the root key for someone's name is not)."""
+    the root key for someone's name is not) and whether the PDF is still the case's current
+    record (not superseded, nothing decided since)."""
     result = verify_pdf(path, home)
     data = result.to_json()
     if repo is None:
         data["registered"] = {"checked": False}
+        data["currency"] = {"checked": False}
         return data
     registered = _registration(result, repo)
     data["registered"] = registered
     if result.valid and not registered["fingerprint_matches"]:
         data["valid"] = False
         data["reason"] = f"{path}: {registered['problem']}"
+    data["currency"] = _currency(path, repo)
     return data
+
+
+def _currency(path: Path, repo: Repository) -> dict[str, Any]:
+    """Whether this signed PDF is still the case's record: the signature the installation
+    holds for these exact bytes, the case's status now, later signatures that supersede it,
+    and decisions recorded after it was signed."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    mine = next((s for s in repo.signatures() if s.pdf_sha256 == digest), None)
+    if mine is None:
+        return {
+            "checked": True,
+            "known": False,
+            "current": False,
+            "problem": "no signature of this installation is for these exact bytes",
+        }
+    later = [s for s in repo.signatures(mine.case_id) if s.signature_id > mine.signature_id]
+    since = [d for d in repo.decisions(mine.case_id) if d.at > mine.signed_at]
+    status = repo.case_status(mine.case_id)
+    problem = ""
+    if later:
+        newest = later[-1]
+        problem = (
+            f"superseded by the signature of {newest.signed_at.isoformat(timespec='seconds')} "
+            f"by {newest.user}"
+        )
+    elif since:
+        problem = (
+            f"{len(since)} decision(s) recorded after this signature; the case is now '{status}'"
+        )
+    return {
+        "checked": True,
+        "known": True,
+        "case_id": mine.case_id,
+        "signature_id": mine.signature_id,
+        "case_status": str(status),
+        "superseded_by": [s.signature_id for s in later],
+        "decisions_after_signing": len(since),
+        "current": not later and not since,
+        "problem": problem,
+    }
 
 
 def _registration(result: VerifyResult, repo: Repository) -> dict[str, Any]:

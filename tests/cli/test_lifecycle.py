@@ -53,6 +53,12 @@ def test_a_decision_after_signing_amends_the_case_and_the_next_pdf_supersedes(
         password=PASSWORD,
     )
     assert late.code == 0 and late.json()["status"] == "amended - re-sign required"
+    stale = run("verify-pdf", str(first), "--json").json()
+    assert stale["valid"] and not stale["currency"]["current"]  # a valid signature, not current
+    assert stale["currency"]["decisions_after_signing"] == 1
+    assert stale["currency"]["case_status"] == "amended - re-sign required"
+    said = run("verify-pdf", str(first))
+    assert said.code == 0 and "NOT CURRENT" in said.out and "1 decision(s) recorded" in said.out
     cases = run("cases", "--json").json()["cases"]
     assert [c["status"] for c in cases] == ["amended - re-sign required"]
 
@@ -73,6 +79,9 @@ def test_a_decision_after_signing_amends_the_case_and_the_next_pdf_supersedes(
     for pdf in (first, second):
         checked = run("verify-pdf", str(pdf), "--json").json()
         assert checked["valid"] and checked["registered"]["fingerprint_matches"]
+    old, new = (run("verify-pdf", str(p), "--json").json()["currency"] for p in (first, second))
+    assert old["superseded_by"] == [data["signature_id"]] and not old["current"]
+    assert new["current"] and new["superseded_by"] == [] and new["case_status"] == "signed"
 
 
 def test_the_pdf_states_how_many_judgements_were_reviewed(

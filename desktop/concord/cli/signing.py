@@ -64,4 +64,12 @@ def cmd_verify_pdf(args: argparse.Namespace) -> int:
             f"signer={data['signer']}{who} signed_at={data['signed_at']}"
             + (f" ({data['reason']})" if data["reason"] else "")
         )
+        currency = data["currency"]
+        if currency.get("known"):
+            if currency["current"]:
+                print(f"CURRENT: the latest signed record of case {currency['case_id']}")
+            else:
+                print(f"NOT CURRENT: case {currency['case_id']}: {currency['problem']}")
+        elif currency.get("checked"):
+            print(f"NOT KNOWN HERE: {currency['problem']}")
     return 0 if data["valid"] else 1
