@@ -84,6 +84,7 @@ class SignInDialog(QDialog):
         buttons.addButton("Quit", QDialogButtonBox.ButtonRole.RejectRole)
         buttons.accepted.connect(self.try_sign_in)
         buttons.rejected.connect(self.reject)
+        self.setMinimumWidth(460)  # the wrapped intro and a long error line stay readable
         layout = QVBoxLayout(self)
         layout.addWidget(plain_label(intro))
         if note:
@@ -98,11 +99,13 @@ class SignInDialog(QDialog):
         self.password_edit.clear()
         if not name or not password:
             self.error.setText("Type your user name and password.")
+            self.adjustSize()
             return
         try:
             self.session = _check(name, password)
         except ConcordError as exc:
             self.error.setText(exc.one_line())
+            self.adjustSize()  # room for the error line
             return
         self.accept()
 
