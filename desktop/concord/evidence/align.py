@@ -4,7 +4,8 @@ means.
 An extract is verified when its canonical tokens (`concord.evidence.canonical`: case,
 whitespace and line wraps, bullets, dash and quote variants, NFKC forms, invisible
 characters and a trailing full stop folded away) occur contiguously in a document's
-canonical tokens, on whole words, and the quote neither cuts off the words that govern its
+canonical tokens, on whole words (a lab row's flag column may be left out:
+`concord.evidence.lab_rows`), and the quote neither cuts off the words that govern its
 meaning (`concord.evidence.context`) nor joins parts of different table rows. Nothing else
 is forgiven: a different word, number, unit, sign or symbol is a different quote, however
 similar the strings.
@@ -220,6 +221,21 @@ def align_extract(
         found.append(_occurrence(docs[order], order, start, start + len(query), quote, cues))
         if found[-1].verified:
             break
+    if not any(f.verified for f in found):  # a lab row quoted without its flag column
+        rows = sorted(
+            (
+                (order, start, end)
+                for order, doc in enumerate(docs)
+                if doc.flagless is not None
+                for start, end in doc.flagless.find(query, MAX_OCCURRENCES)
+                if not cuts_word(doc.tokens, start, end)
+            ),
+            key=lambda place: nearness(place[0], place[1]),
+        )
+        for order, start, end in rows:
+            found.append(_occurrence(docs[order], order, start, end, quote, cues))
+            if found[-1].verified:
+                break
     if not found:
         found = [f for order, doc in enumerate(docs) if (f := _explained(doc, order, quote, query))]
     if not found:

@@ -8,13 +8,16 @@ Text is first cleaned, character by character, keeping where each character came
     split); a caret before a digit is the plain-text spelling of a superscript and goes too
     (10^9 -> 109, cm^2 -> cm2, 10^-3 -> 10-3, as 10⁻³);
   - dash variants (hyphen, en and em dash, minus sign ...) -> "-", quote variants -> ' and ",
-    the multiplication sign × -> x.
+    the multiplication sign × -> x, the comparison signs ≥ and ≤ -> their plain-text
+    spellings >= and <=.
 The clean text is then cut into tokens: words (letters, with hyphenated parts joined, also
 across a line wrap: "haemo-\\nglobin" and "drug-eluting" give "haemoglobin" and
 "drugeluting"), numbers (digits with inner . or , : "6.3", "45,000") and single symbols.
 Tokens are case-folded. Bullets at the start of a line (•, -, * ... followed by a space)
 and table pipes are not tokens: they are layout. Whitespace is never a token; what lay
 between two tokens is kept as flags (a space, a line break, a blank line, a column gap).
+Wide spaces are a column gap only where they stand out: a line whose words are all spaced
+evenly wide (a scan's or a typewriter's spacing, `evenly_spaced`) has no columns.
 
 Every token keeps its span in the original text, so a run of tokens is always
 `text[start:end]` of the record.
@@ -54,6 +57,8 @@ _ONE_TO_ONE = str.maketrans(
         "\u2715": "x",
     }
 )
+_SPELLED = {"\u2265": ">=", "\u2264": "<=", "\u2a7e": ">=", "\u2a7d": "<="}
+"""Signs written as one character where plain text spells them with two."""
 _SOFT_HYPHEN = "\u00ad"
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _SPECIAL = re.compile(
@@ -88,6 +93,8 @@ def _clean_cluster(text: str, start: int, end: int) -> str:
         wraps = start > 0 and text[start - 1].isalpha()
         rest = text[end : end + 8].lstrip(" \t")
         return "-" if wraps and rest[:1] and rest[0] in _LINE_BREAKS else ""
+    if first in _SPELLED and end == start + 1:
+        return _SPELLED[first]
     if unicodedata.category(first) == "Cf":
         return unicodedata.normalize("NFKC", text[start + 1 : end])
     return unicodedata.normalize("NFKC", text[start:end])
@@ -301,6 +308,54 @@ class _Builder:
         return SEPARATOR + SEPARATOR.join(self.chunks) + SEPARATOR
 
 
+EVEN_SPACING_MIN_GAPS = 4
+"""A line needs at least this many wide spaces for its spacing to read as even."""
+EVEN_SPACING_MAX_WIDTH = 3
+"""...none of them wider than this (columns are aligned, so their gaps vary and grow)."""
+EVEN_SPACING_WORD_SHARE = 2 / 3
+"""...and at least this share of its space-separated parts holding a letter (prose, not a
+row of values)."""
+_SPACING = re.compile(r"[ \t]+")
+
+
+def evenly_spaced(line: str, paragraph: bool = False) -> bool:
+    """Whether the wide spaces of `line` are its word spacing rather than column gaps: no
+    tab or pipe, at least EVEN_SPACING_MIN_GAPS runs of 2..EVEN_SPACING_MAX_WIDTH spaces,
+    at least twice as many as single spaces between words (a single space at a lone
+    punctuation mark is a scan's too: "( left", "80 – 99 %"), and mostly words among the
+    parts with a letter or digit ("Her  CRP  is  now  4  mg/L .", not
+    "Hb  121  g/L  130-180  LOW"). A short line that goes on a `paragraph` of evenly spaced
+    lines needs only one wide space ("no  visual  symptoms .")."""
+    if "\t" in line or any(p in line for p in PIPES):
+        return False
+    parts = line.split()
+    runs = [len(r) for r in _SPACING.findall(line.strip())]
+    wide = sum(r > 1 for r in runs)
+    if wide < (1 if paragraph else EVEN_SPACING_MIN_GAPS) or max(runs) > EVEN_SPACING_MAX_WIDTH:
+        return False
+    spoken = [any(c.isalnum() for c in p) for p in parts]
+    single = sum(r == 1 and spoken[k] and spoken[k + 1] for k, r in enumerate(runs))
+    if wide < 2 * single:
+        return False
+    words = sum(any(c.isalpha() for c in p) for p in parts)
+    return words >= EVEN_SPACING_WORD_SHARE * sum(spoken)
+
+
+def _without_even_gaps(text: str, starts: array[int], flags: bytearray) -> None:
+    """Clear the GAP flag of tokens on evenly spaced lines of `text` (the clean text)."""
+    at = text.find("  ")
+    even_end = -1  # where the last evenly spaced line ended
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        if evenly_spaced(text[line_start:line_end], paragraph=even_end == line_start - 1):
+            for k in range(bisect_left(starts, line_start), bisect_left(starts, line_end)):
+                flags[k] &= ~GAP
+            even_end = line_end
+        at = text.find("  ", line_end)
+
+
 @dataclass(frozen=True)
 class TokenText:
     """The canonical tokens of an original string, with their spans and flags.
@@ -322,6 +377,7 @@ class TokenText:
         build = _Builder(cleaned.text)
         for start, end in _blocks(cleaned.text):
             build.block(start, end)
+        _without_even_gaps(cleaned.text, build.starts, build.flags)
         return cls(
             text, cleaned, build.joined(), build.offsets, build.starts, build.ends, build.flags
         )

@@ -22,9 +22,12 @@ from concord.evidence.context_words import (
     CHECKLIST,
     LINK_WORDS,
     NEGATION_ANY,
+    NEGATION_BEFORE,
     NOT_A_CUE,
     PHRASE_WORDS,
+    PREDICATE_NEGATIONS,
     PSEUDO_NEGATION,
+    QUOTE_OPENERS,
     TERMINATOR,
     ContextKind,
 )
@@ -113,7 +116,8 @@ class QuoteCues:
 
 def _carries(quote: TokenText, kind: ContextKind) -> bool:
     """Whether the quote has a cue of `kind` of its own (a negation only in its opening
-    phrase, before the first comma, colon or full stop)."""
+    phrase, before the first comma, colon or full stop, with no word before it but
+    QUOTE_OPENERS)."""
     if kind is not ContextKind.NEGATION:
         return bool(BEFORE[kind].find(quote, 0, len(quote)))
     end, words = 0, 0
@@ -121,7 +125,10 @@ def _carries(quote: TokenText, kind: ContextKind) -> bool:
         words += quote.is_word(end)
         end += 1
     blocked = _blocked(quote, 0, end, kind)
-    return any(a not in blocked for a, _ in BEFORE[kind].find(quote, 0, end))
+    own = [a for a, _ in BEFORE[kind].find(quote, 0, end) if a not in blocked]
+    return bool(own) and all(
+        not quote.is_word(k) or quote.token(k) in QUOTE_OPENERS for k in range(own[0])
+    )
 
 
 def _between(tt: TokenText, start: int, end: int) -> tuple[int, list[str]]:
@@ -133,9 +140,9 @@ def _between(tt: TokenText, start: int, end: int) -> tuple[int, list[str]]:
 
 def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Governor]:
     low = start if quote.opens_clause else before_scope(tt, start, BEFORE_WORDS)
-    terminators = TERMINATOR.find(tt, low, start)
+    terminators = TERMINATOR.find(tt, low, min(len(tt), start + 1))  # "and | would"
     if terminators:
-        low = terminators[-1][1]
+        low = min(terminators[-1][1], start)
     found = []
     for kind, cues in BEFORE.items():
         if kind in quote.kinds:
@@ -175,6 +182,8 @@ def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int)
     closes = _phrase_ends_at(tt, b)
     if kind in (ContextKind.NEGATION, ContextKind.HISTORY):
         linked = all(tt.token(k) in LINK_WORDS for k in range(end, a) if tt.is_word(k))
+        if kind is ContextKind.NEGATION and tt.token(a) in PREDICATE_NEGATIONS:
+            return linked and not marks and words <= AFTER_WORDS - 1  # "MRI not performed"
         return adjacent or (closes and linked and words <= AFTER_WORDS - 1 and "(" not in marks)
     if kind in (ContextKind.HEDGE, ContextKind.PLAN):
         return adjacent
@@ -188,7 +197,7 @@ def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int)
     return False
 
 
-def _governors_after(tt: TokenText, end: int) -> list[Governor]:
+def _governors_after(tt: TokenText, end: int, quote: QuoteCues) -> list[Governor]:
     high = after_scope(tt, end, AFTER_WORDS)
     terminators = TERMINATOR.find(tt, end, high)
     if terminators:
@@ -205,19 +214,35 @@ def _governors_after(tt: TokenText, end: int) -> list[Governor]:
                 found.append(Governor(kind, end, b))
                 break
     if not any(g.kind is ContextKind.NEGATION for g in found):
-        for a, b in CHECKLIST.find(tt, end, high):
-            words, marks = _between(tt, end, a)
-            slot = bool(marks) and all(m in LABEL_MARKS or m == "?" for m in marks)
-            if words == 0 and (slot or tt.flags[a] & GAP) and _phrase_ends_at(tt, b):
-                found.append(Governor(ContextKind.NEGATION, end, b))  # "Chest pain: no"
-            break
+        answer = _negative_answer(tt, end, high, ContextKind.NEGATION in quote.kinds)
+        if answer is not None:
+            found.append(Governor(ContextKind.NEGATION, end, answer))
     return found
+
+
+def _negative_answer(tt: TokenText, end: int, high: int, negative: bool) -> int | None:
+    """The end of a negative answer in the value slot of the label a quote ends on, else
+    None: a checklist answer standing alone ("Chest pain: no", "PND   nil"), or, unless the
+    quote is `negative` itself ("Does not have GCA - no headache"), a value that opens with a
+    negation ("Chlorhexidine: no known reaction", "Smoking - never smoked")."""
+    at = end
+    while at < high and tt.token(at) in LABEL_MARKS | {"?"}:
+        at += 1
+    if at >= high or not (at > end or tt.flags[at] & GAP):
+        return None
+    answer = CHECKLIST.match_at(tt, at, high)
+    if answer and _phrase_ends_at(tt, at + answer):
+        return at + answer
+    if negative or at in _blocked(tt, at, high, ContextKind.NEGATION):
+        return None  # "ECG: no change"
+    opening = NEGATION_BEFORE.match_at(tt, at, high)
+    return at + opening if opening else None
 
 
 def governors(tt: TokenText, start: int, end: int, quote: QuoteCues) -> list[Governor]:
     """Words governing record tokens start..end-1 that the quote leaves out, before then
     after, one per kind and side at most."""
-    return _governors_before(tt, start, quote) + _governors_after(tt, end)
+    return _governors_before(tt, start, quote) + _governors_after(tt, end, quote)
 
 
 def negated(tt: TokenText, start: int, end: int) -> bool:

@@ -76,9 +76,29 @@ NOT_CONTEXT = _words(
 """Phrases that contain a cue word without its meaning ("38 year old", "Hosp no.")."""
 CLAUSE_VERBS = _words(
     """reports reported complains complained describes described presents presented
-    admits admitted states stated notes noted which who"""
+    admits admitted states stated notes noted tells told says said informs informed explains
+    explained mentions mentioned which who"""
 )
-"""Verbs that start a new statement: "Denies chest pain, | reports dyspnoea"."""
+"""Verbs that start a new statement: "Denies chest pain, | reports dyspnoea", "Her daughter
+tells me | she has become more breathless" (the teller is not the finding's family)."""
+CLAUSE_OPENERS = _words(
+    """and-would and-will and-can and-could and-should and-may and-is and-are and-was
+    and-were and-has and-have"""
+)
+"""A coordinated clause with a verb of its own: "never had a transfusion | and would accept
+one"; what governs the first clause stops there."""
+PREDICATE_NEGATIONS = _words("not never")
+"""After a finding, with nothing between but link words, these negate what is said of it:
+"MRI not performed", "packed cells are not required"."""
+QUOTE_OPENERS = frozenset(
+    _words(
+        """he she they it there this that patient pt is are was were be been has have had
+        does do did can could will would and but also so then the a an"""
+    )
+)
+"""Words that may come before a quote's own negation without being negated by it ("she
+does not need bridging"); any other word before it is governed by what precedes the quote
+("[no evidence of] metastases and no enlarged nodes")."""
 LINK_WORDS = frozenset(
     _words("and now since subsequently then has had have been was were is are fully treated")
 )
@@ -139,11 +159,11 @@ class CueSet:
 
 
 NEGATION_BEFORE = CueSet.of(PRE_CUES)
-NEGATION_AFTER = CueSet.of((*POST_CUES, *NEGATION_AFTER_EXTRA))
+NEGATION_AFTER = CueSet.of((*POST_CUES, *NEGATION_AFTER_EXTRA, *PREDICATE_NEGATIONS))
 NEGATION_ANY = CueSet.of((*PRE_CUES, *POST_CUES))
 PSEUDO_NEGATION = CueSet.of(PSEUDO_NEGATIONS)
 NOT_A_CUE = CueSet.of(NOT_CONTEXT)
-TERMINATOR = CueSet.of((*TERMINATORS, *CLAUSE_VERBS))
+TERMINATOR = CueSet.of((*TERMINATORS, *CLAUSE_VERBS, *CLAUSE_OPENERS))
 CHECKLIST = CueSet.of(CHECKLIST_NO)
 BEFORE: dict[ContextKind, CueSet] = {
     ContextKind.NEGATION: NEGATION_BEFORE,

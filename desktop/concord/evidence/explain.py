@@ -105,7 +105,8 @@ class _Symbols:
 
 def _diagonals(positions: dict[str, list[int]], quote: list[str]) -> list[int]:
     """Up to MAX_DIAGONALS token positions where the quote would start, by how many of its
-    tokens agree (each token votes for position - its offset in the quote)."""
+    tokens agree (each token votes for position - its offset in the quote), then by how rare
+    the agreeing tokens are ("ASA 3" before the many "2"s for "ASA 2")."""
     seeds = sorted(
         (len(positions[token]), offset, token)
         for offset, token in enumerate(quote)
@@ -118,8 +119,12 @@ def _diagonals(positions: dict[str, list[int]], quote: list[str]) -> list[int]:
     for _, offset, token in usable:
         for position in positions[token][:SEED_POSITIONS_READ]:
             votes[position - offset].add(offset)
+
+    def rarity(offsets: set[int]) -> float:
+        return sum(1 / len(positions[quote[k]]) for k in offsets)
+
     kept: list[int] = []
-    for start, _ in sorted(votes.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+    for start, _ in sorted(votes.items(), key=lambda kv: (-len(kv[1]), -rarity(kv[1]), kv[0])):
         if all(abs(start - other) > EDGE_SLACK for other in kept):  # refining covers it
             kept.append(start)
             if len(kept) == MAX_DIAGONALS:

@@ -1,8 +1,8 @@
 """Per-record search structures for alignment, built once and cached by content hash.
 
-For each document: its canonical tokens (`TokenText`) and the positions of tokens, used to
+For each document: its canonical tokens (`TokenText`), the positions of tokens, used to
 find the record text closest to a quote that failed (an index built lazily, or a scan for
-very long documents).
+very long documents), and its tokens without lab flag cells (`FlaglessView`, built lazily).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from functools import cached_property
 
 from concord.domain import Record, SourceDocument
 from concord.evidence.canonical import TokenText
+from concord.evidence.lab_rows import LAB_FLAGS, FlaglessView
 
 MAX_CACHED_RECORDS = 8
 MAX_INDEXED_TOKENS = 2_000_000
@@ -35,6 +36,11 @@ class DocumentIndex:
         for index, token in enumerate(self.tokens.tokens()):
             found[token].append(index)
         return dict(found)
+
+    @cached_property
+    def flagless(self) -> FlaglessView | None:
+        """The document's tokens without lab flag cells, None when it has none."""
+        return FlaglessView.of(self.tokens, self.positions(LAB_FLAGS, len(self.tokens)))
 
     def positions(self, tokens: Iterable[str], limit: int) -> dict[str, list[int]]:
         """For each of `tokens` found in the document, its first `limit` token indices
