@@ -129,6 +129,7 @@ def test_a_negation_after_the_quote_governs_it(text: str, quote: str) -> None:
         ("CKD stage 4 (baseline 210), not on dialysis.", "CKD stage 4 (baseline 210)"),
         ("She does not have arteritis - no headache, no jaw pain.", "She does not have arteritis"),
         ("ECG: no change from 2024.", "ECG"),
+        ("PMH: Hypertension (not on treatment), gout.", "PMH: Hypertension"),
     ],
 )
 def test_a_negation_that_is_another_findings_does_not(text: str, quote: str) -> None:

@@ -38,6 +38,8 @@ AFTER_WORDS = 4
 """How far on (words) a cue after a quote may govern it."""
 LABEL_MARKS = frozenset(":-=(")
 """What may stand between a label and its value ("Chest pain: none", "AS (severe)")."""
+ANSWER_MARKS = frozenset(":-=")
+"""What stands between a label and an answer that is a whole phrase ("Latex: no reaction")."""
 PHRASE_ENDS = frozenset(",.;()!?[]")
 SIDE_WORDS = frozenset({"side", "sided"})
 
@@ -235,6 +237,8 @@ def _negative_answer(tt: TokenText, end: int, high: int, negative: bool) -> int 
         return at + answer
     if negative or at in _blocked(tt, at, high, ContextKind.NEGATION):
         return None  # "ECG: no change"
+    if not (set(tt.tokens(end, at)) <= ANSWER_MARKS or tt.flags[at] & GAP):
+        return None  # "Hypertension (not on treatment)": an aside, not the answer
     opening = NEGATION_BEFORE.match_at(tt, at, high)
     return at + opening if opening else None
 
