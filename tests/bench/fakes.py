@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concord.llm.runtime import Generation, GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
-from tests.ui.scripted_outputs import answer_for
+from tests.fake_agents import answer_for
 
 FREE_TEXT = "The patient has several risks worth reviewing before surgery " * 4
 

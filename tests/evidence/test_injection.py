@@ -23,7 +23,7 @@ from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.screen.record_screen import RecordScreen
 from concord.services import Services
-from tests.pipeline.brief_writer import BriefWriter
+from tests.fake_agents import BriefWriter
 
 CORPUS = Path(__file__).resolve().parents[1] / "reliability" / "injection"
 EXPECTED = {

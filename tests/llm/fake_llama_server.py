@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from concord import netguard
 from concord.llm.runtime import GenerationRequest
-from tests.pipeline.brief_writer import BriefWriter
+from tests.fake_agents import BriefWriter
 
 LLAMA_SERVER = "llama-server"
 LLAMA_CPP_PYTHON = "llama_cpp.server"

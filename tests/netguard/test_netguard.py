@@ -26,8 +26,8 @@ from concord.netguard import parse_server
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services
+from tests.fake_agents import BriefWriter
 from tests.llm.fake_llama_server import loopback_works
-from tests.pipeline.brief_writer import BriefWriter
 
 REPO = Path(__file__).resolve().parents[2]
 CHILD_TIMEOUT = 120

@@ -18,8 +18,8 @@ from concord.llm.scripted import ScriptedRuntime
 from concord.pipeline import NO_OPERATION, PanelSettings, Stage, run_panel
 from concord.records import load_record
 from concord.services import Services
+from tests.fake_agents import BriefWriter
 from tests.identity import PASSWORD, enrol
-from tests.pipeline.brief_writer import BriefWriter
 
 DEMO = paths.resources_dir() / "demo"
 BLEO = DEMO / "01_bleomycin_hodgkin.json"

@@ -14,7 +14,7 @@ from concord.llm.scripted import ScriptedRuntime
 from concord.pipeline import PanelSettings, Stage, run_panel
 from concord.records import load_record
 from concord.services import Services
-from tests.pipeline.brief_writer import BriefWriter
+from tests.fake_agents import BriefWriter
 
 CKD = paths.resources_dir() / "demo" / "03_ckd_hyperkalaemia.json"
 CONSULT = ("cardiology", "renal", "endocrine", "airway")

@@ -334,7 +334,7 @@ class HangingRuntime:
 
 @pytest.fixture
 def hanging() -> Iterator[HangingRuntime]:
-    from tests.pipeline.brief_writer import BriefWriter
+    from tests.fake_agents import BriefWriter
 
     runtime = HangingRuntime(ScriptedRuntime(BriefWriter()))
     yield runtime

@@ -20,7 +20,7 @@ from concord.domain.evidence import AlignmentFlag
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
 from concord.services import Services
-from tests.ui.scripted_outputs import scripted_runtime
+from tests.fake_agents import scripted_runtime
 
 USER = "dr.tester"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "records"

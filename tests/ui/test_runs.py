@@ -12,8 +12,8 @@ from concord.llm.runtime import GenerationRequest
 from concord.llm.scripted import ScriptedRuntime
 from concord.records import load_record
 from concord.store import Repository
+from tests.fake_agents import answer_for, scripted_runtime
 from tests.ui.helpers import USER, demo_record_path
-from tests.ui.scripted_outputs import answer_for, scripted_runtime
 
 
 def _open_imported(window, qtbot) -> str:

@@ -24,9 +24,9 @@ from concord.ui.dashboard import SCORECARD_COLUMNS
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING, PAGE_QA
 from concord.workbench.agreement import MIN_ITEMS_FOR_KAPPA, TOO_FEW
 from tests import factories
+from tests.fake_agents import answer_for
 from tests.identity import PASSWORD, enrol
 from tests.ui.helpers import USER, demo_record_path, idle
-from tests.ui.scripted_outputs import answer_for
 
 
 def test_a_cancelled_run_stays_on_its_own_patient(make_window, qtbot, tmp_path) -> None:
