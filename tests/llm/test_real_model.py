@@ -175,3 +175,38 @@ def test_schema_output_is_json_and_stops(runtime, record) -> None:
     import json
 
     assert g.finish_reason == FinishReason.STOP and set(json.loads(g.text)) == {"k"}
+
+
+def test_an_answer_on_a_record_longer_than_the_sliding_window_does_not_depend_on_the_cache(
+    runtime,
+) -> None:
+    """Gemma 3's local layers see the last 512 positions, and a saved state keeps only
+    those cells of them: a request on an evaluated prefix and one on a restored copy must
+    still read the same cells in the same places."""
+    window = int(runtime._model.metadata()["gemma3.attention.sliding_window"])
+    days = [
+        f"Day {day}: K+ {4.0 + day / 10:.1f} mmol/L, creatinine {150 + 7 * day} umol/L, "
+        f"BP {120 + day}/{70 + day % 9} mmHg, SpO2 {93 + day % 5}% on air; "
+        f"ward round notes mobilising, eating and drinking, no new complaints."
+        for day in range(1, 30)
+    ]
+    prefix = RECORD_TEXT + "\n".join(days) + "\n"
+    assert len(runtime.tokenize(prefix, special=False)) > 2 * window
+    # sampled, not greedy: a sampled token follows small changes in the probabilities
+    request = GenerationRequest(
+        prefix=prefix,
+        prompt="Summarise the potassium trend in three sentences:\n",
+        max_tokens=96,
+        temperature=1.0,
+        seed=7,
+    )
+    runtime.prefix_cache = False
+    try:
+        evaluated = runtime.generate(request)
+    finally:
+        runtime.prefix_cache = True
+    runtime.generate(request)  # evaluates and keeps the prefix
+    restored = runtime.generate(request)
+    assert not evaluated.prefix_reused and restored.prefix_reused
+    assert evaluated.completion_tokens > 0
+    assert restored.text == evaluated.text

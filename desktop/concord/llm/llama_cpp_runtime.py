@@ -298,29 +298,39 @@ class LlamaCppRuntime:
             raise ModelError("could not restore the prefix KV state", subject=self.model_name)
 
     def _load_prefix(self, tokens: Sequence[int], seq_id: int, *, alone: bool) -> bool:
-        """Make sequence `seq_id` hold exactly `tokens`; True if a saved state was restored,
-        False if they were evaluated. `alone`: no other sequence is in use, and the whole
-        cache is emptied and zeroed first, as the one-request runtime did before every
-        request (stale cells of earlier requests otherwise change how a later answer
-        rounds)."""
+        """Make sequence `seq_id` hold exactly `tokens`, always from a restored copy of their
+        KV state; True if a saved state was reused, False if they were evaluated first.
+
+        An evaluated prefix is saved, emptied and restored before the request goes on: the
+        saved state of a sliding-window (SWA) layer holds only the cells inside the window,
+        so a restored sequence lays out its cells differently from one just evaluated, and
+        a greedy answer could differ by whether the record happened to be cached (measured:
+        1 of 5 bench requests). Restoring every time makes the answer independent of the
+        cache. `alone`: no other sequence is in use, and the whole cache is emptied and
+        zeroed before the restore (stale cells of earlier requests otherwise change how a
+        later answer rounds)."""
+        key = hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
+        state = self._states.get(key) if self.prefix_cache else None
+        reused = state is not None
+        if state is not None:
+            self._states.move_to_end(key)
+        else:
+            self._empty(seq_id, alone)
+            self._eval_prefix(tokens, seq_id)
+            state = self._save(tokens, seq_id)
+            if self.prefix_cache:
+                self._states[key] = state
+                while len(self._states) > PREFIX_CACHE_SIZE:
+                    self._states.popitem(last=False)
+        self._empty(seq_id, alone)
+        self._restore(state, seq_id)
+        return reused
+
+    def _empty(self, seq_id: int, alone: bool) -> None:
         if alone:
             self._lib.llama_memory_clear(self._memory, True)
         else:
             self._clear(seq_id)
-        key = hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
-        state = self._states.get(key) if self.prefix_cache else None
-        if state is not None:
-            self._states.move_to_end(key)
-            self._restore(state, seq_id)
-            reused = True
-        else:
-            self._eval_prefix(tokens, seq_id)
-            reused = False
-            if self.prefix_cache:
-                self._states[key] = self._save(tokens, seq_id)
-                while len(self._states) > PREFIX_CACHE_SIZE:
-                    self._states.popitem(last=False)
-        return reused
 
     # -- generation ----------------------------------------------------------------------
 
