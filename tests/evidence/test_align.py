@@ -279,6 +279,25 @@ def test_abbreviations_do_not_end_the_clause() -> None:
         ("? PE, CTPA requested.", "PE, CTPA requested", False),
         ("AS (severe) on echo.", "AS", False),
         ("Hernia repair 2008, left.", "Hernia repair 2008", False),
+        ("Epidural only if INR < 1.4 on the morning of surgery.", "Epidural", False),
+        ("Proceed with spinal unless platelets fall below 80.", "Proceed with spinal", False),
+        (
+            "Restart apixaban 48 h post-op provided that haemostasis is secure.",
+            "Restart apixaban 48 h post-op",
+            False,
+        ),
+        ("Regional block, if coagulation normal.", "Regional block", False),
+        ("Oramorph 5 mg PO if required for pain.", "Oramorph 5 mg PO", False),
+        ("Bridging enoxaparin as long as eGFR stays above 30.", "Bridging enoxaparin", False),
+        ("Day-case surgery subject to a normal ECG.", "Day-case surgery", False),
+        (
+            "Epidural only if INR < 1.4 on the morning of surgery.",
+            "Epidural only if INR < 1.4",
+            True,
+        ),
+        ("Metformin 500 mg once daily; omit on the morning of surgery.", "Metformin 500 mg", True),
+        ("Aspirin 75 mg. If bleeding, stop.", "Aspirin 75 mg", True),
+        ("Information leaflet provided.", "Information leaflet", True),
     ],
 )
 def test_what_governs_a_quote_stays_in_it(text: str, quote: str, verified: bool) -> None:

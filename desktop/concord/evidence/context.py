@@ -3,11 +3,12 @@
 A quote of the record's own words is still not the record's meaning when the clause it
 comes from goes on outside it: "No history of | bleomycin exposure", "Right | total hip
 replacement", "severe | aortic stenosis", "?| DVT", "MI | ruled out", "Chest pain: | none",
-"breast cancer | in mother", "TAVI | planned". `governors` finds such words: cues of each
-`ContextKind` before the quote (within a few words, in the same clause, not past a column
-gap or a terminator such as "but") or after it (in the value slot of a label, or closing
-the phrase). A cue before the quote does not count when the quote carries a cue of the
-same kind itself ("Denies chest pain, | no palpitations").
+"breast cancer | in mother", "TAVI | planned", "epidural | only if INR < 1.4". `governors`
+finds such words: cues of each `ContextKind` before the quote (within a few words, in the
+same clause, not past a column gap or a terminator such as "but") or after it (in the
+value slot of a label, closing the phrase, or a condition on it). A cue before the quote
+does not count when the quote carries a cue of the same kind itself ("Denies chest pain, |
+no palpitations").
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ LABEL_MARKS = frozenset(":-=(")
 ANSWER_MARKS = frozenset(":-=")
 """What stands between a label and an answer that is a whole phrase ("Latex: no reaction")."""
 PHRASE_ENDS = frozenset(",.;()!?[]")
+CONDITION_MARKS = frozenset(",-(")
+"""What may stand between a finding and the condition on it ("spinal, unless ...")."""
 SIDE_WORDS = frozenset({"side", "sided"})
 
 
@@ -193,6 +196,8 @@ def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int)
         side = b < len(tt) and tt.token(b) in SIDE_WORDS
         appended = words == 0 and marks == [","]  # "hernia repair, left."
         return (adjacent or appended) and (closes or side)
+    if kind is ContextKind.CONDITION:  # "epidural only if", "spinal, unless", "- if"
+        return words == 0 and all(m in CONDITION_MARKS for m in marks)
     if kind is ContextKind.FAMILY:
         connectors = [tt.token(k) for k in range(end, a) if tt.is_word(k)]
         return all(w == "in" for w in connectors) and all(m in LABEL_MARKS for m in marks)

@@ -25,6 +25,7 @@ class ContextKind(StrEnum):
     FAMILY = "family history"
     PLAN = "plan"
     HISTORY = "past history"
+    CONDITION = "condition"
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -66,6 +67,12 @@ HISTORY = _words(
     "previous previously prior old former remote childhood resolved h/o hx-of history-of ex"
 )
 HISTORY_AFTER = _words("resolved resolving in-remission historical previously")
+CONDITION_AFTER = _words(
+    """if only-if unless provided-that providing-that as-long-as so-long-as subject-to
+    conditional-on conditional-upon dependent-on depending-on contingent-on"""
+)
+"""A condition right after a finding or a plan makes it conditional: "epidural | only if INR
+< 1.4", "proceed with spinal | unless platelets fall", "oramorph 5 mg | if required"."""
 CHECKLIST_NO = _words("no not nil n denies denied deny")
 """Answers that negate a label only when they stand in its value slot ("Chest pain: no")."""
 NEGATION_AFTER_EXTRA = _words("nil neg")
@@ -183,4 +190,5 @@ AFTER: dict[ContextKind, CueSet] = {
     ContextKind.FAMILY: BEFORE[ContextKind.FAMILY],
     ContextKind.PLAN: CueSet.of(PLAN_AFTER),
     ContextKind.HISTORY: CueSet.of(HISTORY_AFTER),
+    ContextKind.CONDITION: CueSet.of(CONDITION_AFTER),
 }
