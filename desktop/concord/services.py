@@ -11,6 +11,7 @@ from concord.adjudication.config import ScoringConfig, load_scoring_config
 from concord.agents.profiles import AgentProfile, load_profiles
 from concord.domain import Record
 from concord.llm.isolated import IsolatedRuntime
+from concord.llm.llama_cpp_runtime import default_threads
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.llm.runtime import Runtime
 from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
@@ -24,8 +25,11 @@ BACKSTOP_SECONDS = 30.0
 
 
 class Services:
-    def __init__(self, database: Path | None = None) -> None:
+    def __init__(self, database: Path | None = None, *, ui: bool = False) -> None:
+        """`ui`: a window shares this machine's cores, so inference leaves one core free
+        (`default_threads`); the command line decodes on all of them."""
         self._database = database
+        self._ui = ui
         self._runtimes: dict[str, Runtime] = {}
 
     @cached_property
@@ -69,7 +73,8 @@ class Services:
         entry = self.model_entry(name_or_path)
         if entry.sha256 not in self._runtimes:
             seconds = timeout_from_env()
-            isolated = IsolatedRuntime(entry, timeout=seconds)
+            threads = default_threads(keep_a_core=self._ui)
+            isolated = IsolatedRuntime(entry, timeout=seconds, n_threads=threads)
             self._runtimes[entry.sha256] = TimeoutRuntime(isolated, seconds + BACKSTOP_SECONDS)
         return self._runtimes[entry.sha256]
 

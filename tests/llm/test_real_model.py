@@ -210,3 +210,29 @@ def test_an_answer_on_a_record_longer_than_the_sliding_window_does_not_depend_on
     assert not evaluated.prefix_reused and restored.prefix_reused
     assert evaluated.completion_tokens > 0
     assert restored.text == evaluated.text
+
+
+def test_llama_cpp_refuses_a_consult_listed_twice(runtime) -> None:
+    from concord.llm.json_grammar import schema_grammar
+    from concord.llm.sampling import GrammarConstraint
+
+    array = {"type": "array", "items": {"enum": ["renal", "cardiology"]}, "uniqueItems": True}
+    grammar = schema_grammar({"type": "object", "properties": {"consult": array}})
+
+    def accepted(text: str) -> bool:
+        constraint = GrammarConstraint(
+            runtime._lib, runtime._vocab, grammar, runtime._model.n_vocab()
+        )
+        try:
+            for token in runtime.tokenize(text, special=False):
+                if not constraint.allows(token):
+                    return False
+                constraint.accept(token)
+            return True
+        finally:
+            constraint.close()
+
+    assert accepted('{"consult": ["renal", "cardiology"]}')
+    assert accepted('{"consult": ["cardiology", "renal"]}')
+    assert not accepted('{"consult": ["renal", "renal"]}')
+    assert not accepted('{"consult": ["cardiology", "renal", "cardiology"]}')

@@ -97,9 +97,7 @@ def test_llama_server_refuses_a_prompt_longer_than_its_context(servers):
 
 def test_llama_cpp_python_server_gets_the_in_process_prompt_as_text_and_a_grammar(servers):
     pytest.importorskip("llama_cpp")
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    from concord.llm.llama_cpp_runtime import strict_json_chars
+    from concord.llm.json_grammar import schema_grammar
 
     server = FakeLlamaServer(kind=LLAMA_CPP_PYTHON)
     servers.append(server)
@@ -112,7 +110,7 @@ def test_llama_cpp_python_server_gets_the_in_process_prompt_as_text_and_a_gramma
     assert prompt.startswith(GEMMA.head) and prompt.endswith(GEMMA.tail)
     assert prompt.count("<start_of_turn>") == 2 and prompt.count("<end_of_turn>") == 1  # ours
     assert prompt.replace(WORD_JOINER, "") == GEMMA.wrap(REQUEST.prefix, REQUEST.prompt)
-    assert body["grammar"] == strict_json_chars(json_schema_to_gbnf(json.dumps(REQUEST.schema)))
+    assert body["grammar"] == schema_grammar(REQUEST.schema)
     assert body["repeat_penalty"] == 1 and body["top_k"] == 1
 
 

@@ -102,7 +102,8 @@ def brief_schema(
         "risk_scores": array(_text(RISK_SCORE_MAX_CHARS), limits.risk_scores),
     }
     if profile.role == AgentRole.ANAESTHETIST:
-        properties["consult"] = array({"enum": list(specialist_ids)}, max(1, len(specialist_ids)))
+        consult = array({"enum": list(specialist_ids)}, max(1, len(specialist_ids)))
+        properties["consult"] = {**consult, "uniqueItems": True}  # the grammar enforces it
     return {
         "type": "object",
         "properties": properties,

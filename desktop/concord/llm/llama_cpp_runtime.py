@@ -54,6 +54,7 @@ import numpy.typing as npt
 
 from concord.errors import Cancelled, ModelError
 from concord.llm.chat_template import TemplateSplit, split_chat_template
+from concord.llm.json_grammar import schema_grammar
 from concord.llm.kv_memory import KvShape, safe_parallel
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import GrammarConstraint, TokenChooser
@@ -67,14 +68,6 @@ DEFAULT_PARALLEL = 4
 """Sequences decoded together (measured: see README, "What to expect per patient")."""
 MAX_PARALLEL = 16
 PREFIX_CACHE_SIZE = 2  # distinct record prefixes whose KV state is kept
-_LOOSE_CHAR = r'char ::= [^"\\] |'
-_STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
-
-
-def strict_json_chars(grammar: str) -> str:
-    """The Python schema converter lets a JSON string contain raw control characters
-    (invalid JSON); forbid them as llama.cpp's own converter does."""
-    return grammar.replace(_LOOSE_CHAR, _STRICT_CHAR)
 
 
 def gpu_offload_supported() -> bool | None:
@@ -92,10 +85,13 @@ def _positive_env(name: str) -> int | None:
     return int(raw) if raw.isdigit() and int(raw) > 0 else None
 
 
-def default_threads() -> int:
-    """$CONCORD_LLM_THREADS, else the cores this process may use minus one (left for the UI
-    and the OS), capped. llama.cpp's worker threads busy-wait: with more threads than free
-    cores a decode step can be 10x slower (measured on a loaded 2-core machine)."""
+def default_threads(*, keep_a_core: bool = True) -> int:
+    """$CONCORD_LLM_THREADS, else the cores this process may use, capped; with `keep_a_core`
+    (the desktop app) one fewer, left for the UI and the OS. llama.cpp's worker threads
+    busy-wait: with more threads than free cores a decode step can be 10x slower (measured
+    on a loaded 2-core machine). Without a UI (the command line) every core decodes:
+    measured on an idle 2-core machine, one anaesthetist brief took 13.0 s on 1 thread and
+    8.3 s on 2, the same text."""
     env = _positive_env(THREADS_ENV)
     if env is not None:
         return env
@@ -103,7 +99,8 @@ def default_threads() -> int:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         available = os.cpu_count() or 1
-    return max(1, min(available - RESERVED_CORES, MAX_DEFAULT_THREADS))
+    reserved = RESERVED_CORES if keep_a_core else 0
+    return max(1, min(available - reserved, MAX_DEFAULT_THREADS))
 
 
 def default_parallel() -> int:
@@ -240,15 +237,7 @@ class LlamaCppRuntime:
     def _grammar_text(self, schema: dict[str, Any]) -> str:
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
-            from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-            try:
-                grammar = json_schema_to_gbnf(json.dumps(schema))
-            except Exception as exc:  # the converter raises bare Exceptions
-                raise ModelError(
-                    f"cannot turn the JSON schema into a grammar: {exc}", subject=self.model_name
-                ) from exc
-            self._grammars[key] = strict_json_chars(grammar)
+            self._grammars[key] = schema_grammar(schema, self.model_name)
         return self._grammars[key]
 
     # -- KV state ------------------------------------------------------------------------

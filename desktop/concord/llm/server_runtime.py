@@ -64,6 +64,7 @@ from typing import Any
 from concord.errors import Cancelled, ModelError
 from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.gguf_meta import read_gguf_metadata
+from concord.llm.json_grammar import schema_grammar
 from concord.llm.registry import ModelEntry, verify_file
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import SAMPLING_TOP_K
@@ -344,17 +345,7 @@ class LlamaServerRuntime:
         """The JSON schema as GBNF, converted as the in-process runtime converts it."""
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
-            from concord.llm.llama_cpp_runtime import strict_json_chars
-
-            try:
-                from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-                grammar = json_schema_to_gbnf(json.dumps(schema))
-            except Exception as exc:  # ImportError, or the converter's bare Exceptions
-                raise ModelError(
-                    f"cannot turn the JSON schema into a grammar: {exc}", subject=self.model_name
-                ) from exc
-            self._grammars[key] = strict_json_chars(grammar)
+            self._grammars[key] = schema_grammar(schema, self.model_name)
         return self._grammars[key]
 
     def _on_llama_server(self, url: str, server: _Server, request: GenerationRequest) -> Generation:

@@ -50,7 +50,7 @@ class _JobWorker(QObject):
     def run(self, job_id: int, job: Job) -> None:
         try:
             if self._services is None:
-                self._services = Services()
+                self._services = Services(ui=True)
             context = JobContext(
                 self._services,
                 self.runtime_factory,
