@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from concord.accounts.revocation import require_active
 from concord.accounts.session import Session
 from concord.domain import Case, CaseStatus, Decision, Target, UserRole
 from concord.errors import AuthError, InputError, NotFoundError
@@ -74,6 +75,7 @@ def record_decision(
     _check_decider(session, decision)
     signed = sign_decision(session, decision)
     with write_transaction(repo.db):
+        require_active(repo, session)  # revoked since signing in: nothing is recorded
         if case is None:
             case = _clinical_case(repo, signed.case_id)
         elif case.case_id != signed.case_id:

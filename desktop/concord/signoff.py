@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from concord import paths
-from concord.accounts.session import Session, require_role
+from concord.accounts.revocation import require_active
+from concord.accounts.session import Session, require_role, revocation_note, revocation_of
 from concord.domain import CaseStatus, UserRole
 from concord.errors import ConcordError, InputError, NotFoundError, StoreError
 from concord.report.pdf import render_review_pdf, signature_meaning
@@ -68,6 +69,7 @@ def sign_case(
     """Render the review record, sign it as the session's clinician, record the signature
     (the case becomes signed), then move the PDF into place."""
     require_role(session, UserRole.CLINICIAN, doing="sign")
+    require_active(repo, session)
     home = Path(home) if home is not None else paths.concord_home()
     case = repo.get_case(case_id)
     decisions = repo.decisions(case_id=case_id)
@@ -193,9 +195,9 @@ def verify_signed_record(path: Path, repo: Repository | None, home: Path) -> dic
         data["registered"] = {"checked": False}
         data["currency"] = {"checked": False}
         return data
-    registered = _registration(result, repo)
+    registered = _registration(result, repo, path)
     data["registered"] = registered
-    if result.valid and not registered["fingerprint_matches"]:
+    if result.valid and (registered["problem"] or not registered["fingerprint_matches"]):
         data["valid"] = False
         data["reason"] = f"{path}: {registered['problem']}"
     data["currency"] = _currency(path, repo)
@@ -242,7 +244,7 @@ def _currency(path: Path, repo: Repository) -> dict[str, Any]:
     }
 
 
-def _registration(result: VerifyResult, repo: Repository) -> dict[str, Any]:
+def _registration(result: VerifyResult, repo: Repository, path: Path) -> dict[str, Any]:
     out: dict[str, Any] = {
         "checked": True,
         "user": result.signer,
@@ -270,4 +272,31 @@ def _registration(result: VerifyResult, repo: Repository) -> dict[str, Any]:
         )
     else:
         out["fingerprint_matches"] = True
+    return _revoked(out, result, repo, user.name, path)
+
+
+def _revoked(
+    out: dict[str, Any], result: VerifyResult, repo: Repository, name: str, path: Path
+) -> dict[str, Any]:
+    """Whether the signer's account was revoked; a signature made after it is not theirs to
+    give (a session kept open, or a kept key used outside Concord): it fails as an
+    unregistered one does. When made is the installation's signature row for these bytes
+    (exact), else the PDF's own signing time (whole seconds: one in the second of the
+    revocation counts as after)."""
+    statement = revocation_of(repo, name)
+    out["revoked"] = revocation_note(statement) if statement else None
+    if statement is None:
+        return out
+    try:
+        revoked_at = datetime.fromisoformat(str(statement.get("at")))
+    except ValueError:
+        return out
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    row = next((s for s in repo.signatures() if s.pdf_sha256 == digest), None)
+    if row is not None:
+        after = row.signed_at >= revoked_at
+    else:
+        after = result.signed_at is None or result.signed_at >= revoked_at.replace(microsecond=0)
+    if after:
+        out["problem"] = f"signed after {name}'s account was {out['revoked']}"
     return out

@@ -10,11 +10,9 @@ signature against these statements.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from concord import paths
 from concord.accounts.names import confusable_with, normalise_name, skeleton
@@ -22,7 +20,7 @@ from concord.accounts.passwords import check_password
 from concord.accounts.session import Session, require_role
 from concord.domain import UserRole
 from concord.errors import AuthError, InputError
-from concord.pki.credentials import Credential, new_credential, seal
+from concord.pki.credentials import Credential, new_credential, seal, statement_bytes
 from concord.pki.keys import (
     certificate_fingerprint,
     create_root_ca,
@@ -43,11 +41,6 @@ class Enrolled:
     public_key: str
     fingerprint: str | None
     enrolled_by: str
-
-
-def statement_bytes(statement: dict[str, Any]) -> bytes:
-    """What the enrolling admin signs: canonical JSON of the enrolment statement."""
-    return json.dumps(statement, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
 def _role(role: UserRole | str) -> UserRole:

@@ -10,11 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from concord import paths
 from concord.domain import UserRole
 from concord.errors import AuthError, NotFoundError
-from concord.pki.credentials import Credential, seal, unseal
+from concord.pki.credentials import (
+    Credential,
+    seal,
+    statement_bytes,
+    unseal,
+    verify_signature,
+)
 from concord.pki.keys import (
     credential_path,
     destroy_legacy_root_secret,
@@ -47,6 +54,28 @@ def _home(home: Path | None) -> Path:
     return Path(home) if home is not None else paths.concord_home()
 
 
+def revocation_note(statement: dict[str, Any]) -> str:
+    """'revoked by NAME on DATE: REASON', for messages and lists."""
+    at = str(statement.get("at", ""))[:16].replace("T", " ")
+    return f"revoked by {statement.get('revoked_by')} on {at} UTC: {statement.get('reason')}"
+
+
+def revocation_of(repo: Repository, name: str) -> dict[str, Any] | None:
+    """The revocation statement of `name`'s account, if one in the audit trail is signed by
+    an enrolled admin's key (an unsigned or forged one is ignored here, and reported by
+    `concord audit verify`)."""
+    admins = {u.name: u for u in repo.list_users() if u.role == UserRole.ADMIN and u.enrolled}
+    for statement, signature in repo.revocations().get(name, []):
+        admin = admins.get(str(statement.get("revoked_by")))
+        if (
+            admin is not None
+            and statement.get("name") == name
+            and verify_signature(str(admin.public_key), statement_bytes(statement), signature)
+        ):
+            return statement
+    return None
+
+
 def _fail(repo: Repository, name: str, why: str) -> AuthError:
     repo.audit_event(user=name, action="sign-in failed", entity=f"user:{name}", reason=why)
     return AuthError(f"cannot sign in as {name}: {why}")
@@ -60,6 +89,9 @@ def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = N
         user = repo.get_user(name)
     except NotFoundError:
         raise _fail(repo, name, "no such user") from None
+    revoked = revocation_of(repo, user.name)
+    if revoked is not None:
+        raise _fail(repo, name, f"the account was {revocation_note(revoked)}")
     if not user.enrolled:
         raise AuthError(
             f"{name} was created before Concord kept credentials: an admin re-enrols them with "

@@ -1,4 +1,4 @@
-"""users add / list / passwd, audit verify."""
+"""users add / list / revoke / passwd, audit verify."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from concord.cli._common import (
     sign_in_as,
 )
 
+ADMIN_HELP = "the admin doing it (password from the prompt or CONCORD_ADMIN_PASSWORD)"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     users = sub.add_parser("users", help="users, their credentials and signing keys")
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--admin",
         metavar="ADMIN",
-        help="the admin enrolling the user (password from the prompt or CONCORD_ADMIN_PASSWORD)",
+        help=ADMIN_HELP,
     )
     add_json_flag(p)
     p.set_defaults(func=cmd_users_add)
@@ -37,6 +39,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = usub.add_parser("list", help="list users")
     add_json_flag(p)
     p.set_defaults(func=cmd_users_list)
+
+    p = usub.add_parser(
+        "revoke",
+        help="end a user's account for good (they can no longer sign in, decide or sign; "
+        "what they did before stays valid)",
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--admin", metavar="ADMIN", required=True, help=ADMIN_HELP)
+    p.add_argument("--reason", required=True, help="why (kept in the audit trail)")
+    add_json_flag(p)
+    p.set_defaults(func=cmd_users_revoke)
 
     p = usub.add_parser("passwd", help="change your password (old one from CONCORD_PASSWORD)")
     p.add_argument("name", metavar="NAME")
@@ -87,13 +100,40 @@ def cmd_users_add(args: argparse.Namespace) -> int:
 
 
 def cmd_users_list(args: argparse.Namespace) -> int:
-    users = services().repo.list_users()
+    from concord.accounts.session import revocation_note, revocation_of
+
+    repo = services().repo
+    users = repo.list_users()
+    revoked = {u.name: s for u in users if (s := revocation_of(repo, u.name)) is not None}
     if args.json:
-        emit_json({"users": [u.model_dump(mode="json") for u in users]})
+        emit_json(
+            {
+                "users": [
+                    {**u.model_dump(mode="json"), "revoked": revoked.get(u.name)} for u in users
+                ]
+            }
+        )
     else:
         for u in users:
             state = "" if u.enrolled else "  (no credential: re-enrol with users add --admin)"
+            if u.name in revoked:
+                state = f"  REVOKED ({revocation_note(revoked[u.name])})"
             print(f"{u.name:24} {u.role.value}{state}")
+    return 0
+
+
+def cmd_users_revoke(args: argparse.Namespace) -> int:
+    from concord.accounts.revocation import revoke_user
+
+    svc = services()
+    admin = sign_in_as(svc, args.admin, ADMIN_PASSWORD_ENV)
+    done = revoke_user(svc.repo, args.name, args.reason, admin=admin)
+    if args.json:
+        emit_json(
+            {"name": done.name, "revoked_by": done.revoked_by, "reason": done.reason, "at": done.at}
+        )
+    else:
+        print(f"account of {done.name} revoked by {done.revoked_by}: {done.reason}")
     return 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from concord.store import Repository
 from concord.store.codec import from_json
+from concord.store.repository import USER_REVOKE
 
 SIGNED_DECISIONS_SCHEMA = 4
 """From this migration on, every decision is signed and its audit row holds its whole row."""
@@ -22,6 +23,10 @@ class Trail:
     """decision_id -> (seq, old_value, new_value)"""
     enrolments: list[tuple[int, str, dict[str, Any], str]] = field(default_factory=list)
     """(seq, actor, statement, signature), in order"""
+    revocations: list[tuple[int, str, str, dict[str, Any], str]] = field(default_factory=list)
+    """(seq, actor, revoked name, statement, signature), in order"""
+    signers: dict[int, str] = field(default_factory=dict)
+    """seq of each audited signing -> who signed"""
     legacy_users: dict[str, int] = field(default_factory=dict)
     case_saves: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     case_status: dict[str, tuple[int, str]] = field(default_factory=dict)
@@ -47,6 +52,16 @@ def read_trail(repo: Repository) -> Trail:
             trail.enrolments.append(
                 (seq, str(row["user"]), dict(new.get("statement") or {}), str(new.get("signature")))
             )
+        elif action == USER_REVOKE and kind == "user" and isinstance(new, dict):
+            trail.revocations.append(
+                (
+                    seq,
+                    str(row["user"]),
+                    key,
+                    dict(new.get("statement") or {}),
+                    str(new.get("signature")),
+                )
+            )
         elif action == "user add" and kind == "user":
             trail.legacy_users[key] = seq
         elif action == "case save" and kind == "case" and isinstance(new, dict):
@@ -56,6 +71,7 @@ def read_trail(repo: Repository) -> Trail:
             trail.case_status[key] = (seq, str(new))
         elif action == "sign" and kind == "case":
             trail.signs.append((seq, key, new))
+            trail.signers[seq] = str(row["user"])
             status = new.get("status", "signed") if isinstance(new, dict) else "signed"
             trail.case_status[key] = (seq, str(status))
     return trail

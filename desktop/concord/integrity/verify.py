@@ -5,8 +5,9 @@ compares one of them with the chain, so an edit that bypasses the application (t
 dropped with the stock sqlite3 tool) shows up as a difference:
 
 * chain: every row's hash and link recompute (`store.audit.verify_chain`);
-* users: each enrolment statement is signed by the admin who made it (the first by the first
-  admin itself), and every users row is the statement in force;
+* users: each enrolment and each revocation statement is signed by an admin in force when
+  it was made (the first enrolment by the first admin itself), every users row is the
+  statement in force, and nobody decided or signed after their account was revoked;
 * decisions: each row equals the full content its audit row holds; every audited decision
   still has its row; each is signed by its decider's enrolled key, with the role they had;
 * cases: each row's JSON hashes to the value audited when it was saved, and its status is
@@ -21,7 +22,6 @@ dropped with the stock sqlite3 tool) shows up as a difference:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,14 +29,10 @@ from typing import Any
 from concord.domain import Decision
 from concord.integrity.report import IntegrityReport, Problem
 from concord.integrity.trail import Trail, read_trail
-from concord.pki.credentials import verify_signature
+from concord.pki.credentials import statement_bytes, verify_signature
 from concord.store import Repository
 from concord.store.anchor import anchor_files, read_anchor
 from concord.store.decision_rows import decision_from_row, decision_row
-
-
-def _statement_bytes(statement: dict[str, Any]) -> bytes:
-    return json.dumps(statement, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
 def verify_installation(
@@ -60,10 +56,10 @@ def verify_installation(
                     chain_damaged=True,
                 )
             )
-        keys, user_problems, users = _check_users(repo, trail)
+        keys, revoked, user_problems, users = _check_users(repo, trail)
         problems += user_problems
         decision_problems, decisions, legacy = _check_decisions(repo, trail, keys)
-        problems += decision_problems
+        problems += decision_problems + _after_revocation(trail, revoked)
         case_problems, cases = _check_cases(repo, trail)
         problems += case_problems
         signature_problems, signatures = _check_signatures(repo, trail)
@@ -97,39 +93,60 @@ def verify_installation(
 
 def _check_users(
     repo: Repository, trail: Trail
-) -> tuple[dict[str, dict[str, Any]], list[Problem], int]:
-    """(name -> statement in force, problems, users checked)."""
+) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Problem], int]:
+    """(name -> enrolment statement in force, name -> seq of its valid revocation, problems,
+    users checked). Enrolments and revocations are read in chain order: each must be signed
+    by an admin enrolled, and not revoked, before it."""
     problems: list[Problem] = []
     in_force: dict[str, dict[str, Any]] = {}
-    for seq, actor, statement, signature in trail.enrolments:
-        name = str(statement.get("name"))
-        signer = in_force.get(actor)
-        first = not in_force and actor == name and statement.get("role") == "admin"
+    revoked: dict[str, int] = {}
+    events = [
+        (seq, actor, statement, signature, "")
+        for seq, actor, statement, signature in trail.enrolments
+    ]
+    events += [
+        (seq, actor, statement, signature, name)
+        for seq, actor, name, statement, signature in trail.revocations
+    ]
+    for seq, actor, statement, signature, revokes in sorted(events, key=lambda e: e[0]):
+        name = revokes or str(statement.get("name"))
+        what = "revocation" if revokes else "enrolment"
+        signer = in_force.get(actor) if actor not in revoked else None
+        first = not revokes and not in_force and actor == name and statement.get("role") == "admin"
         if signer is None and first:
             key = statement.get("public_key")
         elif signer is not None and signer.get("role") == "admin":
             key = signer.get("public_key")
         else:
+            doing = "enrolled" if not revokes else "revoked"
             problems.append(
                 Problem(
                     check="users",
                     seq=seq,
                     subject=name,
-                    detail=f"enrolled by {actor!r}, who is not an enrolled admin",
+                    detail=f"{doing} by {actor!r}, who is not an enrolled admin in force",
                 )
             )
             continue
-        if not verify_signature(str(key), _statement_bytes(statement), signature):
+        signed_by = statement.get("revoked_by") if revokes else statement.get("enrolled_by")
+        if (
+            signed_by != actor
+            or (revokes and statement.get("name") != name)
+            or not verify_signature(str(key), statement_bytes(statement), signature)
+        ):
             problems.append(
                 Problem(
                     check="users",
                     seq=seq,
                     subject=name,
-                    detail=f"the enrolment statement is not signed by {actor}'s key",
+                    detail=f"the {what} statement is not signed by {actor}'s key",
                 )
             )
             continue
-        in_force[name] = statement
+        if revokes:
+            revoked.setdefault(name, seq)
+        else:
+            in_force[name] = statement
     users = repo.list_users()
     for user in users:
         found = in_force.get(user.name)
@@ -166,7 +183,32 @@ def _check_users(
             problems.append(
                 Problem(check="users", subject=name, detail="enrolled user missing from users")
             )
-    return in_force, problems, len(users)
+    return in_force, revoked, problems, len(users)
+
+
+def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
+    """Decisions and signatures the chain holds after their maker's account was revoked."""
+    problems = []
+    acts = [
+        (seq, str(new.get("user")), f"decision:{did}", "decided")
+        for did, (seq, _old, new) in trail.decisions.items()
+        if isinstance(new, dict)
+    ]
+    acts += [
+        (seq, user, f"signature at seq {seq}", "signed") for seq, user in trail.signers.items()
+    ]
+    for seq, user, subject, did in sorted(acts):
+        since = revoked.get(user)
+        if since is not None and seq > since:
+            problems.append(
+                Problem(
+                    check="users",
+                    seq=seq,
+                    subject=subject,
+                    detail=f"{did} by {user} after their account was revoked (audit row {since})",
+                )
+            )
+    return problems
 
 
 # ------------------------------------------------------------------------------ decisions

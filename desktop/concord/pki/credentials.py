@@ -60,6 +60,11 @@ def public_key_text(key: ed25519.Ed25519PublicKey) -> str:
     return _b64(raw)
 
 
+def statement_bytes(statement: dict[str, Any]) -> bytes:
+    """What an enrolment or a revocation signs: the statement as canonical JSON."""
+    return json.dumps(statement, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
 def verify_signature(public_key: str, payload: bytes, signature: str) -> bool:
     """Whether `signature` (base64) is the holder of `public_key`'s signature of `payload`."""
     try:

@@ -26,7 +26,7 @@ from concord.store.audit import (
     iter_audit,
     verify_chain,
 )
-from concord.store.codec import system_user, utc_iso, utc_now
+from concord.store.codec import from_json, system_user, utc_iso, utc_now
 from concord.store.connection import open_database
 from concord.store.decision_rows import (
     audited_content,
@@ -60,6 +60,8 @@ SELECT c.case_id, c.record_id, r.name AS record_name, c.status, c.worst_grade,
 
 
 M = TypeVar("M", bound=BaseModel)
+USER_REVOKE = "user revoke"
+"""The audit action of a signed revocation of a user's account."""
 
 
 def _case_status(value: CaseStatus | str) -> CaseStatus:
@@ -164,6 +166,37 @@ class Repository:
                 entity=f"user:{statement['name']}",
                 new_value={"statement": statement, "signature": signature},
             )
+
+    def revoke_user(self, statement: dict[str, Any], signature: str) -> None:
+        """Store a revocation (see `concord.accounts.revocation`): an audit row holding the
+        whole statement signed by the revoking admin. The audit chain, not a column, is
+        where a revocation lives, so removing it breaks the chain."""
+        name = str(statement["name"])
+        with write_transaction(self.db):
+            self.get_user(name)
+            append_audit(
+                self.db.conn,
+                user=str(statement["revoked_by"]),
+                action=USER_REVOKE,
+                entity=f"user:{name}",
+                reason=str(statement["reason"]),
+                new_value={"statement": statement, "signature": signature},
+            )
+
+    def revocations(self) -> dict[str, list[tuple[dict[str, Any], str]]]:
+        """name -> the (statement, signature) pairs of revocations in the audit trail, in
+        order; whether one is signed by an admin is for the reader to check."""
+        found: dict[str, list[tuple[dict[str, Any], str]]] = {}
+        rows = self.db.query(
+            "SELECT entity, new_value FROM audit WHERE action = ? ORDER BY seq", [USER_REVOKE]
+        )
+        for row in rows:
+            value = from_json(row["new_value"])
+            if not isinstance(value, dict) or not isinstance(value.get("statement"), dict):
+                continue
+            name = str(row["entity"]).partition(":")[2]
+            found.setdefault(name, []).append((value["statement"], str(value.get("signature"))))
+        return found
 
     def get_user(self, name: str) -> User:
         row = self._one("SELECT * FROM users WHERE name = ?", [name], "no such user", name)

@@ -1,0 +1,78 @@
+"""Revoking a user's account: an admin ends it, for good, with a reason.
+
+A revocation is a statement (who, by whom, why, when) signed by the revoking admin's key and
+kept in the audit chain. From then on the user cannot sign in, a session they already hold
+cannot record a decision or sign a review record, and `concord audit verify` reports any
+decision or signature of theirs that the chain holds after the revocation, and any
+revocation not signed by an admin. What they decided and signed before stays valid: it was
+theirs when they did it. The name stays taken (a new account needs a new name), and the last
+admin cannot be revoked (nobody could enrol or revoke any more).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from concord.accounts.session import Session, require_role, revocation_note, revocation_of
+from concord.domain import UserRole
+from concord.errors import AuthError, InputError
+from concord.pki.credentials import statement_bytes
+from concord.store import Repository, write_transaction
+
+MAX_REASON_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Revoked:
+    name: str
+    revoked_by: str
+    reason: str
+    at: str
+
+
+def revoke_user(repo: Repository, name: str, reason: str, *, admin: Session) -> Revoked:
+    """End `name`'s account (see the module doc). Everything is checked before anything is
+    written; the check and the write are one transaction."""
+    require_role(admin, UserRole.ADMIN, doing="revoke users")
+    reason = " ".join(reason.split())
+    if not reason:
+        raise InputError("a revocation needs a reason (--reason)", subject=name)
+    if len(reason) > MAX_REASON_CHARS:
+        raise InputError(f"the reason is longer than {MAX_REASON_CHARS} characters", subject=name)
+    statement = {
+        "name": name,
+        "revoked_by": admin.name,
+        "reason": reason,
+        "at": datetime.now(UTC).isoformat(timespec="microseconds"),
+    }
+    signature = admin.sign(statement_bytes(statement))
+    with write_transaction(repo.db):
+        require_active(repo, admin)
+        user = repo.get_user(name)
+        if not user.enrolled:
+            raise InputError(
+                "the user was never enrolled: there is no account to revoke", subject=name
+            )
+        if revocation_of(repo, name) is not None:
+            raise InputError("the account is already revoked", subject=name)
+        revoked = {u.name for u in repo.list_users() if revocation_of(repo, u.name)}
+        if user.role == UserRole.ADMIN:
+            admins = [
+                u.name
+                for u in repo.list_users()
+                if u.role == UserRole.ADMIN and u.enrolled and u.name not in revoked
+            ]
+            if admins == [name]:
+                raise InputError(
+                    "the last admin cannot be revoked: enrol another admin first", subject=name
+                )
+        repo.revoke_user(statement, signature)
+    return Revoked(name, admin.name, reason, statement["at"])
+
+
+def require_active(repo: Repository, session: Session) -> None:
+    """Refuse a session whose account was revoked after it signed in."""
+    statement = revocation_of(repo, session.name)
+    if statement is not None:
+        raise AuthError(f"{session.name}'s account was {revocation_note(statement)}")
