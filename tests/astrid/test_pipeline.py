@@ -270,6 +270,7 @@ def test_cli_astrid_json_and_decide(fake_services, repo, capsys, monkeypatch) ->
     assert cli(["astrid-show", out["run_id"], "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["agreement"]["decisions_used"] == 1
+    monkeypatch.setenv("CONCORD_USER", "dr_b")  # users exist now: jobs run signed in
     assert cli(["astrid", out["set_id"], "--runs", "2"]) == 0  # a stored set by id
     text = capsys.readouterr().out
     assert "agreement with human labels" in text and "scripted-judge" in text

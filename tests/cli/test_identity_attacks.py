@@ -71,7 +71,10 @@ def test_an_annotator_records_labels_that_never_count_towards_sign_off(
     )
     assert signed.code == 1 and "only a clinician can sign" in signed.err
     labels = paths.concord_home() / "labels.jsonl"
-    assert run("export-labels", "--out", str(labels)).code == 0
+    exported = run(
+        "export-labels", "--out", str(labels), "--user", ANNOTATOR, password=ANNOTATOR_PASSWORD
+    )
+    assert exported.code == 0, exported.err
     rows = [json.loads(line) for line in labels.read_text().splitlines()]
     assert {r["role"] for r in rows} == {"annotator"} and len(rows) == len(before)
 

@@ -62,6 +62,7 @@ def test_the_eval_loop_from_the_command_line(
         flag = "--good" if a["temperature"] < 1 else "--bad"
         run(capsys, "grade", a["answer_id"], flag, "--reason", "read", "--user", "ann")
     assert run(capsys, "answers", set_id, "--ungraded")["answers"] == []
+    monkeypatch.setenv("CONCORD_USER", "ann")  # users exist now: jobs run signed in
     trained = run(capsys, "train-reward", set_id, "--seed", "5")
     assert trained["version"].startswith("RM-") and trained["graded"] == 12
     table = run(capsys, "reject", set_id, "--k", "3")

@@ -168,7 +168,8 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
     assert audit["ok"] and audit["first_bad_seq"] is None
 
     labels = tmp_path / "labels.jsonl"
-    assert main(["export-labels", "--out", str(labels)]) == 0
+    assert main(["export-labels", "--out", str(labels)]) == 1  # nobody signed in
+    assert main(["export-labels", "--out", str(labels), "--user", "Dr Ada Lovelace"]) == 0
     rows = [json.loads(line) for line in labels.read_text().splitlines()]
     assert len(rows) == len(shown["outstanding"])
     assert any(r["action"] == "override" for r in rows)

@@ -29,10 +29,24 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def current_user(args: argparse.Namespace) -> str:
-    """Who is named for an import, a run or an export from the command line (these are
-    attributed, not authenticated; decisions and signatures are)."""
+NOT_SIGNED_IN = " (not signed in)"
+
+
+def claimed_user(args: argparse.Namespace) -> str:
+    """The name a command is run under: --user, else $CONCORD_USER, else the login name."""
     return getattr(args, "user", None) or os.environ.get("CONCORD_USER") or getpass.getuser()
+
+
+def current_user(args: argparse.Namespace, svc: Services) -> str:
+    """Who an import, a run or an export from the command line is attributed to. Once anyone
+    is enrolled it is a signed-in user, as for a decision: the claimed name with its password
+    from CONCORD_PASSWORD or the prompt. Before anyone is enrolled (a fresh installation
+    running the demo) there is nobody to sign in as: the claimed name is recorded marked
+    ' (not signed in)', never as if it were a user's."""
+    name = claimed_user(args)
+    if not any(u.enrolled for u in svc.repo.list_users()):
+        return name + NOT_SIGNED_IN
+    return sign_in_as(svc, name).name
 
 
 def password(prompt: str, env: str = PASSWORD_ENV) -> str:

@@ -77,7 +77,7 @@ def cmd_astrid(args: argparse.Namespace) -> int:
     settings = JudgeSettings(runs=args.runs, temperature=args.temperature, seed=args.seed)
     svc = services()
     store = AstridStore(svc.repo)
-    user = current_user(args)
+    user = current_user(args, svc)
     path = Path(args.source)
     if path.exists() or path.suffix.lower() in (".jsonl", ".csv"):
         items = load_items(path)  # a bad file stops here: nothing is written
@@ -106,9 +106,13 @@ def cmd_astrid(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     items = load_items(args.path)
-    store = AstridStore(services().repo)
+    svc = services()
+    store = AstridStore(svc.repo)
     set_id, created = store.save_set(
-        items, name=_set_name(args.path), source=str(args.path.resolve()), user=current_user(args)
+        items,
+        name=_set_name(args.path),
+        source=str(args.path.resolve()),
+        user=current_user(args, svc),
     )
     if args.json:
         emit_json({"set_id": set_id, "created": created, "items": len(items)})

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from concord import paths
-from concord.cli._common import add_json_flag, current_user, emit_json
+from concord.cli._common import NOT_SIGNED_IN, add_json_flag, claimed_user, emit_json
 from concord.store.backup import DatabaseCheck, backup_database, restore_database
 
 
@@ -56,8 +56,10 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
+    # A restore replaces a database that may be damaged, so nobody is signed in against it:
+    # the claimed name is recorded as such.
     result = restore_database(
-        args.file, paths.database_path(), force=args.force, user=current_user(args)
+        args.file, paths.database_path(), force=args.force, user=claimed_user(args) + NOT_SIGNED_IN
     )
     if args.json:
         emit_json({**_summary(result.restored), "safety_copy": result.safety_copy})

@@ -87,7 +87,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         args.directory,
         urls,
         svc=svc,
-        user=current_user(args),
+        user=current_user(args, svc),
         settings=settings,
         queue_size=args.queue_size,
         model=args.model,

@@ -120,7 +120,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if batch_exit is not None:
         return batch_exit
     svc = services()
-    user = current_user(args)
+    user = current_user(args, svc)
     record = resolve_record(svc, args.target, user)
     settings = PanelSettings(
         judges=args.judges, max_specialists=args.max_specialists, operation=args.operation
@@ -212,7 +212,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def cmd_export_labels(args: argparse.Namespace) -> int:
     svc = services()
-    user = current_user(args)
+    user = current_user(args, svc)
     results = [export_labels_jsonl(svc.repo, args.out, user)]
     if args.csv:
         results.append(export_labels_csv(svc.repo, args.csv, user))

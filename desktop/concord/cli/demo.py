@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     svc = services()
-    user = current_user(args)
+    user = current_user(args, svc)
     if not args.model:
         entry = install_default(svc.models)
         say(f"model: {entry.name} sha256 {entry.sha256[:16]}…")

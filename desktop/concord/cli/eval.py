@@ -132,7 +132,7 @@ def _embedder_loader(svc: Services, name: str | None):
 def cmd_import(args: argparse.Namespace) -> int:
     qset = load_question_set(args.file, args.name)
     svc = services()
-    set_id, created = _store(svc).import_set(qset, str(args.file), current_user(args))
+    set_id, created = _store(svc).import_set(qset, str(args.file), current_user(args, svc))
     out = {
         "set_id": set_id,
         "created": created,
@@ -177,7 +177,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     )
     runtime = svc.runtime(args.model)
     made = skipped = 0
-    for event in generate_answers(store, runtime, args.set_id, config, args.k, current_user(args)):
+    for event in generate_answers(
+        store, runtime, args.set_id, config, args.k, current_user(args, svc)
+    ):
         made += not event.skipped
         skipped += event.skipped
         if not args.json:
@@ -248,7 +250,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     if pending:
         embedder = GgufEmbedder(entry)
         try:
-            for event in screen_answers(store, embedder, args.set_id, current_user(args)):
+            for event in screen_answers(store, embedder, args.set_id, current_user(args, svc)):
                 if not args.json and (event.done % 10 == 0 or event.done == event.total):
                     say(f"  embedded {event.done}/{event.total}")
         finally:
@@ -337,7 +339,7 @@ def cmd_train_reward(args: argparse.Namespace) -> int:
         args.set_id,
         entry.sha256,
         load,
-        current_user(args),
+        current_user(args, svc),
         seed=args.seed,
         with_embedding=not args.no_embedding,
     )
@@ -365,7 +367,7 @@ def cmd_reject(args: argparse.Namespace) -> int:
     store.get_set(args.set_id)
     _, load = _embedder_loader(svc, args.embed_model)
     result = rejection_report(
-        store, args.set_id, load, current_user(args), k=args.k, version=args.version
+        store, args.set_id, load, current_user(args, svc), k=args.k, version=args.version
     )
     if args.json:
         emit_json(result)

@@ -40,7 +40,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     # Load everything first: one bad file means nothing is imported.
     records = [load_record(path) for path in args.paths]
     svc = services()
-    user = current_user(args)
+    user = current_user(args, svc)
     out = []
     for path, record in zip(args.paths, records, strict=True):
         record_id, created = svc.repo.save_record(record, user)
@@ -58,10 +58,11 @@ def _import_folders(args: argparse.Namespace) -> int:
     """Folders of patients: each patient imported whole or skipped with its reason (the same
     import as the desktop's); progress on stderr; a summary of what was imported and skipped.
     Exit 1 if anything was skipped."""
+    svc = services()
     result = import_paths(
-        services().repo,
+        svc.repo,
         args.paths,
-        current_user(args),
+        current_user(args, svc),
         lambda step: say(f"[{step.done}/{step.total}] {step.outcome}") if step.outcome else None,
     )
     if args.json:
