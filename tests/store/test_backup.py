@@ -89,7 +89,8 @@ def test_cli_backup_then_restore_round_trip(live: Path, tmp_path: Path, capsys, 
     assert ok and ids == [f"D-{n}" for n in range(5)]
     assert head[0] == summary["audit_head_seq"] + 1  # the restore itself is audited
     last = repo.audit_rows(since_seq=head[0] - 1)[-1]
-    assert (last.action, last.user) == ("restore", "admin")
+    # nobody signs in against the database a restore replaces: the name is a claim, marked so
+    assert (last.action, last.user) == ("restore", "admin (not signed in)")
     # the replaced database was kept, with the decisions the backup lacked
     assert _state(Path(result["safety_copy"]))[0] == [f"D-{n}" for n in range(7)]
 
