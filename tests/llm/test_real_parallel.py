@@ -1,11 +1,11 @@
 """Requests decoded together by the real llama.cpp runtime (default GGUF). Select with
 `-m real_model`.
 
-Batched greedy decoding is deterministic, but not always the same token for token as one
-request at a time: llama.cpp's CPU kernels multiply a group of 4 rows differently from a
-single row (weight repacking, `ggml-cpu/repack.cpp`), so a near-tie can flip. These tests
-check what must hold; how often the texts differ is measured by `concord bench`
-(`parallel_decode_speedup`) and stated in the README.
+Decoded together, a request's answer is the one it gets alone, token for token: each
+sequence has its own KV stream laid out as alone, and the weights are not repacked (repacked
+Q4_K weights are multiplied by a group of 4 rows with another kernel than a single row, and
+4 of 4 specialists' briefs then differed). `concord bench` (`parallel_decode_speedup`)
+measures how many differ on its record.
 """
 
 from __future__ import annotations
@@ -83,6 +83,29 @@ def test_batched_greedy_decoding_is_deterministic_and_a_batch_of_one_is_generate
     # the same request three times in one batch: three identical answers
     same = [g.text for _, g in runtime.generate_many([requests[1]] * 3)]
     assert same[0] == same[1] == same[2]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_specialists_decoded_together_write_what_each_writes_alone(default_entry, threads):
+    """Four specialists' real brief requests on a demo record longer than the model's
+    sliding window: a batch of four (llama.cpp's group-of-4 kernels) against each alone."""
+    from concord.agents.profiles import load_profiles
+    from concord.bench.model_measures import agent_request
+    from concord.paths import resources_dir
+    from concord.records import load_record
+
+    record = load_record(resources_dir() / "demo" / "03_ckd_hyperkalaemia.json")
+    profiles = load_profiles()
+    names = ("cardiology", "renal", "haematology", "endocrine")
+    requests = [agent_request(profiles[n], record, profiles, 96) for n in names]
+    loaded = load_runtime(default_entry, n_ctx=4096, parallel=4, n_threads=threads)
+    try:
+        alone = [loaded.generate(r).text for r in requests]
+        together = dict(loaded.generate_many(requests))
+    finally:
+        loaded.close()
+    assert [together[i].text for i in range(4)] == alone
+    assert all(text for text in alone)
 
 
 def test_more_requests_than_sequences_wait_for_a_free_one(runtime) -> None:

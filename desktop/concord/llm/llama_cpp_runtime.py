@@ -8,11 +8,13 @@ parsing OFF, so a record that contains `<end_of_turn>` cannot forge a chat turn.
 
 The context has `parallel` KV sequences, each in its own stream of `n_ctx` cells. The
 record prefix is evaluated once, in the first sequence that needs it, and its KV state is
-copied out (`llama_state_seq_get_data`); every later request, in any sequence, starts from
-a restored copy (`llama_state_seq_set_data` into an emptied sequence). Restoring, rather
-than keeping the prefix in a sequence and removing only the last request's tail, puts the
-cells exactly where a fresh evaluation puts them: with the tail removed, the next request's
-greedy answer was measured to differ from the one on a fresh prefix. The tokens of all
+copied out (`llama_state_seq_get_data`); every request, the first included, in any
+sequence, starts from a restored copy (`llama_state_seq_set_data` into an emptied sequence),
+so its cells are always where a restore puts them: a saved state keeps only the cells of the
+sliding-window layers that lie inside the window, so a just-evaluated prefix holds its cells
+elsewhere than a restored one, and a greedy answer differed by whether the record happened
+to be cached; and keeping the prefix in a sequence, removing only the last request's tail,
+also changed the next request's greedy answer. The tokens of all
 active sequences go to llama.cpp in one `llama_batch` per step, each sequence with its own
 token chooser (greedy or seeded sampling, its own grammar); when a sequence finishes, a
 waiting request takes its place in the next step. A single `generate` is a batch of one.
@@ -20,13 +22,15 @@ waiting request takes its place in the next step. A single `generate` is a batch
 Separate streams, not one unified cache shared by all sequences, keep each sequence's cells
 laid out exactly as in a run of that request alone (prefix, then its own tail), so its
 attention sums round as they would alone; in a unified cache the sequences' cells
-interleave and round differently. What still differs in a batch is the multiplication by
-the weights: llama.cpp's CPU kernels multiply a group of 4 tokens with another kernel than a
-single token (repacked weights), so a near-tie between two candidate tokens can flip and a
-greedy answer decoded together can differ from the same request alone (how often is
-measured by `concord bench`, `parallel_decode_speedup`). Alone (`parallel=1`, or a batch of
-one) the answers are those of the earlier one-request-at-a-time runtime, token for token.
-The price of separate streams is memory: one per sequence (`concord.llm.kv_memory`).
+interleave and round differently. The weights are not repacked (`repack=False`, llama.cpp's
+`use_extra_bufts`): repacked Q4_K weights are multiplied by a group of 4 token rows with
+another kernel than a single row, so a near-tie could flip and a greedy answer decoded
+together differ from the same request alone (measured: 4 of 4 specialists' briefs differed).
+Without repacking every row is multiplied alone, the answers decoded together are those of
+each request alone, token for token (measured 0 of 4 on 1 and on 2 threads; tested), and
+decoding was as fast (the 4 specialists alone 64.4 s vs 66.4 s repacked, together 42.6 s vs
+41.8 s, on 1 thread). The price of separate streams is memory: one per sequence
+(`concord.llm.kv_memory`).
 
 llama-cpp-python (0.3.36) reuses a shared prompt prefix by itself in its high-level API
 (only the differing tail is evaluated when the next prompt starts with the same tokens), so
@@ -150,7 +154,7 @@ class LlamaCppRuntime:
         model_name: str | None = None,
         prefix_cache: bool = True,
         parallel: int | None = None,
-        repack: bool = True,
+        repack: bool = False,
     ) -> None:
         try:
             import llama_cpp
