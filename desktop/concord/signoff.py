@@ -28,7 +28,7 @@ from concord.report.sections import PriorSignature
 from concord.report.sign import sign_pdf_bytes
 from concord.report.verify import VerifyResult, verify_pdf
 from concord.review import outstanding, review_counts
-from concord.store import Repository
+from concord.store import Repository, Signature
 from concord.store.transaction import disk_is_full, is_disk_full_error
 
 
@@ -195,21 +195,26 @@ def verify_signed_record(path: Path, repo: Repository | None, home: Path) -> dic
         data["registered"] = {"checked": False}
         data["currency"] = {"checked": False}
         return data
-    registered = _registration(result, repo, path)
+    mine = _signature_row(path, repo)
+    registered = _registration(result, repo, mine)
     data["registered"] = registered
     if result.valid and (registered["problem"] or not registered["fingerprint_matches"]):
         data["valid"] = False
         data["reason"] = f"{path}: {registered['problem']}"
-    data["currency"] = _currency(path, repo)
+    data["currency"] = _currency(mine, repo)
     return data
 
 
-def _currency(path: Path, repo: Repository) -> dict[str, Any]:
+def _signature_row(path: Path, repo: Repository) -> Signature | None:
+    """The installation's signature row for these exact bytes, if any."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return next((s for s in repo.signatures() if s.pdf_sha256 == digest), None)
+
+
+def _currency(mine: Signature | None, repo: Repository) -> dict[str, Any]:
     """Whether this signed PDF is still the case's record: the signature the installation
     holds for these exact bytes, the case's status now, later signatures that supersede it,
     and decisions recorded after it was signed."""
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    mine = next((s for s in repo.signatures() if s.pdf_sha256 == digest), None)
     if mine is None:
         return {
             "checked": True,
@@ -244,7 +249,7 @@ def _currency(path: Path, repo: Repository) -> dict[str, Any]:
     }
 
 
-def _registration(result: VerifyResult, repo: Repository, path: Path) -> dict[str, Any]:
+def _registration(result: VerifyResult, repo: Repository, mine: Signature | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "checked": True,
         "user": result.signer,
@@ -272,11 +277,11 @@ def _registration(result: VerifyResult, repo: Repository, path: Path) -> dict[st
         )
     else:
         out["fingerprint_matches"] = True
-    return _revoked(out, result, repo, user.name, path)
+    return _revoked(out, result, repo, user.name, mine)
 
 
 def _revoked(
-    out: dict[str, Any], result: VerifyResult, repo: Repository, name: str, path: Path
+    out: dict[str, Any], result: VerifyResult, repo: Repository, name: str, row: Signature | None
 ) -> dict[str, Any]:
     """Whether the signer's account was revoked; a signature made after it is not theirs to
     give (a session kept open, or a kept key used outside Concord): it fails as an
@@ -291,8 +296,6 @@ def _revoked(
         revoked_at = datetime.fromisoformat(str(statement.get("at")))
     except ValueError:
         return out
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    row = next((s for s in repo.signatures() if s.pdf_sha256 == digest), None)
     if row is not None:
         after = row.signed_at >= revoked_at
     else:

@@ -14,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from concord.accounts.session import Session, require_role, revocation_note, revocation_of
+from concord.accounts.session import (
+    Session,
+    require_role,
+    revocation_note,
+    revocation_of,
+    revoked_accounts,
+)
 from concord.domain import UserRole
 from concord.errors import AuthError, InputError
 from concord.pki.credentials import statement_bytes
@@ -54,9 +60,9 @@ def revoke_user(repo: Repository, name: str, reason: str, *, admin: Session) -> 
             raise InputError(
                 "the user was never enrolled: there is no account to revoke", subject=name
             )
-        if revocation_of(repo, name) is not None:
+        revoked = revoked_accounts(repo)
+        if name in revoked:
             raise InputError("the account is already revoked", subject=name)
-        revoked = {u.name for u in repo.list_users() if revocation_of(repo, u.name)}
         if user.role == UserRole.ADMIN:
             admins = [
                 u.name

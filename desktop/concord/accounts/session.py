@@ -60,20 +60,28 @@ def revocation_note(statement: dict[str, Any]) -> str:
     return f"revoked by {statement.get('revoked_by')} on {at} UTC: {statement.get('reason')}"
 
 
-def revocation_of(repo: Repository, name: str) -> dict[str, Any] | None:
-    """The revocation statement of `name`'s account, if one in the audit trail is signed by
-    an enrolled admin's key (an unsigned or forged one is ignored here, and reported by
-    `concord audit verify`)."""
+def revoked_accounts(repo: Repository) -> dict[str, dict[str, Any]]:
+    """name -> the revocation statement of each account with one in the audit trail signed
+    by an enrolled admin's key (an unsigned or forged one is ignored here, and reported by
+    `concord audit verify`). One read of the users and of the revocations."""
     admins = {u.name: u for u in repo.list_users() if u.role == UserRole.ADMIN and u.enrolled}
-    for statement, signature in repo.revocations().get(name, []):
-        admin = admins.get(str(statement.get("revoked_by")))
-        if (
-            admin is not None
-            and statement.get("name") == name
-            and verify_signature(str(admin.public_key), statement_bytes(statement), signature)
-        ):
-            return statement
-    return None
+    found: dict[str, dict[str, Any]] = {}
+    for name, pairs in repo.revocations().items():
+        for statement, signature in pairs:
+            admin = admins.get(str(statement.get("revoked_by")))
+            if (
+                admin is not None
+                and statement.get("name") == name
+                and verify_signature(str(admin.public_key), statement_bytes(statement), signature)
+            ):
+                found[name] = statement
+                break
+    return found
+
+
+def revocation_of(repo: Repository, name: str) -> dict[str, Any] | None:
+    """The valid revocation statement of `name`'s account, if any (`revoked_accounts`)."""
+    return revoked_accounts(repo).get(name)
 
 
 def _fail(repo: Repository, name: str, why: str) -> AuthError:

@@ -100,11 +100,10 @@ def cmd_users_add(args: argparse.Namespace) -> int:
 
 
 def cmd_users_list(args: argparse.Namespace) -> int:
-    from concord.accounts.session import revocation_note, revocation_of
+    from concord.accounts.session import revocation_note, revoked_accounts
 
     repo = services().repo
-    users = repo.list_users()
-    revoked = {u.name: s for u in users if (s := revocation_of(repo, u.name)) is not None}
+    users, revoked = repo.list_users(), revoked_accounts(repo)
     if args.json:
         emit_json(
             {
