@@ -298,6 +298,13 @@ def test_abbreviations_do_not_end_the_clause() -> None:
         ("Metformin 500 mg once daily; omit on the morning of surgery.", "Metformin 500 mg", True),
         ("Aspirin 75 mg. If bleeding, stop.", "Aspirin 75 mg", True),
         ("Information leaflet provided.", "Information leaflet", True),
+        ("Spinal anaesthesia - provided platelets remain above 80.", "Spinal anaesthesia", False),
+        (
+            "Continue bisoprolol unless HR < 50 on the morning of surgery.",
+            "Continue bisoprolol",
+            False,
+        ),
+        ("Leaflet provided, consent signed.", "Leaflet", True),
     ],
 )
 def test_what_governs_a_quote_stays_in_it(text: str, quote: str, verified: bool) -> None:

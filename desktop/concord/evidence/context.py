@@ -25,6 +25,7 @@ from concord.evidence.context_words import (
     NEGATION_ANY,
     NEGATION_BEFORE,
     NOT_A_CUE,
+    PARTICIPLE_CONDITIONS,
     PHRASE_WORDS,
     PREDICATE_NEGATIONS,
     PSEUDO_NEGATION,
@@ -197,6 +198,9 @@ def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int)
         appended = words == 0 and marks == [","]  # "hernia repair, left."
         return (adjacent or appended) and (closes or side)
     if kind is ContextKind.CONDITION:  # "epidural only if", "spinal, unless", "- if"
+        participle = b == a + 1 and tt.token(a) in PARTICIPLE_CONDITIONS
+        if participle and _phrase_ends_at(tt, b):
+            return False
         return words == 0 and all(m in CONDITION_MARKS for m in marks)
     if kind is ContextKind.FAMILY:
         connectors = [tt.token(k) for k in range(end, a) if tt.is_word(k)]

@@ -68,9 +68,13 @@ HISTORY = _words(
 )
 HISTORY_AFTER = _words("resolved resolving in-remission historical previously")
 CONDITION_AFTER = _words(
-    """if only-if unless provided-that providing-that as-long-as so-long-as subject-to
-    conditional-on conditional-upon dependent-on depending-on contingent-on"""
+    """if only-if unless provided-that providing-that provided providing as-long-as
+    so-long-as subject-to conditional-on conditional-upon dependent-on depending-on
+    contingent-on"""
 )
+PARTICIPLE_CONDITIONS = frozenset({"provided", "providing"})
+"""A condition only when a clause follows ("spinal | provided platelets remain above 80");
+closing the phrase they are participles ("Information leaflet provided.")."""
 """A condition right after a finding or a plan makes it conditional: "epidural | only if INR
 < 1.4", "proceed with spinal | unless platelets fall", "oramorph 5 mg | if required"."""
 CHECKLIST_NO = _words("no not nil n denies denied deny")
