@@ -18,7 +18,7 @@ from enum import StrEnum
 from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import addressing_items, triggered
 from concord.adjudication.llm_matcher import LlmMatchProposer
-from concord.adjudication.panel import judge_panel
+from concord.adjudication.panel import judge_panel, proposer_asks
 from concord.agents.profiles import AgentProfile
 from concord.agents.prompts import build_record_block
 from concord.agents.runner import propose_operation, run_agent, run_agents
@@ -196,6 +196,21 @@ def run_panel(
 
     rules = screen.definitions
     proposer = LlmMatchProposer(runtime, build_record_block(record)) if settings.judges else None
+    if proposer is not None:  # every judge run of every brief, decoded together
+        asks = [
+            ask
+            for brief in briefs[1:]
+            for ask in proposer_asks(
+                anaesthetist, brief, lexicon=lexicon, config=config, runs=settings.judges
+            )
+        ]
+        t0 = time.perf_counter()
+        yield RunEvent(
+            Stage.ADJUDICATION, f"judges proposing matches ({len(asks)} run(s))", 0, len(briefs) - 1
+        )
+        proposer.prefetch(asks, should_stop)
+        timed("judges", t0)
+        check()
     cards = []
     for n, brief in enumerate(briefs[1:]):
         t0 = time.perf_counter()

@@ -3,6 +3,7 @@ it finishes; a cancel stops the batch mid-way."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -91,3 +92,59 @@ def test_a_cancel_during_the_specialists_stops_the_batch(svc) -> None:
     assert len(finished) == 1
     chosen = runtime.batches[-1]
     assert len(runtime.answered) < 1 + len(chosen)  # the rest of the batch was never decoded
+
+
+class PairingWriter(BriefWriter):
+    """A judge that pairs the first unmatched specialist item with each anaesthetist item
+    in turn, by seed, so that each judge run proposes something of its own."""
+
+    def __call__(self, request: GenerationRequest) -> str:
+        props = (request.schema or {}).get("properties", {})
+        if "pairs" not in props:
+            return super().__call__(request)
+        self.requests.append(request)
+        pair = props["pairs"]["items"]["properties"]
+        spec, anaes = pair["s"]["enum"], pair["a"]["enum"]
+        return json.dumps({"pairs": [{"s": spec[0], "a": anaes[request.seed % len(anaes)]}]})
+
+
+def judged(svc: Services, runtime: ScriptedRuntime, judges: int):
+    events = list(
+        run_panel(
+            load_record(CKD),
+            runtime,
+            profiles=svc.profiles,
+            screen=svc.screen,
+            lexicon=svc.lexicon,
+            config=svc.config,
+            settings=PanelSettings(judges=judges, max_specialists=4),
+        )
+    )
+    case = events[-1].case
+    assert case is not None
+    return events, case
+
+
+@pytest.mark.parametrize("judges", [1, 3])
+def test_the_judges_of_every_brief_are_decoded_together_and_score_as_one_by_one(
+    svc, judges: int
+) -> None:
+    together = ParallelWriter(PairingWriter(consult=CONSULT, full=True))
+    events, case = judged(svc, together, judges)
+    chosen = list(case.specialists_chosen)
+    judge_requests = [r for r in together.requests if "List S:" in r.prompt]
+    assert judge_requests  # code left items unmatched, so the judges were asked
+    # the anaesthetist, the specialists, then every judge run of every brief in one batch
+    assert together.batches == [["anaesthetist"], chosen, ["judge"] * len(judge_requests)]
+    assert len({(r.prompt, r.seed) for r in judge_requests}) == len(judge_requests)
+    assert {r.seed for r in judge_requests} == set(range(judges))
+    # no judge request was made twice (the batch's answers were used, not asked again)
+    assert len(together.requests) == 1 + len(chosen) + len(judge_requests)
+    # the same scorecards as a runtime that answers one request after another
+    _, alone = judged(svc, ScriptedRuntime(PairingWriter(consult=CONSULT, full=True)), judges)
+    assert [c.model_dump(exclude={"case_id"}) for c in case.scorecards] == [
+        c.model_dump(exclude={"case_id"}) for c in alone.scorecards
+    ]
+    assert any(c.judge_runs == judges for c in case.scorecards)
+    first_adjudication = next(e for e in events if e.stage is Stage.ADJUDICATION)
+    assert "judges proposing matches" in first_adjudication.message

@@ -17,6 +17,8 @@ from concord.domain import Brief, BriefItem, BriefSection, GateHit, Record, Scor
 
 # (unmatched specialist items, unmatched anaesthetist items, seed) -> proposed (spec, anaes) ids
 Proposer = Callable[[Sequence[BriefItem], Sequence[BriefItem], int], list[tuple[str, str]]]
+Ask = tuple[list[BriefItem], list[BriefItem], int]
+"""What a judge run asks the proposer: the items code left unmatched, and the run's seed."""
 
 
 def _unmatched(
@@ -34,6 +36,23 @@ def _unmatched(
         spec_left += [i for i in s_items if i.item_id not in s_done]
         anaes_left += [i for i in a_items if i.item_id not in a_done]
     return spec_left, anaes_left
+
+
+def proposer_asks(
+    anaesthetist: Brief,
+    specialist: Brief,
+    *,
+    lexicon: ConceptFinder,
+    config: ScoringConfig,
+    runs: int,
+) -> list[Ask]:
+    """What `judge_panel` will ask the proposer, run by run (nothing when code matched every
+    item of one side): asked beforehand, the answers for several briefs can be decoded
+    together."""
+    spec_left, anaes_left = _unmatched(anaesthetist, specialist, lexicon, config)
+    if not (spec_left and anaes_left):
+        return []
+    return [(spec_left, anaes_left, seed) for seed in range(runs)]
 
 
 def judge_panel(
@@ -64,11 +83,8 @@ def judge_panel(
 
     if runs <= 0 or proposer is None:
         return score([])
-    spec_left, anaes_left = _unmatched(anaesthetist, specialist, lexicon, config)
-    cards = [
-        score(proposer(spec_left, anaes_left, seed) if spec_left and anaes_left else [])
-        for seed in range(runs)
-    ]
+    asks = proposer_asks(anaesthetist, specialist, lexicon=lexicon, config=config, runs=runs)
+    cards = [score(proposer(*ask)) for ask in asks] or [score([])]
     chosen = min(cards, key=lambda c: c.overall)
     spread = round(max(c.overall for c in cards) - chosen.overall, 1)
     reasons = list(chosen.review_reasons)

@@ -4,9 +4,16 @@ Several agents on the same record (the specialists) run together: each round sen
 agent still without a valid answer to the runtime at once (`generate_all`: decoded in one
 batch by a parallel runtime), and validates each answer as it arrives.
 
+A brief's token cap follows its item budget (`brief_token_cap`): the schema's maxItems and
+maxLength end the answer, and the cap only stops a runaway. A fixed cap of 640 tokens cut
+off 6 of 33 greedy briefs on the demo patients; each was decoded to the cap, thrown away and
+asked again at half budget. Decoded to their end, those 6 took 675-1,018 tokens and were
+valid, and the most any demo brief spent was 44 tokens per item of its budget.
+
 A retry changes something that can change the answer, and is capped (`max_attempts`):
-- an answer cut off at its token cap is asked again, greedily, with every section's item
-  budget halved (the schema's maxItems and the limits the prompt states), so it fits;
+- an answer cut off at its token cap (a runaway, or a cap given by the caller) is asked
+  again, greedily, with every section's item budget halved (the schema's maxItems, the
+  limits the prompt states and the cap that follows them);
 - any other invalid answer is asked again sampled at RETRY_TEMPERATURE with another seed.
 The validation error is NOT quoted back in the prompt: measured on the demo patients, the
 default model copied such a note into its answer (the surgeon "proposed" the operation
@@ -57,7 +64,8 @@ from concord.llm.runtime import (
     generate_all,
 )
 
-DEFAULT_BRIEF_MAX_TOKENS = 640
+BRIEF_TOKENS_PER_ITEM = 56  # measured at most 44 per item on the demo briefs (module doc)
+BRIEF_BASE_TOKENS = 64  # the sections' keys and brackets
 SURGEON_MAX_TOKENS = 160
 DEFAULT_MAX_ATTEMPTS = 2
 RETRY_TEMPERATURE = 0.5
@@ -85,6 +93,12 @@ class Attempt(Generic[T]):
 
 AttemptPlan = Callable[[int, Refusal | None, float], Attempt[T]]
 """(attempt number from 1, the last refusal, the item budget scale) -> the attempt."""
+
+
+def brief_token_cap(limits: MaxItems) -> int:
+    """The token cap of a brief with these section budgets: room for every item."""
+    items = sum(limits.model_dump().values())
+    return BRIEF_BASE_TOKENS + BRIEF_TOKENS_PER_ITEM * items
 
 
 def scaled_limits(limits: MaxItems, scale: float) -> MaxItems:
@@ -176,11 +190,12 @@ def brief_task(
     *,
     operation: str,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    max_tokens: int = DEFAULT_BRIEF_MAX_TOKENS,
+    max_tokens: int | None = None,
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
 ) -> AgentTask[BriefOut]:
-    """The attempts of an anaesthetist or specialist at its brief on `record`."""
+    """The attempts of an anaesthetist or specialist at its brief on `record`; `max_tokens`
+    None: the cap follows the item budget of each attempt (`brief_token_cap`)."""
     if profile.role == AgentRole.SURGEON:
         raise InputError(
             "the surgeon proposes an operation; use propose_operation", subject=profile.id
@@ -211,7 +226,7 @@ def brief_task(
             prefix=prefix,
             prompt=prompt,
             schema=brief_schema(budget, record, consult_ids),
-            max_tokens=max_tokens,
+            max_tokens=brief_token_cap(limits) if max_tokens is None else max_tokens,
             temperature=temperature,
             seed=attempt_seed,
             agent=profile.id,
@@ -266,7 +281,7 @@ def run_agents(
     *,
     operation: str,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    max_tokens: int = DEFAULT_BRIEF_MAX_TOKENS,
+    max_tokens: int | None = None,
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
     should_stop: StopCheck | None = None,
@@ -299,7 +314,7 @@ def run_agent(
     *,
     operation: str,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    max_tokens: int = DEFAULT_BRIEF_MAX_TOKENS,
+    max_tokens: int | None = None,
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
     should_stop: StopCheck | None = None,

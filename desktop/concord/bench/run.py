@@ -23,7 +23,7 @@ from typing import Any
 
 from concord.adjudication.config import ScoringConfig
 from concord.agents.profiles import AgentProfile
-from concord.agents.runner import DEFAULT_BRIEF_MAX_TOKENS
+from concord.agents.runner import brief_token_cap
 from concord.bench import model_measures as mm
 from concord.bench import text_measures as tm
 from concord.bench.figures import Figure
@@ -57,7 +57,7 @@ class BenchOptions:
     quick: bool = False
     record_tokens: int = 4096  # the record block the agents see, in model tokens
     reuse_tokens: int = 32  # output tokens per agent in the reuse comparison
-    decode_tokens: int = DEFAULT_BRIEF_MAX_TOKENS  # constrained vs free: a whole brief
+    decode_tokens: int = 640  # constrained vs free: tokens of a long brief
     decode_repeats: int = 2
     parallel_repeats: int = 1  # specialists alone vs together, alternated
     naive: bool = True  # run the plain llama-cpp-python peer
@@ -235,7 +235,9 @@ def _specialist_requests(
         if name not in {r.agent for r in requests}:
             profile = inputs.profiles[name]
             requests.append(
-                mm.agent_request(profile, record, inputs.profiles, DEFAULT_BRIEF_MAX_TOKENS)
+                mm.agent_request(
+                    profile, record, inputs.profiles, brief_token_cap(profile.max_items)
+                )
             )
     return requests
 
