@@ -1,11 +1,16 @@
 """Token choice for the llama.cpp runtime: greedy or seeded temperature sampling, with an
 optional grammar checked the way llama.cpp's own `common_sampler` does it.
 
-Checking the grammar against all 262k tokens of Gemma's vocabulary costs ~50 ms a token.
-Instead the unconstrained choice is checked alone first; only when the grammar rejects it
-is the whole vocabulary filtered and the choice made again. For greedy decoding this gives
-exactly the argmax of the grammar-filtered logits; for sampling it gives exactly the
-grammar-restricted distribution (a rejected draw is redrawn from the allowed set).
+Checking the grammar against all 262k tokens of Gemma's vocabulary costs ~20-50 ms a token.
+Instead the unconstrained choice is checked alone first. When the grammar rejects it, a
+greedy choice checks the GREEDY_CANDIDATES most likely tokens one by one, best first, and
+takes the first allowed (measured on a renal brief: the argmax was rejected at 40 of 256
+steps, and filtering the whole vocabulary there took 11% of the brief's time); only when
+none of them is allowed, or a tie with a token outside them could decide, is the whole
+vocabulary filtered. Either way greedy decoding gives exactly the argmax of the
+grammar-filtered logits (the lowest token id among equal logits, as `np.argmax`). A
+rejected sampled draw is redrawn from the whole filtered vocabulary, which gives exactly
+the grammar-restricted distribution.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 SAMPLING_TOP_K = 40  # with temperature > 0, sample among the k most likely tokens
+GREEDY_CANDIDATES = 64  # tokens checked one by one before the whole vocabulary is filtered
 
 
 class GrammarConstraint:
@@ -101,10 +107,29 @@ class TokenChooser:
         probs /= probs.sum()
         return int(top[self._rng.choice(k, p=probs)])
 
+    def _best_allowed(self, logits: npt.NDArray[np.single]) -> int | None:
+        """The argmax of the grammar-filtered logits if it is among the GREEDY_CANDIDATES
+        most likely tokens and no token outside them ties with it; else None."""
+        assert self._grammar is not None
+        n = min(GREEDY_CANDIDATES, len(logits))
+        top = np.argpartition(logits, -n)[-n:]
+        order = top[np.lexsort((top, -logits[top]))]  # best first, lower id first on a tie
+        floor = logits[order[-1]]  # every token outside the candidates is at most this
+        for token in order:
+            if not logits[token] > floor:
+                return None
+            if self._grammar.allows(int(token)):
+                return int(token)
+        return None
+
     def choose(self, logits: npt.NDArray[np.single]) -> int:
         token = self._pick(logits)
         if self._grammar is None or self._grammar.allows(token):
             return token
+        if self._temperature <= 0.0:
+            best = self._best_allowed(logits)
+            if best is not None:
+                return best
         masked = self._grammar.mask(logits)
         if not np.isfinite(masked).any():
             raise ValueError("the grammar allows no token here")
