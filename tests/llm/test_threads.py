@@ -7,7 +7,12 @@ import pytest
 
 import concord.services as services_module
 from concord.llm import llama_cpp_runtime
-from concord.llm.llama_cpp_runtime import THREADS_ENV, default_threads
+from concord.llm.llama_cpp_runtime import (
+    PARALLEL_ENV,
+    THREADS_ENV,
+    default_threads,
+    default_together,
+)
 from concord.services import Services
 
 
@@ -49,3 +54,44 @@ def test_services_load_the_model_with_the_threads_of_their_caller(
     monkeypatch.setattr(Services, "model_entry", lambda self, _name: default_entry)
     services.runtime()
     assert loaded[0]["n_threads"] == threads
+
+
+def test_sequences_are_decoded_together_only_with_more_than_one_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(PARALLEL_ENV, raising=False)
+    # one thread: a batch step costs more than its sequences one at a time (measured)
+    assert default_together(1, 4) == 1
+    assert default_together(2, 4) == 4 and default_together(7, 3) == 3
+    monkeypatch.setenv(PARALLEL_ENV, "4")  # asked for: decoded together whatever the threads
+    assert default_together(1, 4) == 4
+
+
+def test_a_single_thread_runtime_decodes_one_request_at_a_time_unless_told(
+    monkeypatch: pytest.MonkeyPatch, default_entry
+) -> None:
+    from concord.llm.registry import load_runtime
+    from concord.llm.runtime import GenerationRequest
+
+    monkeypatch.delenv(PARALLEL_ENV, raising=False)
+    requests = [
+        GenerationRequest(prefix="Record: K+ 6.1 mmol/L.\n", prompt=q, max_tokens=12 - 3 * i)
+        for i, q in enumerate(("Renal risk:", "Cardiac risk:", "Bleeding risk:"))
+    ]
+    default = load_runtime(default_entry, n_ctx=512, n_threads=1)
+    try:
+        assert default.parallel > 1 and default.together == 1
+        # one at a time: they finish in the order they were asked, although the later
+        # ones are shorter and would finish first if decoded together
+        one_by_one = list(default.generate_many(requests))
+        assert [i for i, _ in one_by_one] == [0, 1, 2]
+    finally:
+        default.close()
+    chosen = load_runtime(default_entry, n_ctx=512, n_threads=1, parallel=3)
+    try:
+        assert chosen.together == 3
+        together = list(chosen.generate_many(requests))
+        assert [i for i, _ in together] == [2, 1, 0]  # the shortest first
+    finally:
+        chosen.close()
+    assert {i: g.text for i, g in one_by_one} == {i: g.text for i, g in together}

@@ -67,6 +67,21 @@ def prefix_reuse(runtime: Runtime, enabled: bool) -> Iterator[bool]:
         runtime.prefix_cache = before
 
 
+@contextmanager
+def decoding_together(runtime: Runtime) -> Iterator[int]:
+    """Let the runtime decode as many sequences at once as it has (whatever its default for
+    this thread count); yields how many it decodes at once otherwise."""
+    before = int(getattr(runtime, "together", getattr(runtime, "parallel", 1)))
+    if not hasattr(runtime, "together"):
+        yield before
+        return
+    runtime.together = int(getattr(runtime, "parallel", 1))
+    try:
+        yield before
+    finally:
+        runtime.together = before
+
+
 @dataclass(frozen=True)
 class ReuseResult:
     naive_seconds: float
@@ -260,6 +275,7 @@ class ParallelResult:
     prefill_seconds: float  # the record prefix evaluated from scratch
     repeats: int
     in_panel: int = 0  # the first `in_panel` requests are the specialists the panel ran
+    app_together: int = 0  # sequences the runtime decodes at once by default (0: unknown)
 
     @property
     def sequential_seconds(self) -> float:
@@ -307,13 +323,16 @@ def measure_parallel(
     alone: list[float] = [float("inf")] * len(requests)
     together = float("inf")
     differing = 0
+    app_together = 0
     for _ in range(max(1, repeats)):
         texts = []
         for i, request in enumerate(requests):
             seconds, generation = _timed(runtime, request)
             alone[i] = min(alone[i], seconds)
             texts.append(generation.text)
-        seconds, batched = _together(runtime, requests)
+        with decoding_together(runtime) as at_once:
+            seconds, batched = _together(runtime, requests)
+        app_together = at_once
         together = min(together, seconds)
         differing = max(differing, sum(a != b for a, b in zip(texts, batched, strict=True)))
     anaesthetist_seconds, _ = _timed(runtime, anaesthetist)
@@ -327,4 +346,5 @@ def measure_parallel(
         prefill_seconds=measure_prefill(runtime, anaesthetist.prefix),
         repeats=max(1, repeats),
         in_panel=len(requests) if in_panel is None else in_panel,
+        app_together=app_together,
     )

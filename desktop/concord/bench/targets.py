@@ -360,7 +360,13 @@ def _panel_figures(
             f"({parallel.sequential_seconds:.1f} s) vs decoded together in one batch "
             f"({parallel.together_seconds:.1f} s, {parallel.parallel} parallel sequences), the "
             f"record prefix already evaluated, fastest of {parallel.repeats}; "
-            f"{parallel.differing} of {n} greedy answers differ between the two",
+            f"{parallel.differing} of {n} greedy answers differ between the two"
+            + (
+                f"; with its thread count the panel decodes {parallel.app_together} at a time "
+                "(concord.llm.llama_cpp_runtime.default_together)"
+                if 0 < parallel.app_together < parallel.parallel
+                else ""
+            ),
             Target(">=", max(1.0, PARALLEL_MIN_SHARE * min(n, parallel.parallel))),
             detail={
                 "sequences": n,
@@ -368,6 +374,7 @@ def _panel_figures(
                 "alone_seconds": [round(x, 2) for x in parallel.alone_seconds],
                 "together_seconds": round(parallel.together_seconds, 3),
                 "answers_differing": parallel.differing,
+                "panel_decodes_at_once": parallel.app_together,
             },
         )
     )

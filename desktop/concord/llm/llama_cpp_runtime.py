@@ -18,6 +18,8 @@ also changed the next request's greedy answer. The tokens of all
 active sequences go to llama.cpp in one `llama_batch` per step, each sequence with its own
 token chooser (greedy or seeded sampling, its own grammar); when a sequence finishes, a
 waiting request takes its place in the next step. A single `generate` is a batch of one.
+How many sequences are decoded at once (`together`) is all of them with more than one
+thread, one at a time on a single thread, where a batch is slower (`default_together`).
 
 Separate streams, not one unified cache shared by all sequences, keep each sequence's cells
 laid out exactly as in a run of that request alone (prefix, then its own tail), so its
@@ -112,6 +114,19 @@ def default_parallel() -> int:
     return min(_positive_env(PARALLEL_ENV) or DEFAULT_PARALLEL, MAX_PARALLEL)
 
 
+def default_together(n_threads: int, parallel: int) -> int:
+    """How many of the `parallel` sequences are decoded at once when nobody chose: all of
+    them with more than one thread (or when $CONCORD_LLM_PARALLEL asks), one at a time on a
+    single thread. Measured on a 2-core machine (27 November 2026), one llama_decode step of
+    the default model: one sequence 12.2 ms; four sequences 62.3 ms on 1 thread (15.6 ms a
+    token, slower than one at a time: a step with more than one output row pays some 20 ms
+    more for the 262k-row output layer) but 36.3 ms on 2 threads (9.1 ms a token, 1.3x
+    faster). The answers are the same either way (the module doc)."""
+    if n_threads > 1 or _positive_env(PARALLEL_ENV) is not None:
+        return parallel
+    return 1
+
+
 @dataclass(frozen=True)
 class _PrefixState:
     tokens: tuple[int, ...]
@@ -183,9 +198,12 @@ class LlamaCppRuntime:
             raise ModelError(f"llama.cpp could not load the model: {exc}", subject=path) from exc
         self.kv_shape = KvShape.from_metadata(self._model.metadata())
         stream = self.kv_shape.bytes_per_stream(n_ctx) if self.kv_shape else 0
+        chosen = parallel is not None
         if parallel is None:  # the default, bounded by this machine's memory
             parallel = safe_parallel(stream, default_parallel())
         self.parallel = max(1, min(parallel, MAX_PARALLEL))
+        # sequences decoded at once: all of the chosen number, else by the thread count
+        self.together = self.parallel if chosen else default_together(self.n_threads, self.parallel)
         self.kv_bytes = stream * self.parallel
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * self.parallel
@@ -389,10 +407,11 @@ class LlamaCppRuntime:
 
     def _admit(self, waiting: list[_Sequence], active: list[_Sequence], prefix: list[int]) -> None:
         """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
-        batch by consecutive sequence ids), each from the record prefix."""
+        batch by consecutive sequence ids), each from the record prefix, at most `together`
+        at once."""
         busy = {s.seq_id for s in active}
         free = [i for i in range(self.parallel) if i not in busy]
-        while waiting and free:
+        while waiting and free and len(active) < self.together:
             sequence = waiting.pop(0)
             sequence.seq_id = free.pop(0)
             sequence.prefix_reused = self._load_prefix(prefix, sequence.seq_id, alone=not active)
