@@ -232,7 +232,8 @@ def test_llama_cpp_refuses_a_consult_listed_twice(runtime) -> None:
         finally:
             constraint.close()
 
-    assert accepted('{"consult": ["renal", "cardiology"]}')
-    assert accepted('{"consult": ["cardiology", "renal"]}')
-    assert not accepted('{"consult": ["renal", "renal"]}')
-    assert not accepted('{"consult": ["cardiology", "renal", "cardiology"]}')
+    assert accepted('{"consult":["renal","cardiology"]}')
+    assert accepted('{"consult":["cardiology","renal"]}')
+    assert not accepted('{"consult":["renal","renal"]}')
+    assert not accepted('{"consult": ["renal"]}')  # compact JSON: no optional spaces
+    assert not accepted('{"consult":["cardiology","renal","cardiology"]}')

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+
 from concord.llm.sampling import GREEDY_CANDIDATES, TokenChooser
 
 

@@ -23,11 +23,22 @@ from concord.errors import ModelError
 MAX_UNIQUE_VALUES = 10
 _LOOSE_CHAR = r'char ::= [^"\\] |'
 _STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
+_OPTIONAL_SPACE = 'space ::= " "?'
+_NO_SPACE = 'space ::= ""'
 
 
 def strict_json_chars(grammar: str) -> str:
     """Forbid raw control characters inside JSON strings."""
     return grammar.replace(_LOOSE_CHAR, _STRICT_CHAR)
+
+
+def compact_json(grammar: str) -> str:
+    """No optional spaces between JSON tokens: the text between two values is then forced
+    by the schema alone (`"}, {"text": "` is a choice of spaces otherwise), so it can be
+    jumped over instead of decoded token by token (`GrammarConstraint.forced_text`)."""
+    if _OPTIONAL_SPACE not in grammar:
+        raise ModelError("the grammar converter's space rule changed", subject="grammar")
+    return grammar.replace(_OPTIONAL_SPACE, _NO_SPACE)
 
 
 def is_unique_enum_array(schema: Mapping[str, Any]) -> bool:
@@ -118,4 +129,4 @@ def schema_grammar(schema: Mapping[str, Any], subject: str = "grammar") -> str:
         raise ModelError(
             f"cannot turn the JSON schema into a grammar: {exc}", subject=subject
         ) from exc
-    return strict_json_chars(str(grammar))
+    return compact_json(strict_json_chars(str(grammar)))

@@ -21,6 +21,16 @@ waiting request takes its place in the next step. A single `generate` is a batch
 How many sequences are decoded at once (`together`) is all of them with more than one
 thread, one at a time on a single thread, where a batch is slower (`default_together`).
 
+Jump-forward: under a schema, after each chosen token the text the grammar leaves no choice
+about (`"},{"text":"` between two bullets, the rest of an enum value, the closing brackets;
+the grammar allows no optional spaces, `json_grammar.compact_json`) is tokenized as the
+model's tokenizer writes it and evaluated in the same call as the chosen token, with logits
+for the last token only, instead of one decoding step per token. Measured on four
+specialists' briefs on demo 03 (1 thread, the same compact grammar): 30.5 s with it, 38.2 s
+without (84 vs 70 tokens a second, 2,232 vs 2,410 tokens). A sequence with forced text is
+evaluated in its own llama_decode call, as it would be alone, so decoding together still
+writes what each request writes alone (tested).
+
 Separate streams, not one unified cache shared by all sequences, keep each sequence's cells
 laid out exactly as in a run of that request alone (prefix, then its own tail), so its
 attention sums round as they would alone; in a unified cache the sequences' cells
@@ -63,7 +73,7 @@ from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.json_grammar import schema_grammar
 from concord.llm.kv_memory import KvShape, safe_parallel
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
-from concord.llm.sampling import GrammarConstraint, TokenChooser
+from concord.llm.sampling import PROBE_ORDER, GrammarConstraint, Probes, TokenChooser
 
 DEFAULT_N_BATCH = 512
 MAX_DEFAULT_THREADS = 16
@@ -147,8 +157,9 @@ class _Sequence:
     prefix_reused: bool = False
     pos: int = 0  # position of the next token to evaluate
     fed: int = 0  # tail tokens evaluated so far
-    pending: int | None = None  # chosen token, evaluated in the next step
+    pending: list[int] = field(default_factory=list)  # chosen (+ forced) tokens, next step
     out: list[int] = field(default_factory=list)
+    admitted_at: float = 0.0  # when it took a sequence (perf_counter)
     first_logits_at: float | None = None  # when its prompt was evaluated (perf_counter)
     finish: FinishReason | None = None
 
@@ -170,6 +181,7 @@ class LlamaCppRuntime:
         prefix_cache: bool = True,
         parallel: int | None = None,
         repack: bool = False,
+        jump_forward: bool = True,
     ) -> None:
         try:
             import llama_cpp
@@ -224,6 +236,7 @@ class LlamaCppRuntime:
         self._vocab = self._model.vocab
         self._memory = llama_cpp.llama_get_memory(self._ctx)
         self.template = self._template_split()
+        self._probes = self._grammar_probes() if jump_forward else None
         self._states: OrderedDict[str, _PrefixState] = OrderedDict()
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -240,6 +253,23 @@ class LlamaCppRuntime:
             eos_token=eos.decode("utf-8", "replace"),
             subject=self.model_name,
         )
+
+    def _grammar_probes(self) -> Probes | None:
+        """A single token for each printable ASCII character, and the end-of-generation and
+        a non-ASCII token as blockers; None (no jump-forward) if some character has no
+        single token of its own."""
+        chars = []
+        for char in PROBE_ORDER:
+            tokens = self.tokenize(char, special=False)
+            if len(tokens) != 1 or self._model.detokenize(tokens) != char.encode():
+                return None
+            chars.append((char, tokens[0]))
+        blockers = {self._model.token_eos()}
+        eot = self._lib.llama_vocab_eot(self._vocab)
+        if eot >= 0:
+            blockers.add(eot)
+        blockers.update(self.tokenize("\u00e9", special=False)[:1])
+        return Probes(tuple(chars), tuple(sorted(blockers)))
 
     def tokenize(self, text: str, *, special: bool, bos: bool = False) -> list[int]:
         """The model's tokens for `text`; with `special`, control-token text becomes control
@@ -414,12 +444,17 @@ class LlamaCppRuntime:
         while waiting and free and len(active) < self.together:
             sequence = waiting.pop(0)
             sequence.seq_id = free.pop(0)
+            sequence.admitted_at = time.perf_counter()
             sequence.prefix_reused = self._load_prefix(prefix, sequence.seq_id, alone=not active)
             sequence.pos = len(prefix)
             request = sequence.request
             if request.schema is not None:
                 sequence.grammar = GrammarConstraint(
-                    self._lib, self._vocab, self._grammar_text(request.schema), self._n_vocab
+                    self._lib,
+                    self._vocab,
+                    self._grammar_text(request.schema),
+                    self._n_vocab,
+                    self._probes,
                 )
             sequence.chooser = TokenChooser(request.temperature, request.seed, sequence.grammar)
             active.append(sequence)
@@ -433,8 +468,9 @@ class LlamaCppRuntime:
             sequence.grammar = None
 
     def _step(self, active: list[_Sequence]) -> list[_Sequence]:
-        """Evaluate the prompt of every newly started sequence, then one llama_decode of
-        the token each decoding sequence chose last. Returns the sequences that finished.
+        """Evaluate the prompt of every newly started sequence, and each chosen token that
+        has forced text after it in its own call; then one llama_decode of the token each
+        other decoding sequence chose last. Returns the sequences that finished.
 
         A prompt is evaluated in its own llama_decode calls, in chunks of n_batch from its
         start, exactly as for a request alone: llama.cpp splits a batch that mixes
@@ -442,17 +478,20 @@ class LlamaCppRuntime:
         differently, so a greedy answer could change."""
         finished = []
         for sequence in active:
-            if sequence.fed < len(sequence.tail) and self._prompt(sequence):
+            if sequence.fed < len(sequence.tail):
+                done = self._prompt(sequence)
+            else:  # a chosen token with forced text after it: in its own call
+                done = len(sequence.pending) > 1 and self._forced(sequence)
+            if done:
                 finished.append(sequence)
         self._batch.n_tokens = 0
         outputs: list[tuple[int, _Sequence]] = []
         for sequence in active:
-            if sequence.pending is not None and sequence not in finished:
-                outputs.append(
-                    (self._add(sequence.pending, sequence.pos, sequence.seq_id, True), sequence)
-                )
+            if len(sequence.pending) == 1 and sequence not in finished:
+                (token,) = sequence.pending
+                outputs.append((self._add(token, sequence.pos, sequence.seq_id, True), sequence))
                 sequence.pos += 1
-                sequence.pending = None
+                sequence.pending = []
         if outputs:
             self._decode_batch()
             for slot, sequence in outputs:
@@ -475,6 +514,19 @@ class LlamaCppRuntime:
         sequence.first_logits_at = time.perf_counter()
         return self._choose(sequence, self._logits(slot))
 
+    def _forced(self, sequence: _Sequence) -> bool:
+        """Evaluate the sequence's chosen token with the text the grammar forces after it, in
+        its own llama_decode call (as alone: see `_step`), logits for the last only; then
+        choose the next token. True if that finished the sequence."""
+        self._batch.n_tokens = 0
+        for token in sequence.pending:
+            slot = self._add(token, sequence.pos, sequence.seq_id, False)
+            sequence.pos += 1
+        self._batch.logits[slot] = 1
+        sequence.pending = []
+        self._decode_batch()
+        return self._choose(sequence, self._logits(slot))
+
     def _logits(self, slot: int) -> npt.NDArray[np.single]:
         pointer = self._lib.llama_get_logits_ith(self._ctx, slot)
         return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
@@ -490,15 +542,40 @@ class LlamaCppRuntime:
             sequence.finish = FinishReason.STOP
             return True
         sequence.chooser.accept(token)
-        sequence.out.append(token)
-        if sequence.request.schema is not None and self._closes_json(sequence.out, token):
-            sequence.finish = FinishReason.STOP
-            return True
+        chosen = [token, *self._follow_forced(sequence, sequence.request.max_tokens)]
+        for token in chosen:
+            sequence.out.append(token)
+            if sequence.request.schema is not None and self._closes_json(sequence.out, token):
+                sequence.finish = FinishReason.STOP
+                return True
         if len(sequence.out) >= sequence.request.max_tokens:
             sequence.finish = FinishReason.LENGTH
             return True
-        sequence.pending = token
+        sequence.pending = chosen
         return False
+
+    def _follow_forced(self, sequence: _Sequence, max_tokens: int) -> list[int]:
+        """The tokens of the text the sequence's grammar forces next (jump-forward), accepted
+        by its grammar; at most what is left of its token cap after the chosen token. The
+        text is tokenized as the model's tokenizer writes it; nothing is forced when its
+        tokens do not spell it exactly."""
+        grammar = sequence.grammar
+        room = max_tokens - len(sequence.out) - 1
+        if grammar is None or room <= 0:
+            return []
+        text = grammar.forced_text()
+        if not text:
+            return []
+        tokens = self.tokenize(text, special=False)
+        if self._model.detokenize(tokens, special=False) != text.encode():
+            return []
+        followed: list[int] = []
+        for token in tokens[:room]:
+            if not grammar.allows(token):
+                break
+            grammar.accept(token)
+            followed.append(token)
+        return followed
 
     def _result(self, sequence: _Sequence, started: float) -> Generation:
         text = self._model.detokenize(sequence.out, special=False).decode("utf-8", errors="replace")
@@ -510,7 +587,7 @@ class LlamaCppRuntime:
             seconds=time.perf_counter() - started,
             prefix_reused=sequence.prefix_reused,
             finish_reason=sequence.finish or FinishReason.LENGTH,
-            prompt_seconds=first_token - started,
+            prompt_seconds=first_token - (sequence.admitted_at or started),
         )
 
     def _closes_json(self, out: list[int], token: int) -> bool:

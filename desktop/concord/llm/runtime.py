@@ -45,7 +45,7 @@ class Generation:
     seconds: float
     prefix_reused: bool
     finish_reason: FinishReason
-    prompt_seconds: float = 0.0  # of `seconds`, spent before the first output token (0: unknown)
+    prompt_seconds: float = 0.0  # of `seconds`: its prompt, once it had a sequence (0: unknown)
 
 
 @runtime_checkable

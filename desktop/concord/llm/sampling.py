@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,11 +27,39 @@ SAMPLING_TOP_K = 40  # with temperature > 0, sample among the k most likely toke
 GREEDY_CANDIDATES = 64  # tokens checked one by one before the whole vocabulary is filtered
 
 
-class GrammarConstraint:
-    """A llama.cpp grammar sampler used only as an accept/reject filter."""
+# Single-character probes, most common text characters first: inside a JSON string many are
+# allowed and the search for a forced character stops at the second one found.
+PROBE_ORDER = (
+    "etaoinsrhldcumfpgwybvkxjqzETAOINSRHLDCUMFPGWYBVKXJQZ0123456789"
+    " .,:;-_()/%+'\"{}[]!?#$&*<=>@\\^`|~"
+)
+MAX_FORCED_CHARS = 64
 
-    def __init__(self, llama_cpp: Any, vocab: Any, grammar_text: str, n_vocab: int) -> None:
+
+@dataclass(frozen=True)
+class Probes:
+    """A token for each printable ASCII character (the characters of the probe order), and
+    tokens that may end or leave the JSON text: if the grammar allows any of those, no
+    character is forced."""
+
+    chars: tuple[tuple[str, int], ...]
+    blockers: tuple[int, ...]
+
+
+class GrammarConstraint:
+    """A llama.cpp grammar sampler used as an accept/reject filter, and to find the text it
+    forces next (jump-forward decoding)."""
+
+    def __init__(
+        self,
+        llama_cpp: Any,
+        vocab: Any,
+        grammar_text: str,
+        n_vocab: int,
+        probes: Probes | None = None,
+    ) -> None:
         self._lib = llama_cpp
+        self._probes = probes
         self._sampler = llama_cpp.llama_sampler_init_grammar(
             vocab, grammar_text.encode("utf-8"), b"root"
         )
@@ -56,13 +85,52 @@ class GrammarConstraint:
         )
 
     def allows(self, token: int) -> bool:
+        return self._allows_on(self._sampler, token)
+
+    def _allows_on(self, sampler: Any, token: int) -> bool:
         self._one[0].id = token
         self._one[0].logit = 0.0
         self._one[0].p = 0.0
         self._one_array.size = 1
         self._one_array.selected = -1
-        self._lib.llama_sampler_apply(self._sampler, ctypes.byref(self._one_array))
+        self._lib.llama_sampler_apply(sampler, ctypes.byref(self._one_array))
         return not math.isinf(self._one[0].logit)
+
+    def _only_char(self, sampler: Any) -> tuple[str, int] | None:
+        """The one character the grammar allows next, or None (several, or none, or it may
+        end or leave ASCII)."""
+        assert self._probes is not None
+        found: tuple[str, int] | None = None
+        for char, token in self._probes.chars:
+            if self._allows_on(sampler, token):
+                if found is not None:
+                    return None
+                found = (char, token)
+        if found is None or any(self._allows_on(sampler, t) for t in self._probes.blockers):
+            return None
+        return found
+
+    def forced_text(self, limit: int = MAX_FORCED_CHARS) -> str:
+        """The text the grammar allows next and nothing else (at most `limit` characters;
+        "" when the next character is a choice). The grammar itself is not advanced: the
+        text is followed on a copy."""
+        if self._probes is None or self._sampler is None:
+            return ""
+        first = self._only_char(self._sampler)
+        if first is None:
+            return ""
+        copy = self._lib.llama_sampler_clone(self._sampler)
+        text = ""
+        try:
+            step: tuple[str, int] | None = first
+            while step is not None and len(text) < limit:
+                char, token = step
+                text += char
+                self._lib.llama_sampler_accept(copy, token)
+                step = self._only_char(copy)
+        finally:
+            self._lib.llama_sampler_free(copy)
+        return text
 
     def mask(self, logits: npt.NDArray[np.single]) -> npt.NDArray[np.single]:
         """A copy of `logits` with every token the grammar forbids set to -inf."""
