@@ -190,11 +190,33 @@ def test_surgeon_proposes_an_operation(record, profiles) -> None:
         run_agent(runtime, profiles["surgeon"], record, operation=OPERATION)
 
 
-@pytest.mark.parametrize("vague", ["operation", "Elective surgery", "procedure TBC", "N/A"])
+@pytest.mark.parametrize(
+    "vague",
+    [
+        "operation",
+        "Elective surgery",
+        "procedure TBC",
+        "N/A",
+        "operation_1",  # the default model's placeholder, seen on demo 07
+        "Procedure X",
+        "surgery 2",
+        "op.",
+        "Surgery: --",
+    ],
+)
 def test_a_vague_operation_is_invalid_and_retried(record, profiles, vague: str) -> None:
+    # (named procedures pass: see test_short_procedure_names_are_named_procedures)
     bad = json.dumps({"operation": vague, "rationale": "from the notes"})
     good = json.dumps({"operation": "Open inguinal hernia repair", "rationale": "hernia"})
     runtime = ScriptedRuntime([bad, good])
     assert propose_operation(runtime, profiles["surgeon"], record) == "Open inguinal hernia repair"
     with pytest.raises(ModelOutputError, match="does not name a specific procedure"):
         propose_operation(ScriptedRuntime([bad, bad, bad]), profiles["surgeon"], record)
+
+
+@pytest.mark.parametrize(
+    "named", ["TURP", "D&C", "I&D of perianal abscess", "EUA", "Laparoscopic cholecystectomy"]
+)
+def test_short_procedure_names_are_named_procedures(record, profiles, named: str) -> None:
+    answer = json.dumps({"operation": named, "rationale": "from the notes"})
+    assert propose_operation(ScriptedRuntime([answer]), profiles["surgeon"], record) == named

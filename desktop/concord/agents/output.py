@@ -8,6 +8,7 @@ never repairs an answer.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -185,11 +186,18 @@ _GENERIC_OPERATION_WORDS = frozenset(
         "not",
         "stated",
         "n/a",
+        "n",
+        "a",
         "na",
+        "op",
+        "ops",
         "tbc",
         "tbd",
     )
 )
+
+
+_LETTER_WORDS = re.compile(r"[^\W\d_]+(?:&[^\W\d_]+)*")
 
 
 class SurgeonOut(_Strict):
@@ -200,9 +208,12 @@ class SurgeonOut(_Strict):
     @classmethod
     def _specific(cls, value: str) -> str:
         """A theatre list needs a named procedure: "operation" or "elective surgery" is
-        not one, and such an answer is invalid (retried, never silently accepted)."""
-        words = [w.strip(".,;:()'\"").lower() for w in value.split()]
-        if not any(w and w not in _GENERIC_OPERATION_WORDS for w in words):
+        not one, nor is a placeholder ("operation_1", "procedure X", "surgery 2"), and such
+        an answer is invalid (retried, never silently accepted). The words are the runs of
+        letters ("D&C" and "I&D" are one word each); a named procedure has one of at least
+        two letters that is not generic."""
+        words = _LETTER_WORDS.findall(value.lower())
+        if not any(len(w) >= 2 and w not in _GENERIC_OPERATION_WORDS for w in words):
             raise ValueError(f"{value.strip()!r} does not name a specific procedure")
         return value
 
