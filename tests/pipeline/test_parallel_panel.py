@@ -50,7 +50,12 @@ def svc():
     services.close()
 
 
-def panel(svc: Services, runtime: ParallelWriter, should_stop: StopCheck = lambda: False):
+def panel(
+    svc: Services,
+    runtime: ScriptedRuntime,
+    should_stop: StopCheck = lambda: False,
+    judges: int = 0,
+):
     return run_panel(
         load_record(CKD),
         runtime,
@@ -58,7 +63,7 @@ def panel(svc: Services, runtime: ParallelWriter, should_stop: StopCheck = lambd
         screen=svc.screen,
         lexicon=svc.lexicon,
         config=svc.config,
-        settings=PanelSettings(judges=0, max_specialists=4),
+        settings=PanelSettings(judges=judges, max_specialists=4),
         should_stop=should_stop,
     )
 
@@ -109,17 +114,7 @@ class PairingWriter(BriefWriter):
 
 
 def judged(svc: Services, runtime: ScriptedRuntime, judges: int):
-    events = list(
-        run_panel(
-            load_record(CKD),
-            runtime,
-            profiles=svc.profiles,
-            screen=svc.screen,
-            lexicon=svc.lexicon,
-            config=svc.config,
-            settings=PanelSettings(judges=judges, max_specialists=4),
-        )
-    )
+    events = list(panel(svc, runtime, judges=judges))
     case = events[-1].case
     assert case is not None
     return events, case
