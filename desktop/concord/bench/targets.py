@@ -301,10 +301,12 @@ def _panel_figures(
         + (
             ""
             if naive is None
-            else f" ({naive.seconds:.1f} s, {naive.valid_json} of {naive.calls} answers valid JSON)"
+            else f" ({naive.seconds:.1f} s, {naive.valid_json} of {naive.calls} answers valid "
+            f"JSON, {naive.completion_tokens} tokens)"
         )
         + f", vs Concord's panel up to the last specialist's brief ({panel:.1f} s, retries "
-        "included)"
+        f"included; {pipeline.completion_tokens} tokens in the whole run, judges included): "
+        "the answers differ in length, as the two grammars let the model write differently"
     )
     figures.append(
         Figure(
@@ -321,6 +323,7 @@ def _panel_figures(
                 "naive_per_call_seconds": [round(x, 2) for x in naive.per_call_seconds],
                 "naive_output_tokens": naive.completion_tokens,
                 "panel_seconds": round(panel, 3),
+                "panel_run_output_tokens": pipeline.completion_tokens,
             },
         )
     )
