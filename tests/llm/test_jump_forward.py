@@ -13,7 +13,7 @@ import pytest
 from concord.llm.json_grammar import schema_grammar
 from concord.llm.registry import ModelEntry, load_runtime
 from concord.llm.runtime import FinishReason, GenerationRequest
-from concord.llm.sampling import PROBE_ORDER, GrammarConstraint
+from concord.llm.sampling import PROBE_ORDER, GrammarConstraint, names_non_ascii
 
 SCHEMA = {
     "type": "object",
@@ -42,6 +42,36 @@ RECORD = "L1: Potassium 6.3 mmol/L.\nL2: eGFR 22 mL/min/1.73m2.\n"
 def test_the_probes_are_every_printable_ascii_character_once() -> None:
     printable = set(string.printable) - set("\t\n\r\x0b\x0c")
     assert set(PROBE_ORDER) == printable and len(PROBE_ORDER) == len(printable)
+
+
+@pytest.mark.parametrize(
+    ("grammar", "beyond"),
+    [
+        ('u ::= "\\"mmol\\""', False),
+        ('char ::= [^"\\\\\\x7F\\x00-\\x1F]', False),  # the JSON string character class
+        ('u ::= "\\"\\u00b5mol\\""', True),  # how the converter writes "µmol"
+        ('u ::= "\\xB5"', True),
+        ('u ::= "\\U0001F600"', True),
+        ('u ::= "\u00e9"', True),  # the character itself
+    ],
+)
+def test_a_grammar_naming_a_character_beyond_ascii_is_told_apart(grammar, beyond) -> None:
+    assert names_non_ascii(grammar) is beyond
+
+
+def test_the_agents_brief_grammars_can_be_jumped_through() -> None:
+    from concord.agents.profiles import load_profiles
+    from concord.agents.schema import brief_schema
+    from concord.paths import resources_dir
+    from concord.records import load_record
+
+    profiles = load_profiles()
+    for path in sorted((resources_dir() / "demo").glob("*.json")):
+        record = load_record(path)
+        for profile in profiles.values():
+            if profile.role.value != "surgeon":
+                grammar = schema_grammar(brief_schema(profile, record, ["renal", "cardiology"]))
+                assert not names_non_ascii(grammar), (path.name, profile.id)
 
 
 def test_the_grammar_allows_no_optional_spaces_between_json_tokens() -> None:
@@ -98,6 +128,23 @@ def test_a_string_at_its_maximum_length_forces_its_closing_quote(runtime) -> Non
     try:
         accept_text(runtime, grammar, '{"risks":[{"text":"' + "a" * 40)
         assert grammar.forced_text() == '","cites":['
+    finally:
+        grammar.close()
+
+
+def test_nothing_is_forced_where_a_non_ascii_literal_could_follow(runtime) -> None:
+    units = {
+        "type": "object",
+        "properties": {"unit": {"enum": ["mmol/L", "\u00b5mol/L"]}},
+        "required": ["unit"],
+        "additionalProperties": False,
+    }
+    grammar = constraint(runtime, units)
+    try:
+        accept_text(runtime, grammar, '{"unit":"')
+        # "m" is the only ASCII character allowed here, but "\u00b5" is allowed too
+        assert grammar.allows(runtime.tokenize("\u00b5", special=False)[0])
+        assert grammar.forced_text() == ""
     finally:
         grammar.close()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,18 @@ PROBE_ORDER = (
     " .,:;-_()/%+'\"{}[]!?#$&*<=>@\\^`|~"
 )
 MAX_FORCED_CHARS = 64
+
+
+_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+
+
+def names_non_ascii(grammar_text: str) -> bool:
+    """Whether a GBNF grammar names a character beyond ASCII, as is or by an escape."""
+    if not grammar_text.isascii():
+        return True
+    return any(
+        int(next(g for g in m.groups() if g), 16) > 0x7F for m in _ESCAPE.finditer(grammar_text)
+    )
 
 
 @dataclass(frozen=True)
@@ -59,7 +72,11 @@ class GrammarConstraint:
         probes: Probes | None = None,
     ) -> None:
         self._lib = llama_cpp
-        self._probes = probes
+        # The probes are ASCII: a grammar with other literal characters (an enum value such
+        # as "µmol", written as is or as a \\u escape) could allow one of them beside a
+        # single ASCII character, which would then look forced. Such a grammar is decoded
+        # token by token.
+        self._probes = None if names_non_ascii(grammar_text) else probes
         self._sampler = llama_cpp.llama_sampler_init_grammar(
             vocab, grammar_text.encode("utf-8"), b"root"
         )
