@@ -84,6 +84,7 @@ DEFAULT_PARALLEL = 4
 """Sequences decoded together (measured: see README, "What to expect per patient")."""
 MAX_PARALLEL = 16
 PREFIX_CACHE_SIZE = 2  # distinct record prefixes whose KV state is kept
+MIN_ANSWER_ROOM = 256  # tokens the context must leave for an answer (fewer: refused)
 
 
 def gpu_offload_supported() -> bool | None:
@@ -151,6 +152,7 @@ class _Sequence:
     request: GenerationRequest
     tail: list[int]  # request-specific prompt tokens, after the shared prefix
     n_prompt: int
+    max_tokens: int  # the request's cap, or the room its context has left if less
     seq_id: int = -1
     chooser: TokenChooser | None = None
     grammar: GrammarConstraint | None = None
@@ -402,14 +404,20 @@ class LlamaCppRuntime:
         for index, request in enumerate(requests):
             prefix, tail = self.prompt_tokens(request)
             n_prompt = len(prefix) + len(tail)
-            if n_prompt + request.max_tokens > self.n_ctx:
+            room = self.n_ctx - n_prompt
+            needed = min(request.max_tokens, MIN_ANSWER_ROOM)
+            if room < needed:
                 raise ModelError(
                     f"the record is too long for the model's context: {n_prompt} prompt "
-                    f"tokens + {request.max_tokens} output tokens > n_ctx {self.n_ctx}; "
-                    "register the model with a larger context or shorten the record",
+                    f"tokens leave {max(room, 0)} of n_ctx {self.n_ctx} for the answer, fewer "
+                    f"than {needed}; register the model with a larger context or shorten "
+                    "the record",
                     subject=self.model_name,
                 )
-            sequences.append(_Sequence(index, request, tail, n_prompt))
+            # an answer whose cap the context cannot hold gets the room there is (a cut-off
+            # is then retried at half budget by the agents)
+            max_tokens = min(request.max_tokens, room)
+            sequences.append(_Sequence(index, request, tail, n_prompt, max_tokens))
         if not sequences[0].tail:  # a request needs at least one token of its own
             for sequence in sequences:
                 sequence.tail = [prefix[-1], *sequence.tail]
@@ -542,13 +550,13 @@ class LlamaCppRuntime:
             sequence.finish = FinishReason.STOP
             return True
         sequence.chooser.accept(token)
-        chosen = [token, *self._follow_forced(sequence, sequence.request.max_tokens)]
+        chosen = [token, *self._follow_forced(sequence, sequence.max_tokens)]
         for token in chosen:
             sequence.out.append(token)
             if sequence.request.schema is not None and self._closes_json(sequence.out, token):
                 sequence.finish = FinishReason.STOP
                 return True
-        if len(sequence.out) >= sequence.request.max_tokens:
+        if len(sequence.out) >= sequence.max_tokens:
             sequence.finish = FinishReason.LENGTH
             return True
         sequence.pending = chosen
