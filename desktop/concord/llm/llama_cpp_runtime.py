@@ -550,7 +550,7 @@ class LlamaCppRuntime:
             sequence.finish = FinishReason.STOP
             return True
         sequence.chooser.accept(token)
-        chosen = [token, *self._follow_forced(sequence, sequence.max_tokens)]
+        chosen = [token, *self._follow_forced(sequence)]
         for token in chosen:
             sequence.out.append(token)
             if sequence.request.schema is not None and self._closes_json(sequence.out, token):
@@ -562,13 +562,13 @@ class LlamaCppRuntime:
         sequence.pending = chosen
         return False
 
-    def _follow_forced(self, sequence: _Sequence, max_tokens: int) -> list[int]:
+    def _follow_forced(self, sequence: _Sequence) -> list[int]:
         """The tokens of the text the sequence's grammar forces next (jump-forward), accepted
         by its grammar; at most what is left of its token cap after the chosen token. The
         text is tokenized as the model's tokenizer writes it; nothing is forced when its
         tokens do not spell it exactly."""
         grammar = sequence.grammar
-        room = max_tokens - len(sequence.out) - 1
+        room = sequence.max_tokens - len(sequence.out) - 1
         if grammar is None or room <= 0:
             return []
         text = grammar.forced_text()
