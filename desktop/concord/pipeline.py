@@ -204,13 +204,20 @@ def run_panel(
                 anaesthetist, brief, lexicon=lexicon, config=config, runs=settings.judges
             )
         ]
-        t0 = time.perf_counter()
-        yield RunEvent(
-            Stage.ADJUDICATION, f"judges proposing matches ({len(asks)} run(s))", 0, len(briefs) - 1
-        )
-        proposer.prefetch(asks, should_stop)
-        timed("judges", t0)
-        check()
+        if asks:  # one event before and one after, with no agent: the runs of all briefs
+            t0 = time.perf_counter()
+            yield RunEvent(
+                Stage.ADJUDICATION, f"judges proposing matches ({len(asks)} run(s))", 0, 1
+            )
+            proposer.prefetch(asks, should_stop)
+            yield RunEvent(
+                Stage.ADJUDICATION,
+                f"judges proposed matches ({len(asks)} run(s))",
+                1,
+                1,
+                seconds=timed("judges", t0),
+            )
+            check()
     cards = []
     for n, brief in enumerate(briefs[1:]):
         t0 = time.perf_counter()

@@ -141,5 +141,18 @@ def test_the_judges_of_every_brief_are_decoded_together_and_score_as_one_by_one(
         c.model_dump(exclude={"case_id"}) for c in alone.scorecards
     ]
     assert any(c.judge_runs == judges for c in case.scorecards)
-    first_adjudication = next(e for e in events if e.stage is Stage.ADJUDICATION)
-    assert "judges proposing matches" in first_adjudication.message
+    # the judge runs of every brief are reported before and after, with no agent of their
+    # own; then each brief's adjudication
+    judging = [e for e in events if e.stage is Stage.ADJUDICATION]
+    before, after = judging[:2]
+    assert (before.agent, before.done, before.total) == (None, 0, 1)
+    assert "judges proposing matches" in before.message
+    assert (after.agent, after.done, after.total) == (None, 1, 1)
+    assert [e.agent for e in judging[2:]] == chosen
+
+
+def test_no_judge_event_when_no_judge_is_asked(svc) -> None:
+    # without judges (judges=0) or with nothing left unmatched, nothing says judges ran
+    events = list(panel(svc, ParallelWriter(BriefWriter(consult=CONSULT)), judges=1))
+    judging = [e for e in events if e.stage is Stage.ADJUDICATION]
+    assert all(e.agent for e in judging)

@@ -119,3 +119,19 @@ def test_bad_file_import_shows_a_clear_message(make_window, qtbot, tmp_path):
     assert "broken.json" in box.text() and "missing.pdf" in box.text()
     qtbot.waitUntil(lambda: len(window.worklist.model.rows) == 1, timeout=10_000)
     assert window.worklist.model.rows[0].name
+
+
+def test_the_judges_bar_is_busy_until_the_judges_have_answered(qtbot) -> None:
+    from concord.pipeline import RunEvent, Stage
+    from concord.ui.run_view import JUDGES, RunPanel
+
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.started(2)
+    panel.on_event(RunEvent(Stage.ADJUDICATION, "judges proposing matches (2 run(s))", 0, 1))
+    bar = panel.bars[JUDGES]
+    assert bar.maximum() == 0  # busy: nothing is shown as done that has not happened
+    assert not any(key.startswith("judge:") for key in panel.bars)
+    panel.on_event(RunEvent(Stage.ADJUDICATION, "judges proposed matches", 1, 1, seconds=1.4))
+    assert (bar.value(), bar.maximum(), bar.format()) == (1, 1, "done 1.4 s")
+    assert panel.bar_labels[JUDGES].text() == "Judges"

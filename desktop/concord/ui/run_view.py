@@ -27,6 +27,9 @@ STAGE_TITLES = {
 }
 
 
+JUDGES = "judges"  # the bar of the judge runs of every brief, decoded together
+
+
 class RunPanel(QWidget):
     run_requested = Signal(str)  # model name ("" = default)
     cancel_requested = Signal()
@@ -170,6 +173,11 @@ class RunPanel(QWidget):
                 )
             else:
                 self._set_busy(key, theme.agent_title(agent))
+        elif event.stage is Stage.ADJUDICATION and not agent:  # all briefs' judge runs at once
+            if event.done < event.total:
+                self._set_busy(JUDGES, "Judges")
+            else:
+                self._set_done(JUDGES, "Judges", event.seconds)
         elif event.stage is Stage.ADJUDICATION:
             self._set_done(f"judge:{agent}", f"Judge vs {theme.agent_title(agent)}", event.seconds)
         elif event.stage is Stage.DONE:
@@ -179,6 +187,7 @@ class RunPanel(QWidget):
 
     def _update_overall(self) -> None:
         expected = 3 + (1 if self._surgeon else 0) + 2 * self._expected_specialists
+        expected += 1 if JUDGES in self.bars else 0
         value = int(100 * min(len(self._done), expected) / max(1, expected))
         self.overall.setValue(max(self.overall.value(), min(value, 99)))
 
