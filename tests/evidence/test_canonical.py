@@ -4,7 +4,7 @@ its original text."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from concord.evidence import canonical
@@ -84,6 +84,8 @@ texts = st.lists(
 
 @settings(max_examples=400, deadline=None)
 @given(text=texts)
+@example(text="a  \r a")  # a carriage return between wide spaces (found by hypothesis)
+@example(text="Hb  121\r\n  g/L  \x0c  LOW  \r")
 def test_every_token_points_at_its_original_text(text: str) -> None:
     tt = TokenText.of(text)
     last_end = 0

@@ -328,8 +328,11 @@ def evenly_spaced(line: str, paragraph: bool = False) -> bool:
     lines needs only one wide space ("no  visual  symptoms .")."""
     if "\t" in line or any(p in line for p in PIPES):
         return False
-    parts = line.split()
-    runs = [len(r) for r in _SPACING.findall(line.strip())]
+    # the parts between the runs of spaces, so that run k lies between parts k and k + 1
+    # (str.split() also splits at a carriage return or a form feed, which are not runs)
+    body = line.strip()
+    parts = _SPACING.split(body)
+    runs = [len(r) for r in _SPACING.findall(body)]
     wide = sum(r > 1 for r in runs)
     if wide < (1 if paragraph else EVEN_SPACING_MIN_GAPS) or max(runs) > EVEN_SPACING_MAX_WIDTH:
         return False
