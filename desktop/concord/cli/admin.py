@@ -101,18 +101,23 @@ def cmd_users_add(args: argparse.Namespace) -> int:
 
 def cmd_users_list(args: argparse.Namespace) -> int:
     from concord.accounts.session import revocation_note, revoked_accounts
+    from concord.pki.keys import existing_root_ca
 
     repo = services().repo
     users, revoked = repo.list_users(), revoked_accounts(repo)
+    root = existing_root_ca(paths.concord_home())
+    fingerprint = root.fingerprint_sha256 if root is not None else None
     if args.json:
         emit_json(
             {
+                "root_sha256": fingerprint,
                 "users": [
                     {**u.model_dump(mode="json"), "revoked": revoked.get(u.name)} for u in users
-                ]
+                ],
             }
         )
     else:
+        print(f"installation root SHA-256: {fingerprint or '(no root yet)'}")
         for u in users:
             state = "" if u.enrolled else "  (no credential: re-enrol with users add --admin)"
             if u.name in revoked:

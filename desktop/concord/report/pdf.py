@@ -64,11 +64,13 @@ def render_review_pdf(
     out: Path,
     rules: Mapping[str, GateRule] | None = None,
     supersedes: sections.PriorSignature | None = None,
+    root_fingerprint: str = "",
 ) -> dict[str, Any]:
     """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict.
 
     `rules`: the record screen's gate rules (what addresses a gate); loaded from the
     resources when not given. `supersedes`: the earlier signature an amended case replaces.
+    `root_fingerprint`: the installation root's SHA-256, printed in the signature block.
     """
     if rules is None:
         from concord.screen.record_screen import RecordScreen
@@ -93,6 +95,7 @@ def render_review_pdf(
         not_reviewed=not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
+        root_fingerprint=root_fingerprint,
     )
     _check_inputs(ctx)
     payload = review_record(ctx)

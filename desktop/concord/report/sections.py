@@ -100,6 +100,8 @@ class ReviewContext:
     supersedes: PriorSignature | None = None
     amended_after: tuple[Decision, ...] = ()
     """Clinician decisions made after the superseded signature."""
+    root_fingerprint: str = ""
+    """SHA-256 of the installation root certificate the signer's key is certified by."""
 
     def __post_init__(self) -> None:
         self.history = decision_history(self.decisions)
@@ -839,6 +841,12 @@ class SignatureBox(Flowable):
         canvas.restoreState()
 
 
+def _grouped(hex_digits: str) -> str:
+    """A fingerprint in colon-separated byte pairs, as openssl prints it, 16 to a line."""
+    pairs = [hex_digits[i : i + 2].upper() for i in range(0, len(hex_digits), 2)]
+    return "<br/>".join(":".join(pairs[i : i + 16]) for i in range(0, len(pairs), 16))
+
+
 def signature_block(
     ctx: ReviewContext, on_box: Callable[[int, tuple[float, ...]], None]
 ) -> list[Flowable]:
@@ -858,6 +866,17 @@ def signature_block(
         ],
         ["Case / record", f"{ctx.case.case_id} / {ctx.case.record_id}"],
     ]
+    if ctx.root_fingerprint:
+        rows.append(
+            [
+                "Installation root (SHA-256)",
+                markup(
+                    f"<font name='{st.mono.fontName}' size='7.5'>"
+                    f"{_grouped(esc(ctx.root_fingerprint))}</font>",
+                    st.cell,
+                ),
+            ]
+        )
     block: list[Flowable] = [
         markup("Signature", st.h1),
         table(rows, [140, FRAME_WIDTH - 140], header=False, zebra=False),
@@ -866,7 +885,9 @@ def signature_block(
             "The electronic signature below is a PAdES signature made with the signer's own "
             "key, certified by this installation's root. It covers this whole document, "
             "including the attached review-record.json; any later change invalidates it. "
-            "Verify with: concord verify-pdf FILE.",
+            "Verify with: concord verify-pdf FILE --root-fingerprint HEX, where HEX is the "
+            "root fingerprint you hold from the installation (its anchor printout or its "
+            "administrator), not the one printed above: a forger prints their own.",
             st.note,
         ),
         Spacer(1, 4),
