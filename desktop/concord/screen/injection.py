@@ -66,7 +66,7 @@ _YOU_ARE_NOW = (
 )
 _AS_NORMAL = (
     # imperative "mark/classify ... as normal" (not "reported as normal", "was marked")
-    r"(?:^|[.!?:;]\s*|\bplease\s+|\bjust\s+|\bsimply\s+)(?:mark|classify|label|flag|rate|"
+    r"(?:^|[.!?:;,]\s*|\b(?:please|just|simply|and|then|now)\s+)(?:mark|classify|label|flag|rate|"
     r"grade)\s+(?:(?:this|the|it|them|all|everything|every|each|these|that)\b[^\n.]{0,30}?)?"
     r"\bas\s+(?:normal|benign|unremarkable|low[\s-]risk|negative|healthy|fit)\b"
     r"|\b(?:marque[rz]?|classe[rz]?|indique[rz]?|consid[èe]re[rz]?)\b[^\n.]{0,30}?\bcomme\s+"
