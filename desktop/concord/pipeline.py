@@ -24,8 +24,8 @@ from concord.agents.prompts import build_record_block
 from concord.agents.runner import propose_operation, run_agent, run_agents
 from concord.domain import Brief, Case, GateHit, Record
 from concord.errors import Cancelled, ModelOutputError
-from concord.screen.injection import injection_findings
 from concord.llm.runtime import Runtime
+from concord.screen.injection import injection_findings
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
 

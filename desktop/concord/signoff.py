@@ -2,7 +2,10 @@
 
 Joins the store (decisions, audit head, signatures) and the report (PDF, signature). Only a
 signed-in clinician signs, with the key their password unlocked; a case must be reviewed (or
-amended) with every required judgement decided by a clinician. The PDF goes to a temporary
+amended) with every required judgement decided by a clinician. A clinician who decided none
+of the case's judgements may sign it as a second reviewer: the signature's meaning says so
+("Second review — countersigns judgements decided by other clinicians"), in the PDF, its
+stamp and its attached record. The PDF goes to a temporary
 file beside `out` and is moved into place only after the signature row and its audit entry
 are committed; on any failure it is removed and nothing new appears at `out`.
 """
@@ -83,7 +86,7 @@ def sign_case(
         )
     _check_signable(repo, case_id)
     record = repo.get_record(case.record_id)
-    meaning = signature_meaning(decisions)
+    meaning = signature_meaning(decisions, signer=session.name)
     signed_at = datetime.now(UTC)
     head = repo.audit_head()
     earlier = repo.latest_signature(case_id)
@@ -307,13 +310,25 @@ def _registration(result: VerifyResult, repo: Repository, mine: Signature | None
         out["problem"] = f"the signer {result.signer!r} is not a user of this installation"
         return out
     out["registered_fingerprint"] = user.cert_fingerprint
-    if user.cert_fingerprint is None:
+    # A password change gives a clinician a new certificate: a PDF is checked against the
+    # one registered when it was signed (the installation's row for it records which), one
+    # without a row against the one registered now.
+    history = [
+        str(st.get("cert_fingerprint"))
+        for _seq, st in repo.enrolment_history().get(user.name, [])
+        if st.get("cert_fingerprint")
+    ]
+    expected = (
+        mine.certificate_sha256
+        if mine is not None and mine.certificate_sha256 in history
+        else user.cert_fingerprint
+    )
+    if expected is None:
         problems.append(f"{user.name} has no registered signing certificate")
-    elif user.cert_fingerprint != result.certificate_sha256:
+    elif expected != result.certificate_sha256:
         problems.append(
             f"the signing certificate is not the one registered for {user.name} "
-            f"(registered {user.cert_fingerprint[:16]}…, used "
-            f"{(result.certificate_sha256 or '?')[:16]}…)"
+            f"(registered {expected[:16]}…, used {(result.certificate_sha256 or '?')[:16]}…)"
         )
     else:
         out["fingerprint_matches"] = True

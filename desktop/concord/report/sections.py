@@ -24,6 +24,7 @@ from reportlab.platypus import (
 from concord.adjudication.config import load_scoring_config, subscore_title
 from concord.adjudication.gates import GateRule, addressing_items
 from concord.domain import (
+    UNVERIFIED_MODEL_SHA256,
     Brief,
     BriefSection,
     BriefStatus,
@@ -185,7 +186,7 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
         ["Planned operation", operation],
         ["Case id", case.case_id],
         ["Case created", human_utc(case.created_at)],
-        ["Model", f"{case.model_name}  ·  SHA-256 {short_hash(case.model_sha256)}"],
+        ["Model", _model_line(case)],
         ["Scoring configuration", case.config_version or "—"],
     ]
     rows.append(["Review", review_statement(ctx)])
@@ -467,9 +468,14 @@ def brief_section(ctx: ReviewContext, brief: Brief, heading: str) -> list[Flowab
     if not brief.items:
         out.append(para("The brief has no items.", st.note))
     if brief.model_sha256 or brief.prompt_sha256:
+        model = (
+            "Model NOT VERIFIED (a remote server's answer)"
+            if brief.model_sha256 == UNVERIFIED_MODEL_SHA256
+            else f"Model SHA-256 {short_hash(brief.model_sha256)}"
+        )
         out.append(
             para(
-                f"Model SHA-256 {short_hash(brief.model_sha256)} · prompt SHA-256 "
+                f"{model} · prompt SHA-256 "
                 f"{short_hash(brief.prompt_sha256)} · attempts {brief.attempts}",
                 st.small,
             )
@@ -841,6 +847,16 @@ class SignatureBox(Flowable):
         canvas.restoreState()
 
 
+def _model_line(case: Case) -> str:
+    """The model that wrote the briefs: its registered name and hash, or for a batch case
+    what the servers reported, printed as not verified."""
+    if case.batch is not None and not case.batch.model_verified:
+        return f"{case.model_name} — {case.batch.provenance_line()}"
+    if case.model_sha256 == UNVERIFIED_MODEL_SHA256:
+        return f"{case.model_name}  ·  SHA-256 NOT VERIFIED"
+    return f"{case.model_name}  ·  SHA-256 {short_hash(case.model_sha256)}"
+
+
 def _grouped(hex_digits: str) -> str:
     """A fingerprint in colon-separated byte pairs, as openssl prints it, 16 to a line."""
     pairs = [hex_digits[i : i + 2].upper() for i in range(0, len(hex_digits), 2)]
@@ -866,6 +882,15 @@ def signature_block(
         ],
         ["Case / record", f"{ctx.case.case_id} / {ctx.case.record_id}"],
     ]
+    deciders = sorted({d.user for d in ctx.decisions if d.counts_for_signoff})
+    if deciders and ctx.signer_name not in deciders:
+        rows.append(
+            [
+                "Second review",
+                f"{ctx.signer_name} decided none of these judgements; they were decided by "
+                f"{', '.join(deciders)}. This signature countersigns their decisions.",
+            ]
+        )
     if ctx.root_fingerprint:
         rows.append(
             [
