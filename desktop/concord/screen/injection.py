@@ -149,7 +149,9 @@ _TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 _TAGS = {0xE0000 + c: c for c in range(0x20, 0x7F)}
 _FLAG_TAGS = re.compile("[\U000e0061-\U000e007a\U000e0030-\U000e0039]{2,6}\U000e007f")
 """An emoji subdivision flag (🏴 + 2-6 tag letters or digits + cancel tag) is no hidden text."""
-_LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
+_LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?:[ \t]*\n[ \t]*|[ \t]+)(?=[^\W\d_])")
+"""A word hyphenated at a line end ("instruc-" / "tions"); the screen's reading may already
+have made a soft line wrap a space, so a hyphen followed by spaces joins too."""
 
 
 class ModelReading:
