@@ -26,7 +26,7 @@ from typing import Any
 
 from concord.accounts.session import Session, admin_keys, require_role, revoked_accounts
 from concord.domain import UserRole
-from concord.errors import InputError
+from concord.errors import ConcordError, InputError
 from concord.netguard import parse_server
 from concord.pki.credentials import statement_bytes, verify_signature
 from concord.store import Repository, write_transaction
@@ -156,5 +156,8 @@ def installation_servers() -> list[str]:
 
     if not paths.database_path().exists():
         return []
-    with Repository.open() as repo:
-        return allowed_servers(repo)
+    try:
+        with Repository.open() as repo:
+            return allowed_servers(repo)
+    except ConcordError:  # a damaged database (e.g. before a restore): no server at all
+        return []
