@@ -21,7 +21,7 @@ from concord.screen.record_screen import RecordScreen
 from concord.store import Repository
 
 BACKSTOP_SECONDS = 30.0
-"""How much longer than the child's watchdog the outer one waits without progress."""
+"""How long after the child's own watchdog should have stopped it the outer one gives up."""
 
 
 class Services:
@@ -77,7 +77,7 @@ class Services:
             seconds = timeout_from_env()
             threads = default_threads(keep_a_core=self._ui)
             isolated = IsolatedRuntime(entry, timeout=seconds, n_threads=threads)
-            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, seconds + BACKSTOP_SECONDS)
+            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, BACKSTOP_SECONDS)
         return self._runtimes[entry.sha256]
 
     def run_panel(

@@ -78,7 +78,8 @@ class IsolatedRuntime:
         self.model_name = entry.name
         self.model_sha256 = entry.sha256
         self.timeout = timeout
-        self.watch = ProgressWatch(timeout)  # the current call's progress (the backstop reads it)
+        self._answering = ProgressWatch(timeout)
+        self.watch = self._answering  # the watch of what the child does now (the backstop reads it)
         self.load_timeout = load_timeout
         self.factory = factory
         opts.setdefault("n_ctx", entry.n_ctx)
@@ -123,7 +124,15 @@ class IsolatedRuntime:
             name=f"isolated-{self._proc.pid}",
             daemon=True,
         ).start()
-        reply = self._call(
+        self.watch = ProgressWatch(self.load_timeout)  # loading reports no progress
+        try:
+            reply = self._load(path, stat)
+        finally:
+            self.watch = self._answering
+        self.parallel = int(reply.get("parallel", 1))
+
+    def _load(self, path: Path, stat: os.stat_result) -> dict[str, Any]:
+        return self._call(
             {
                 "op": "load",
                 "path": str(path),
@@ -134,10 +143,9 @@ class IsolatedRuntime:
                 "factory": self.factory,
                 "opts": self.opts,
             },
-            ProgressWatch(self.load_timeout),
+            self.watch,
             what="loading the model",
         )
-        self.parallel = int(reply.get("parallel", 1))
 
     @staticmethod
     def _pump(stream: IO[bytes] | None, lines: queue.Queue[object]) -> None:

@@ -12,13 +12,14 @@ instead of at a fixed limit for the whole answer (under load a 1.5B model's brie
 longer than the fixed 600 s that killed it).
 
 `TimeoutRuntime(inner, seconds)` is the outer backstop in the caller's process: it runs
-each call in a worker thread and gives up when the inner runtime's own watch (when it has
-one) has seen no progress for `seconds`, or, for a runtime that reports none, when the
-whole call has taken `seconds`. A generation cannot be interrupted safely (llama.cpp holds
-the model), so the call is then abandoned: the caller gets ModelError at once, the worker
-thread finishes in the background, and until it has finished the wrapper refuses new
-requests (the inner runtime is never entered twice at the same time). A runtime or HTTP
-client that raises TimeoutError is reported the same way.
+each call in a worker thread and gives up `seconds` after the inner runtime's own watch
+(when it has one, as the child process's runtime has) should have stopped it, that is when
+the watch has seen no progress for its window plus `seconds`; for a runtime that reports
+no progress, when the whole call has taken `seconds`. A generation cannot be interrupted
+safely (llama.cpp holds the model), so the call is then abandoned: the caller gets
+ModelError at once, the worker thread finishes in the background, and until it has
+finished the wrapper refuses new requests (the inner runtime is never entered twice at the
+same time). A runtime or HTTP client that raises TimeoutError is reported the same way.
 """
 
 from __future__ import annotations
@@ -213,7 +214,8 @@ class ProgressMeter:
 
 class ProgressWatch:
     """Judges one call at a time by its progress: stuck when nothing has moved for
-    `window` seconds. Read from other threads (`last_advance` is one float)."""
+    `window` seconds (far longer than PROGRESS_EVERY_S). Read from other threads
+    (`last_advance` is one float)."""
 
     def __init__(self, window: float, clock: Callable[[], float] = time.monotonic) -> None:
         if not window > 0:
@@ -284,14 +286,13 @@ class TimeoutRuntime:
             return future
 
     def _remaining(self, since: float) -> float:
-        """Seconds left before the call counts as stuck: from the inner runtime's last
-        progress when it reports progress, else from `since` (the call's start or the
-        last answer)."""
+        """Seconds left before the call counts as stuck: `seconds` after the inner
+        runtime's own watch runs out (its last progress + its window), when it has one,
+        else `seconds` after `since` (the call's start or the last answer)."""
         watch = getattr(self.inner, "watch", None)
-        last = since
         if isinstance(watch, ProgressWatch):
-            last = max(since, watch.last_advance)
-        return last + self.seconds - time.monotonic()
+            return max(since, watch.last_advance) + watch.window + self.seconds - time.monotonic()
+        return since + self.seconds - time.monotonic()
 
     def _stuck(self) -> ModelError:
         watch = getattr(self.inner, "watch", None)
