@@ -40,6 +40,8 @@ class NaiveResult:
     completion_tokens: int
     valid_json: int  # answers that parse as JSON
     calls: int
+    texts: tuple[str, ...] = ()  # each answer, in the order of the calls
+    cut_off: tuple[bool, ...] = ()  # each answer stopped by its token cap
 
 
 def run_naive(
@@ -72,6 +74,8 @@ def run_naive(
         completion_tokens=int(data["completion_tokens"]),
         valid_json=int(data["valid_json"]),
         calls=len(calls),
+        texts=tuple(str(t) for t in data.get("texts", ())),
+        cut_off=tuple(bool(c) for c in data.get("cut_off", ())),
     )
 
 
@@ -95,6 +99,8 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
         verbose=False,
     )
     per_call: list[float] = []
+    texts: list[str] = []
+    cut_off: list[bool] = []
     tokens = valid = 0
     for call in job["calls"]:
         grammar = LlamaGrammar.from_json_schema(json.dumps(call["schema"]), verbose=False)
@@ -106,12 +112,16 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
         choice = out["choices"][0]  # type: ignore[index]
         tokens += int(out["usage"]["completion_tokens"])  # type: ignore[index]
         valid += _valid_json(choice["text"])
+        texts.append(choice["text"])
+        cut_off.append(choice["finish_reason"] == "length")
     llm.close()
     return {
         "seconds": sum(per_call),
         "per_call_seconds": per_call,
         "completion_tokens": tokens,
         "valid_json": valid,
+        "texts": texts,
+        "cut_off": cut_off,
     }
 
 
