@@ -165,9 +165,6 @@ class RuntimeStats:
     decode_steps: int = 0
     steps_by_threads: dict[int, int] = field(default_factory=dict)  # decode steps per count
 
-    def copy(self) -> RuntimeStats:
-        return RuntimeStats(**{**self.__dict__, "steps_by_threads": dict(self.steps_by_threads)})
-
 
 @dataclass(frozen=True)
 class _PrefixState:
