@@ -108,3 +108,29 @@ def test_the_same_panel_is_measured_beside_busy_processes(inputs) -> None:
         replace(SMALL, contention=False),
     )
     assert to_json(off)["figures"]["contention_slowdown"]["note"] == "switched off"
+
+
+def test_the_panels_own_first_requests_can_be_read_as_briefs(inputs) -> None:
+    from concord.bench import model_measures as mm
+    from concord.bench.records import bench_record
+    from concord.pipeline import PanelSettings
+    from tests.fake_agents import answer_for
+
+    record = bench_record(1024, seed=7).record
+    panel = mm.PanelInputs(
+        inputs.profiles,
+        inputs.screen,
+        inputs.lexicon,
+        inputs.config,
+        PanelSettings(judges=0, max_specialists=2),
+    )
+    pipeline = mm.measure_pipeline(SwitchableRuntime(), record, panel)
+    texts = [answer_for(r) for r in pipeline.first_requests]
+    cut = [False] * len(texts)
+    assert mm.valid_briefs(texts, cut, pipeline.first_requests, record, inputs.profiles) == len(
+        pipeline.agents
+    )
+    assert pipeline.panel_output_tokens > 0 and set(pipeline.panel_model_seconds) == {
+        "anaesthetist",
+        "specialist",
+    }
