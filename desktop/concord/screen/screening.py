@@ -48,6 +48,7 @@ class Screening:
             reference=self.clock.reference,
             resolved_by=resolved_by,
             window_days=window_days or HISTORICAL_DAYS,
+            event=window_days is not None,
         )
 
     def injected(self, d: ReadDocument, start: int, end: int) -> bool:
