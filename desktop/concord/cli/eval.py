@@ -26,6 +26,7 @@ from concord.eval.screening import (
     screen_answers,
 )
 from concord.eval.workflow import rejection_report, train_reward
+from concord.labels.sets import set_provenance
 from concord.services import Services
 
 
@@ -88,6 +89,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the reward model's grade, if it was shown to you before grading",
     )
     p.add_argument("--blind", action="store_true", help="the prediction was hidden")
+    p.add_argument(
+        "--golden-shown",
+        action="store_true",
+        help="you read the experts' golden answers before grading (recorded with the grade)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_grade)
 
@@ -298,7 +304,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
         blind=args.blind,
     )
     session = sign_in_as(svc, args.user)  # a grade is a decision: its grader signs in
-    decision = record_decision(svc.repo, session, decision).decision
+    how = set_provenance(svc.repo, decision.case_id).model_copy(
+        update={
+            "bulk": False,
+            "golden_shown": True if args.golden_shown else None,
+            "judge_run": decision.shown.get("reward_model_version"),
+        }
+    )
+    decision = record_decision(svc.repo, session, decision, provenance=how).decision
     if args.json:
         emit_json(decision.model_dump(mode="json"))
     else:

@@ -15,7 +15,14 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from concord.domain import Decision, DecisionAction, TargetKind, TargetRef, TargetRefError
+from concord.domain import (
+    Decision,
+    DecisionAction,
+    LabelProvenance,
+    TargetKind,
+    TargetRef,
+    TargetRefError,
+)
 from concord.errors import InputError
 from concord.eval.eval_store import EvalStore, text_sha256
 from concord.store import Repository
@@ -97,11 +104,17 @@ def grade_decision(
     )
 
 
-def record_grade(repo: Repository, session: Session, decision: Decision) -> Decision:
-    """Store a grade: a decision like any other (`concord.decisions.record_decision`)."""
+def record_grade(
+    repo: Repository,
+    session: Session,
+    decision: Decision,
+    provenance: LabelProvenance | None = None,
+) -> Decision:
+    """Store a grade: a decision like any other (`concord.decisions.record_decision`), with
+    how it was given."""
     from concord.decisions import record_decision
 
-    return record_decision(repo, session, decision).decision
+    return record_decision(repo, session, decision, provenance=provenance).decision
 
 
 def grade_decisions(repo: Repository, set_id: str | None = None) -> list[Decision]:
