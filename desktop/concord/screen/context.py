@@ -26,7 +26,8 @@ the order they are tried:
 8. History, as the gate allows (`HistoryPolicy`): exposures count whenever they happened;
    states (an infection, ischaemia) resolve - the sentence says "resolved", "previous",
    "as a child", the mention is in the past medical history, or it is dated more than
-   `HISTORICAL_DAYS` before the reference date - unless the sentence says it is current
+   the gate's window (`HISTORICAL_DAYS` unless it sets one) before the reference date -
+   unless the sentence says it is current
    ("ongoing", "still", "on antibiotics"); structural findings (severe AS) resolve only when
    the record says so or names what resolved them (a past valve replacement).
 
@@ -131,6 +132,7 @@ class Situation:
     history: HistoryPolicy = HistoryPolicy.COUNTS
     reference: date | None = None  # surgery date, else the record's present
     resolved_by: frozenset[str] = frozenset()  # concepts whose past mention resolves it
+    window_days: int = HISTORICAL_DAYS  # dated more than this before the reference: history
 
 
 class ContextReader:
@@ -336,7 +338,7 @@ class ContextReader:
             nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
             anchor = d.written or reference
             _, latest = nearest.interval(anchor)
-            if latest < reference - timedelta(days=HISTORICAL_DAYS):
+            if latest < reference - timedelta(days=situation.window_days):
                 return Verdict(Reason.HISTORY, f"dated {text[nearest.start : nearest.end]}")
         return None
 

@@ -47,7 +47,8 @@ def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[
     resolved_by = frozenset(rule.resolved_by)
     for d, m in s.mentions(rule.concepts):
         term = d.text[m.start : m.end]
-        verdict = s.context.verdict(d, m.start, m.end, s.situation(m, history, resolved_by))
+        situation = s.situation(m, history, resolved_by, rule.within_days)
+        verdict = s.context.verdict(d, m.start, m.end, situation)
         if verdict is not None:
             yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, verdict.describe(term))
             continue
@@ -77,7 +78,8 @@ def graded_findings(gate_id: str, rule: GradedRule, s: Screening) -> Iterator[Fi
             detail = f"'{written}': {rule.scale} below the threshold"
             yield finding(gate_id, GateStatus.NEGATED, d, start, end, detail)
             continue
-        verdict = s.context.verdict(d, start, end, s.situation(m, history, resolved_by))
+        situation = s.situation(m, history, resolved_by, rule.within_days)
+        verdict = s.context.verdict(d, start, end, situation)
         if verdict is not None:
             yield finding(gate_id, GateStatus.NEGATED, d, start, end, verdict.describe(written))
             continue
