@@ -52,7 +52,9 @@ from concord.store.label_store import LabelStore
 MAX_ACCEPTANCE = 0.95
 MIN_SECONDS = 2.0
 MIN_FOR_WARNING = 10
-"""A rater's acceptance rate or time is only warned about over at least this many labels."""
+"""A rater's acceptance rate is only warned about over at least this many verdicts shown,"""
+MIN_ITEMS_FOR_WARNING = 5
+"""and their time per item over at least this many timed items."""
 JUDGED_ASTRID = frozenset(
     {
         TargetKind.ASTRID_CF_SENTENCE,
@@ -328,7 +330,8 @@ def per_annotator(labels: Sequence[Label]) -> list[dict[str, Any]]:
                 f"{rater} accepted the judge on {acceptance:.0%} of {len(shown)} verdicts "
                 f"shown (over {MAX_ACCEPTANCE:.0%}): check they are not rubber-stamping"
             )
-        if seconds is not None and len(per_item) >= MIN_FOR_WARNING and seconds < MIN_SECONDS:
+        timed = len(per_item) >= MIN_ITEMS_FOR_WARNING
+        if seconds is not None and timed and seconds < MIN_SECONDS:
             warnings.append(
                 f"{rater} spent {seconds:.1f} s per item (median of {len(per_item)} items, "
                 f"under {MIN_SECONDS:g} s): too fast to have read them"

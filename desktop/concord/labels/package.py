@@ -354,9 +354,11 @@ def merge_package(
                 f"{earlier['merged_by']}"
             )
         package = verify_package(document, data, roots or trusted_roots(repo, home))
-        if store.package(str(package.payload["package_id"])) is not None:
+        same = store.package(str(package.payload["package_id"]))
+        if same is not None:  # the same signed package, saved again (another file)
             raise _refuse(
-                f"a package with the id {package.payload['package_id']} was merged before"
+                f"already merged on {same['merged_at'][:16].replace('T', ' ')} UTC by "
+                f"{same['merged_by']} (package {same['package_id']}, file {same['file']})"
             )
         result.sets = _check_sets(repo, package)
         held = store.known_decision_ids(d.decision_id for d, _ in package.labels)
