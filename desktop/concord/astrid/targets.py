@@ -206,14 +206,17 @@ def make_astrid_decision(
 
 
 def label_target(items: Sequence[QaItem], target_id: str) -> tuple[QaItem, TargetRef]:
-    """The item and verdict a label names, checked against the set's items (a sentence
-    number must exist in the item's answer)."""
+    """The item and verdict (or harm label) a label names, checked against the set's items
+    (a sentence number must exist in the item's answer)."""
     try:
         ref = TargetRef.parse(target_id)
     except TargetRefError as exc:
         raise InputError(str(exc), subject=target_id) from None
-    if not ref.kind.is_astrid or ref.kind.is_harm:
-        raise InputError("not an ASTRID verdict (cf/sentence/N, cf, cr or ra)", subject=target_id)
+    if not ref.kind.is_astrid:
+        raise InputError(
+            "not an ASTRID verdict (cf/sentence/N, cf, cr, ra, harm, harm/sentence/N)",
+            subject=target_id,
+        )
     item = next((i for i in items if i.item_id == ref.subject), None)
     if item is None:
         raise NotFoundError("no such item in this QA set", subject=target_id)

@@ -11,6 +11,7 @@ from concord.astrid.report import render_report, run_report
 from concord.astrid.store import AstridStore, set_content_sha256
 from concord.astrid.targets import (
     astrid_targets,
+    label_target,
     label_targets,
     make_astrid_decision,
     make_astrid_label,
@@ -18,6 +19,7 @@ from concord.astrid.targets import (
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
 from concord.decisions import record_decision
 from concord.errors import InputError
+from concord.labels.harm import harm_decision
 from concord.labels.reasons import BLIND_REASON
 from concord.labels.sets import set_provenance
 from concord.store import write_transaction
@@ -72,7 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--target",
         required=True,
         metavar="ID",
-        help="e.g. astrid/<item>/ra, astrid/<item>/cr, astrid/<item>/cf/sentence/2",
+        help="e.g. astrid/<item>/ra, astrid/<item>/cr, astrid/<item>/cf/sentence/2; "
+        "astrid/<item>/harm or astrid/<item>/harm/sentence/2 with --override minor|moderate|"
+        "major marks the answer or a sentence unsafe",
     )
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--accept", action="store_true")
@@ -196,7 +200,20 @@ def cmd_decide(args: argparse.Namespace) -> int:
     set_id = args.run_id if run is None else run.set_id
     items = store.items(set_id)
     reason = args.reason or (BLIND_REASON if args.blind or on_set else "")
-    if on_set:
+    item, ref = label_target(items, args.target)
+    if ref.kind.is_harm:
+        if args.override is None:
+            raise InputError("a harm label needs its severity: --override minor|moderate|major")
+        decision = harm_decision(
+            ref,
+            args.override,
+            case_id=set_id,
+            user=session.name,
+            shown={"item_sha256": item.content_sha256(), "set_id": set_id},
+            reason=args.reason or "",
+            blind=args.blind,
+        )
+    elif on_set:
         if args.override is None:
             raise InputError(
                 "this QA set has no judge run to accept: give your value with --override",
@@ -224,8 +241,9 @@ def cmd_decide(args: argparse.Namespace) -> int:
             blind=args.blind,
             decision_id=args.decision_id,
         )
+    shown_run = None if run is None or decision.original_value is None else run.run_id
     how = set_provenance(svc.repo, set_id).model_copy(
-        update={"bulk": False, "judge_run": None if run is None else run.run_id}
+        update={"bulk": False, "judge_run": shown_run}
     )
     outcome = record_decision(svc.repo, session, decision, provenance=how)
     decision, created = outcome.decision, outcome.created
