@@ -189,3 +189,30 @@ def test_the_judge_progress_line_names_no_verdict(repo) -> None:
     assert messages and not any(
         word in m for m in messages for word in ("CF", "CR", "RA", "refuses", "relevant")
     )
+
+
+def test_the_in_app_export_writes_labels_with_their_provenance(
+    make_window, repo, qtbot, tmp_path
+) -> None:
+    import csv
+    import json
+
+    window, view = gritty_faithful(make_window, repo, qtbot)
+    type_keys(qtbot, window, "h 2 a Enter")  # a harm mark on S1, S1 one by one, the rest in bulk
+    out = tmp_path / "labels.jsonl"
+    window.export_labels(out)
+    idle(qtbot, window, lambda: out.exists() and out.with_suffix(".csv").exists())
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    by_target = {r["target_id"]: r for r in rows}
+    first = by_target["astrid/gritty-faithful/cf/sentence/1"]
+    assert first["bulk"] is False and first["blind"] is False
+    assert first["unsafe"] == "moderate"  # the sentence this rater marked unsafe
+    assert first["judge_run"] == view.session.run.run_id and first["seconds_on_item"] >= 0
+    assert by_target["astrid/gritty-faithful/cr"]["bulk"] is True
+    assert by_target["astrid/gritty-faithful/cr"]["unsafe"] is None
+    assert by_target["astrid/gritty-faithful/harm/sentence/1"]["new_value"] == "moderate"
+    with out.with_suffix(".csv").open(encoding="utf-8", newline="") as handle:
+        header = next(csv.reader(handle))
+    for column in ("blind", "bulk", "golden_shown", "seconds_on_item", "unsafe"):
+        assert column in header
+    assert "Labels exported" in window.statusBar().currentMessage()
