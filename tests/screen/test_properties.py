@@ -1,7 +1,8 @@
 """Properties of the screen that must hold for any phrasing, not just the corpus's.
 
 * What a reader sees is what the screen reads: invisible characters, full-width digits and
-  no-break spaces inserted anywhere in a corpus line never change its status.
+  no-break spaces inserted anywhere in a corpus line never change its status (whether that
+  status is the expected one is test_corpus's question).
 * A value crosses a numeric gate's threshold exactly when the screen fires, whatever label,
   unit and spelling of the number the lexicon allows.
 * A negated, a relative's or a hypothetical mention of a gate's condition never fires.
@@ -33,12 +34,16 @@ COMPARE: dict[str, Callable[[float, float], bool]] = {
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+# Lines of gates the screen defines (the thirty new gates' corpora precede their rules).
+DEFINED_ROWS = [r for r in ROWS if r["gate_id"] in SCREEN.definitions]
+
+
 def _status(row: dict[str, object], text: str) -> str:
     return status_of(SCREEN, str(row["gate_id"]), text, header=bool(row.get("header", True)))
 
 
 @SETTINGS
-@given(st.sampled_from(ROWS), st.data())
+@given(st.sampled_from(DEFINED_ROWS), st.data())
 def test_invisible_characters_never_change_a_status(
     row: dict[str, object], data: st.DataObject
 ) -> None:
@@ -46,13 +51,15 @@ def test_invisible_characters_never_change_a_status(
     positions = data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), min_size=1, max_size=4))
     for pos in sorted(set(positions), reverse=True):
         text = text[:pos] + data.draw(st.sampled_from(INVISIBLE)) + text[pos:]
-    assert _status(row, text) == row["expect"]
+    assert _status(row, text) == _status(row, str(row["text"]))
 
 
-@pytest.mark.parametrize("row", ROWS[::3], ids=[str(r["text"])[:40] for r in ROWS[::3]])
+@pytest.mark.parametrize(
+    "row", DEFINED_ROWS[::3], ids=[str(r["text"])[:40] for r in DEFINED_ROWS[::3]]
+)
 def test_full_width_digits_and_no_break_spaces_read_as_ascii(row: dict[str, object]) -> None:
     text = "".join(FULL_WIDTH.get(c, c) for c in str(row["text"])).replace(" ", "\u00a0")
-    assert _status(row, text) == row["expect"]
+    assert _status(row, text) == _status(row, str(row["text"]))
 
 
 def _numeric_cases() -> list[tuple[str, NumericRule, str, str, float, float]]:

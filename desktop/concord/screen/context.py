@@ -154,15 +154,24 @@ class ContextReader:
     # -- public ---------------------------------------------------------------------------
 
     def verdict(
-        self, d: ReadDocument, start: int, end: int, situation: Situation
+        self,
+        d: ReadDocument,
+        start: int,
+        end: int,
+        situation: Situation,
+        *,
+        relatives: bool = True,
     ) -> Verdict | None:
-        """Why the mention text[start:end] is not a finding in the patient, or None."""
+        """Why the mention text[start:end] is not a finding in the patient, or None.
+        `relatives=False`: a relative's finding is not a reason (MH susceptibility)."""
+        section = self._section(d, start)
+        if section is not None and (relatives or section.reason is not Reason.FAMILY):
+            return section
         return (
-            self._section(d, start)
-            or self.answered_no(d, end)
+            self.answered_no(d, end)
             or self.negated_after(d, end)
             or self.negated_before(d, start)
-            or self.family(d, start, end)
+            or (self.family(d, start, end) if relatives else None)
             or self.hypothetical(d, start, end)
             or (self.planned(d, start, end, situation) if situation.intervention else None)
             or self.history(d, start, end, situation)

@@ -45,9 +45,7 @@ from concord.screen.lexicon_rules import finding
 from concord.screen.rules import MedicationRule, ProphylacticDose
 from concord.screen.screening import Screening
 from concord.screen.sections import SectionKind
-from concord.text.layout import is_row
 
-ENTRY_LINE = 140  # a line this long or shorter is one entry of a list; longer is prose
 BEFORE_REACH = 45  # characters before a medicine a "was on" cue may stand
 DOSE_REACH = 45  # characters after a medicine where its dose is written
 SHORT_COURSE_DAYS = 28  # a course this long or shorter is not long-term use
@@ -71,7 +69,6 @@ _DURATION_RE = re.compile(
 )
 _DAYS = {"d": 1, "day": 1, "w": 7, "wk": 7, "week": 7, "mo": 30, "mth": 30, "month": 30}
 _DAYS.update({"y": 365, "yr": 365, "year": 365})
-_CLAUSE_CUT_RE = re.compile(r"[;.](?=\s|$)|\s(?:and|but|whereas|while)\s|,\s*(?:then|now)\s")
 
 
 @dataclass(frozen=True)
@@ -122,9 +119,9 @@ def _status(
         if when is not None:
             return GateStatus.NEGATED, f"a past course ('{course}' {when})"
     dose_text = text[m.end : _dose_end(m, entry)]
-    for group in rule.prophylactic:
-        if group.concepts and m.concepts & set(group.concepts):
-            return _heparin_dose(group, d, m, entry, dose_text, cues)
+    groups = [g for g in rule.prophylactic if m.concepts & set(g.concepts)]
+    if groups:
+        return _heparin_dose(groups, d, m, entry, dose_text, cues)
     if rule.systemic_only:
         route = _own(cues.non_systemic, d, m, entry)
         if route is not None:
@@ -220,7 +217,7 @@ def _nearest_time(d: ReadDocument, m: Mention, entry: _Entry) -> TimeMention | N
 
 
 def _heparin_dose(
-    group: ProphylacticDose,
+    groups: list[ProphylacticDose],
     d: ReadDocument,
     m: Mention,
     entry: _Entry,
@@ -240,7 +237,8 @@ def _heparin_dose(
     if dose.group("kg"):
         return GateStatus.TRIGGERED, f"weight-based (treatment) dose: '{shown}'"
     amount = _number(dose.group("n"))
-    unit = _unit(dose.group("u"), group.unit, amount)
+    unit = _unit(dose.group("u"), groups[0].unit, amount)
+    group = next((g for g in groups if g.unit == unit), groups[0])
     if unit != group.unit:
         return GateStatus.TRIGGERED, f"dose in {unit}: check it: '{shown}'"
     if amount <= group.at_most:
@@ -308,16 +306,7 @@ def _number(written: str) -> float:
 
 def _entry(s: Screening, d: ReadDocument, m: Mention) -> _Entry:
     """The list line or table row of the mention, else its clause in a sentence."""
-    line_start, line_end = d.line_bounds(m.start)
-    if line_end - line_start <= ENTRY_LINE or is_row(d.text, line_start, line_end):
-        start, end = line_start, line_end
-    else:
-        start, end = d.sentence_bounds(m.start, m.end)
-        for cut in _CLAUSE_CUT_RE.finditer(d.text, start, m.start):
-            start = cut.end()
-        after = _CLAUSE_CUT_RE.search(d.text, m.end, end)
-        if after is not None:
-            end = after.start()
+    start, end = d.entry_bounds(m.start, m.end)
     others = tuple(
         o
         for o in d.starting_in(start, end)

@@ -258,6 +258,8 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
     def fires(v: Value) -> bool:
         return compare(worst(v), rule.threshold)
 
+    if rule.only_without and any(s.mentions(rule.only_without)):
+        return  # e.g. a haematocrit, where the record gives a haemoglobin
     found = observations(s, rule.concept, quantity_spec(rule), fires, rule.separate_conditions)
     later = _Later(found) if rule.latest_decides and any(o.fires for o in found) else None
     near = frozenset(rule.near)

@@ -79,6 +79,22 @@ class LexiconRule(_Strict):
         description="With history 'resolves': a mention dated more than this many days before "
         "the reference date is history (default 56); an event window (stroke 90, MI 60)",
     )
+    near: list[str] = Field(
+        default=[],
+        description="Concepts one of which must be named in the mention's entry (its list line "
+        "or clause): anaphylaxis fires only with a drug, latex or chlorhexidine",
+    )
+    near_sections: list[str] = Field(
+        default=[],
+        description="Section kinds that count as `near` ('allergy': a drug in the allergy list)",
+    )
+    unless_near: list[str] = Field(
+        default=[], description="Concepts in the entry that leave the finding to another gate"
+    )
+    relatives_count: bool = Field(
+        default=False,
+        description="A blood relative's finding is the patient's risk too (MH susceptibility)",
+    )
     value_decides: bool = Field(
         default=False,
         description="A mention followed by a value of its quantity ('raised INR 1.3') is "
@@ -140,6 +156,11 @@ class NumericRule(_Strict):
         default=[],
         description="Concepts one of which must be named in the value's sentence "
         "(a heart rate > 110 fires only with atrial fibrillation)",
+    )
+    only_without: list[str] = Field(
+        default=[],
+        description="Quantities whose value, written anywhere in the record, leaves this rule "
+        "silent (a haematocrit counts only where no haemoglobin is given)",
     )
     note: str = ""
 
@@ -281,6 +302,8 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
     if isinstance(rule, LexiconRule):
         yield from rule.concepts
         yield from rule.resolved_by
+        yield from rule.near
+        yield from rule.unless_near
         if rule.explained_by is not None:
             yield from rule.explained_by.causes
             yield from rule.explained_by.unless
@@ -292,6 +315,7 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
         yield from rule.annotate_if
         yield from rule.separate_conditions
         yield from rule.near
+        yield from rule.only_without
     elif isinstance(rule, RisingRule):
         yield rule.concept
         if rule.explained_by is not None:
