@@ -240,6 +240,40 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             ],
         )
     )
+    if report.gold:
+        print("\nGold items (scored against the seeding lead's labels, else the set file's)")
+        print(
+            table(
+                ["rater", "gold items", "labels", "correct", "accuracy"],
+                [
+                    [
+                        g["rater"],
+                        str(g["gold_items"]),
+                        str(g["n"]),
+                        str(g["correct"]),
+                        "-" if g["accuracy"] is None else f"{g['accuracy']:.2f}",
+                    ]
+                    for g in report.gold
+                ],
+            )
+        )
+    if report.unsafe:
+        print("\nMarked unsafe (most severe first)")
+        print(
+            table(
+                ["severity", "set / case", "item", "sentence", "rater"],
+                [
+                    [
+                        m["severity"],
+                        m["scope"],
+                        m["item"],
+                        "" if m["sentence"] is None else f"S{m['sentence']}",
+                        m["rater"],
+                    ]
+                    for m in report.unsafe
+                ],
+            )
+        )
     for warning in report.warnings:
         print(f"WARNING: {warning}", file=sys.stderr)
     return 0

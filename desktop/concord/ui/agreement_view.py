@@ -69,8 +69,19 @@ EXPLANATION = (
     "corrects agreement for chance (1 perfect, 0 chance), with its 95% bootstrap interval; "
     f"below n = {MIN_ITEMS_FOR_KAPPA} it is too few to mean anything."
 )
+SHORT_NAMES = {
+    "astrid_cf_sentence": "QA sentence",
+    "astrid_cf": "QA CF High/Low",
+    "astrid_cr": "QA context relevant",
+    "astrid_ra": "QA refuses",
+    "eval_grade": "EVAL good/bad",
+    "astrid_harm": "harm (answer)",
+    "astrid_harm_sentence": "harm (sentence)",
+    "eval_harm": "harm (EVAL)",
+}
+"""Metric names short enough for a chart's title."""
 MAX_ROWS_SHOWN = 8
-CHARTS_PER_ROW = 4
+CHARTS_PER_ROW = 5
 
 
 def metric_name(kind: str) -> str:
@@ -251,10 +262,12 @@ class AgreementView(QWidget):
         layout.setContentsMargins(0, 0, 4, 0)
         layout.addWidget(self.unsafe_title)
         layout.addWidget(self.unsafe)
-        layout.addWidget(_heading("Judge × human, per metric (rows: judge · columns: human)"))
-        layout.addWidget(self.confusion_box)
-        layout.addWidget(_heading("Annotators: κ per pair, acceptance of the judge, time"))
+        layout.addWidget(_heading("Annotators: κ per pair (95% CI), acceptance of the judge, time"))
         layout.addWidget(self.people_box)
+        layout.addWidget(
+            _heading("Judge × human per metric (rows: judge · columns: human; bulk left out)")
+        )
+        layout.addWidget(self.confusion_box)
         layout.addWidget(_heading("Judge vs human"))
         layout.addWidget(self.judge)
         layout.addWidget(_heading("Between annotators"))
@@ -375,12 +388,21 @@ class AgreementView(QWidget):
         for n, row in enumerate(shown):
             kappa = "κ n/a" if row["kappa"] is None else f"κ {row['kappa']:.2f} {_ci(row)}"
             chart = ConfusionChart(
-                f"{metric_name(row['metric'])} · {'blind' if row['blind'] else 'judge shown'}",
-                f"{row['model']} · n={row['n']} · acc {_fmt(row['accuracy'])} · {kappa}",
+                f"{SHORT_NAMES.get(row['metric'], metric_name(row['metric']))} · "
+                + ("blind" if row["blind"] else "judge shown"),
+                [
+                    f"judge: {row['model']}",
+                    f"n={row['n']} · accuracy {_fmt(row['accuracy'])} · {kappa}",
+                ],
                 row["confusion"]["categories"],
                 row["confusion"]["rows_judge_cols_human"],
             )
-            self.confusion_grid.addWidget(chart, n // CHARTS_PER_ROW, n % CHARTS_PER_ROW)
+            self.confusion_grid.addWidget(
+                chart,
+                n // CHARTS_PER_ROW,
+                n % CHARTS_PER_ROW,
+                Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
+            )
         if not shown:
             self.confusion_grid.addWidget(
                 plain_label("No label compared with a judge yet (bulk accepts do not count)."),
@@ -395,7 +417,8 @@ class AgreementView(QWidget):
                 "Cohen's κ per annotator pair, with 95% CI",
                 [
                     Interval(
-                        f"{metric_name(r['metric'])[:22]}: {' / '.join(r['annotators'])}"[:40],
+                        f"{SHORT_NAMES.get(r['metric'], r['metric'])}: "
+                        + " / ".join(r["annotators"]),
                         r["kappa"],
                         r["ci95"][0] if r["ci95"] else None,
                         r["ci95"][1] if r["ci95"] else None,
@@ -405,6 +428,7 @@ class AgreementView(QWidget):
                 ],
             ),
             3,
+            Qt.AlignmentFlag.AlignTop,
         )
         raters = report.per_annotator
         self.people.addWidget(
@@ -424,6 +448,7 @@ class AgreementView(QWidget):
                 bad=lambda v: v > MAX_ACCEPTANCE,
             ),
             2,
+            Qt.AlignmentFlag.AlignTop,
         )
         most = max([r["seconds_per_item"] or 0 for r in raters] + [10.0])
         self.people.addWidget(
@@ -443,6 +468,7 @@ class AgreementView(QWidget):
                 bad=lambda v: v < MIN_SECONDS,
             ),
             2,
+            Qt.AlignmentFlag.AlignTop,
         )
 
     def _fill_tables(self, report: AgreementReport) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from concord.ui import theme
@@ -29,27 +29,30 @@ def _font(widget: QWidget, points: float, bold: bool = False) -> QFont:
 
 class ConfusionChart(QWidget):
     """A judge (rows) x human (columns) matrix of counts, shaded by count; the diagonal
-    (agreement) in green, the rest in red."""
+    (agreement) in green, the rest in red. Three lines above it: what was judged, by whom,
+    and the agreement figures."""
+
+    LEFT, TOP, CELL_W, CELL_H = 74.0, 76.0, 50.0, 24.0
 
     def __init__(
         self,
         title: str,
-        subtitle: str,
+        lines: Sequence[str],
         categories: Sequence[str],
         counts: Sequence[Sequence[int]],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("confusionChart")
-        self.title, self.subtitle = title, subtitle
+        self.title, self.lines = title, list(lines)[:2]
         self.categories, self.counts = list(categories), [list(r) for r in counts]
         self.setMinimumSize(self.sizeHint())
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.setToolTip(f"{title}\n{subtitle}\nrows: judge · columns: human")
+        self.setToolTip("\n".join([title, *self.lines, "rows: judge · columns: human"]))
 
     def sizeHint(self) -> QSize:
         k = max(1, len(self.categories))
-        return QSize(max(250, 92 + 52 * k), 74 + 30 * k + 22)
+        return QSize(236, int(self.TOP + self.CELL_H * k + 8))
 
     def paintEvent(self, _event: object) -> None:
         p = QPainter(self)
@@ -57,42 +60,44 @@ class ConfusionChart(QWidget):
         p.fillRect(self.rect(), QColor("#ffffff"))
         p.setPen(QPen(QColor("#d0d5db")))
         p.drawRect(self.rect().adjusted(0, 0, -1, -1))
-        p.setFont(_font(self, 8.5, bold=True))
+        p.setFont(_font(self, 8, bold=True))
         p.setPen(INK)
-        p.drawText(QRectF(6, 3, self.width() - 12, 16), Qt.AlignmentFlag.AlignLeft, self.title)
-        p.setFont(_font(self, 7.5))
-        p.setPen(QColor("#555555"))
-        p.drawText(QRectF(6, 19, self.width() - 12, 14), Qt.AlignmentFlag.AlignLeft, self.subtitle)
+        width = self.width() - 10
+        p.drawText(QRectF(5, 2, width, 14), Qt.AlignmentFlag.AlignLeft, self.title)
+        p.setFont(_font(self, 7))
+        p.setPen(QColor("#444444"))
+        for n, line in enumerate(self.lines):
+            p.drawText(QRectF(5, 16 + 12 * n, width, 12), Qt.AlignmentFlag.AlignLeft, line)
         k = len(self.categories)
         if not k:
             return
-        left, top, cell_w, cell_h = 90.0, 58.0, 52.0, 30.0
+        left, top, cell_w, cell_h = self.LEFT, self.TOP, self.CELL_W, self.CELL_H
         most = max(1, max(max(r) for r in self.counts))
-        p.setFont(_font(self, 7))
+        p.setFont(_font(self, 6.5))
         p.setPen(QColor("#555555"))
-        p.drawText(QRectF(left, 38, cell_w * k, 12), Qt.AlignmentFlag.AlignCenter, "human →")
+        p.drawText(QRectF(left, top - 30, cell_w * k, 11), Qt.AlignmentFlag.AlignCenter, "human")
         p.save()
-        p.translate(10, top + cell_h * k / 2 + 16)
+        p.translate(9, top + cell_h * k / 2)
         p.rotate(-90)
-        p.drawText(QRectF(-30, -10, 60, 12), Qt.AlignmentFlag.AlignCenter, "judge →")
+        p.drawText(QRectF(-30, -6, 60, 12), Qt.AlignmentFlag.AlignCenter, "judge")
         p.restore()
+        metrics = QFontMetrics(p.font())
         for c, name in enumerate(self.categories):
+            head = metrics.elidedText(name, Qt.TextElideMode.ElideRight, int(cell_w) - 2)
+            side = metrics.elidedText(name, Qt.TextElideMode.ElideRight, int(left) - 22)
             p.drawText(
-                QRectF(left + c * cell_w, top - 12, cell_w, 12),
-                Qt.AlignmentFlag.AlignCenter,
-                name[:10],
+                QRectF(left + c * cell_w, top - 15, cell_w, 12), Qt.AlignmentFlag.AlignCenter, head
             )
             p.drawText(
                 QRectF(16, top + c * cell_h, left - 20, cell_h),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                name[:12],
+                side,
             )
-        p.setFont(_font(self, 8.5, bold=True))
+        p.setFont(_font(self, 8, bold=True))
         for r in range(k):
             for c in range(k):
                 n = self.counts[r][c]
-                base = GOOD if r == c else BAD
-                shade = QColor(base)
+                shade = QColor(GOOD if r == c else BAD)
                 shade.setAlphaF(0.08 + 0.75 * n / most if n else 0.03)
                 box = QRectF(left + c * cell_w, top + r * cell_h, cell_w - 2, cell_h - 2)
                 p.fillRect(box, shade)
@@ -139,9 +144,10 @@ class KappaChart(QWidget):
         p.setFont(_font(self, 8.5, bold=True))
         p.setPen(INK)
         p.drawText(QRectF(6, 3, self.width() - 12, 16), Qt.AlignmentFlag.AlignLeft, self.title)
-        left, right, top = 170.0, 118.0, 30.0
+        left, right, top = 190.0, 160.0, 30.0
         width = max(40.0, self.width() - left - right)
         bottom = top + 22 * max(1, len(self.rows))
+        metrics = QFontMetrics(_font(self, 7.5))
         p.setFont(_font(self, 7))
         for tick in (-0.2, 0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
             x = self._x(tick, left, width)
@@ -167,7 +173,7 @@ class KappaChart(QWidget):
             p.drawText(
                 QRectF(4, y - 9, left - 10, 18),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                row.label,
+                metrics.elidedText(row.label, Qt.TextElideMode.ElideMiddle, int(left) - 14),
             )
             text = "κ n/a" if row.kappa is None else f"κ {row.kappa:.2f}"
             if row.low is not None and row.high is not None:
