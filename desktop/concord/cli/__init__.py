@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "concord.cli.signing",
     "concord.cli.gui",
     "concord.cli.batch",
+    "concord.cli.labels",
 )
 OPTIONAL_COMMAND_MODULES = (
     "concord.cli.astrid",
