@@ -137,13 +137,19 @@ class FreeTextValues:
 
     def __init__(self, screen: RecordScreen) -> None:
         self.screen = screen
+        self._record: Record | None = None
+        self._values: dict[str, list[TextValue]] = {}  # of `_record`, per concept
 
     def __call__(self, record: Record, concept: str, quantity: str | None) -> list[TextValue]:
         del quantity  # the gate rule that reads the concept names its quantity
-        return [
-            TextValue(Span(source_id=v.source_id, start=v.start, end=v.end), v.value, v.written)
-            for v in self.screen.values_of(record, concept, skip_kinds=frozenset({"fhir"}))
-        ]
+        if record is not self._record:
+            self._record, self._values = record, {}
+        if concept not in self._values:  # several gates ask for one concept: read it once
+            self._values[concept] = [
+                TextValue(Span(source_id=v.source_id, start=v.start, end=v.end), v.value, v.written)
+                for v in self.screen.values_of(record, concept, skip_kinds=frozenset({"fhir"}))
+            ]
+        return self._values[concept]
 
     def dosage(self, record: Record, resources: Sequence[str], reference: date) -> list[Finding]:
         lines = []

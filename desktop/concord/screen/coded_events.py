@@ -167,7 +167,8 @@ def _condition(
 ) -> CodedFinding:
     status = fact.clinical_status or "no clinical status"
     started = fact.onset or fact.effective
-    onset = f", onset {started.isoformat()}" if started else ""
+    dated = "onset" if fact.onset else "recorded"
+    onset = f", {dated} {started.isoformat()}" if started else ""
     if fact.status in REFUTED:
         return _found(gate_id, GateStatus.NEGATED, fact, f"{fact.status} (verification)")
     if limit.diagnosed_only and fact.status in UNCONFIRMED:
@@ -462,11 +463,13 @@ def current_medication(
             )
         days = _days(reference, when)
         window = limit.stopped_within_days
+        # the fact's date is the period's end where the resource gives one, else its start:
+        # the stop was on or after it
         if days <= window:
             return MedicationReading(
                 fact,
                 GateStatus.TRIGGERED,
-                f"{label}: {verb} {when.isoformat()}, {max(days, 0)} days before "
+                f"{label}: {verb}, dated {when.isoformat()}, {max(days, 0)} days before "
                 f"{reference.isoformat()} (within {window}): stopped or held for this "
                 "operation? check the plan",
                 spans,
@@ -474,8 +477,8 @@ def current_medication(
         return MedicationReading(
             fact,
             GateStatus.NEGATED,
-            f"{label}: {verb} {when.isoformat()}, {days} days before {reference.isoformat()}: "
-            "not taken now",
+            f"{label}: {verb}, dated {when.isoformat()}, {days} days before "
+            f"{reference.isoformat()}: not taken now",
             spans,
         )
     meaning = {
