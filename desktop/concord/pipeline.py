@@ -25,8 +25,8 @@ from concord.agents.runner import propose_operation, run_agent, run_agents
 from concord.domain import Brief, Case, GateHit, Record
 from concord.domain.gate import Severity
 from concord.errors import Cancelled, ModelOutputError
-from concord.evidence.injection import injection_findings
 from concord.llm.runtime import Runtime
+from concord.screen.injection import injection_findings
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
 
