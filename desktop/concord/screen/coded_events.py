@@ -10,8 +10,9 @@ What a status means:
   does not, resolved, inactive or remission - or an abatement date - is negated; an event
   (a stroke, an MI, a DVT: ``event`` in the list) dated outside the rule's window before
   the reference date is history whatever its clinical status; an active state fires.
-* MedicationStatement / MedicationRequest / MedicationAdministration: active, intended,
-  in progress or of unknown status fires; on hold fires and says it is held (for this
+* MedicationStatement / MedicationRequest / MedicationAdministration: active, in
+  progress or of unknown status fires; intended (a medicine planned, not yet taken) does
+  not, as SPEC's "planned" does not; on hold fires and says it is held (for this
   operation, perhaps: the plan must be checked); stopped or completed fires only when it
   ended within the rule's ``stopped_within_days`` before the reference date (stopped or
   held for this operation, as the text rule reads "stopped 5 days ago"), else it is
@@ -56,7 +57,7 @@ PLANNED = frozenset({"preparation", "planned", "intended"})
 PLANNED_PROCEDURE = frozenset({"preparation", "planned"})
 ENDED_MEDICATION = frozenset({"stopped", "completed"})
 HELD_MEDICATION = frozenset({"on-hold", "suspended"})
-NOT_STARTED_MEDICATION = frozenset({"draft"})
+NOT_STARTED_MEDICATION = frozenset({"draft", "intended"})
 INACTIVE_DEVICE = frozenset({"inactive"})
 INACTIVE_ALLERGY = frozenset({"inactive", "resolved"})
 
@@ -482,7 +483,6 @@ def current_medication(
             spans,
         )
     meaning = {
-        "intended": "intended (to be taken)",
         "unknown": "status unknown: read as taken",
         "in-progress": "in progress",
     }.get(status, status)
