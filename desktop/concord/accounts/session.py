@@ -28,6 +28,7 @@ from concord.pki.keys import (
     read_legacy_root_secret,
 )
 from concord.store import Repository, User
+from concord.store.audit import sign_rows_as
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,9 @@ def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = N
         raise _fail(repo, name, "the credential file is not the one registered for this user")
     if user.role == UserRole.ADMIN and credential.root_passphrase is None:
         credential = _adopt_legacy_root_secret(home, credential, password)
-    return Session(user=user, credential=credential, started_at=datetime.now(UTC))
+    session = Session(user=user, credential=credential, started_at=datetime.now(UTC))
+    sign_rows_as(repo.db.conn, session)  # every audit row of theirs is signed with their key
+    return session
 
 
 def _adopt_legacy_root_secret(home: Path, credential: Credential, password: str) -> Credential:

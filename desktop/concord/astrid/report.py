@@ -17,6 +17,7 @@ from concord.astrid.results import QaRun, Verdict
 from concord.astrid.sentences import split_sentences
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import ItemLabels, astrid_targets, resolve_labels, sentence_value
+from concord.domain.decision_history import chain_order
 
 
 def _mean_sd(values: list[float]) -> dict[str, float | None]:
@@ -153,7 +154,7 @@ def run_report(
     items = store.items(run.set_id)
     runs = [store.get_run(r) for r in store.run_ids(run.set_id)] if all_models else [run]
     decisions = [d for r in runs for d in store.repo.decisions(case_id=r.run_id)]
-    decisions.sort(key=lambda d: d.at)
+    decisions = chain_order(decisions)
     labels = resolve_labels(items, decisions)
     table = agreement_table(runs, items, labels)
     human_ok = any(None not in (g.cf, g.cr, g.ra) for g in labels.values())

@@ -16,7 +16,14 @@ dropped with the stock sqlite3 tool) shows up as a difference:
 * anchors: every head written outside the database is in the chain (truncation, a
   recomputed chain, a wiped table);
 * PDFs (``--pdfs DIR``): every validly signed record's audit head is in the chain and every
-  decision it carries is in the database unchanged.
+  decision it carries is in the database unchanged;
+* attribution: each signed row verifies with its user's key; the rows that move a case are
+  signed (`attribution`);
+* derived tables: records' text against their hashes, the worklist columns and child tables
+  against the case JSON, the status against the lifecycle replayed in chain order
+  (`derived`);
+* anchor files: a listed one missing or no longer growing; clocks running backwards against
+  the chain (warnings, which do not make the trail "not ok").
 """
 
 from __future__ import annotations
@@ -27,12 +34,25 @@ from pathlib import Path
 from typing import Any
 
 from concord.domain import Decision
+from concord.integrity.attribution import (
+    KeyHistory,
+    check_anchor_files,
+    check_attribution,
+    clock_warnings,
+)
+from concord.integrity.derived import (
+    check_case_tables,
+    check_records,
+    check_statuses,
+    load_cases,
+)
 from concord.integrity.report import IntegrityReport, Problem
 from concord.integrity.trail import Trail, read_trail
 from concord.pki.credentials import statement_bytes, verify_signature
+from concord.pki.statements import statement_problem
 from concord.store import Repository
 from concord.store.anchor import anchor_files, read_anchor
-from concord.store.decision_rows import decision_from_row, decision_row
+from concord.store.decision_rows import audited_decision, decision_from_row, decision_row
 
 
 def verify_installation(
@@ -56,17 +76,29 @@ def verify_installation(
                     chain_damaged=True,
                 )
             )
-        keys, revoked, user_problems, users = _check_users(repo, trail)
+        warnings: list[Problem] = []
+        keys, revoked, user_problems, users, history = _check_users(repo, trail)
         problems += user_problems
-        decision_problems, decisions, legacy = _check_decisions(repo, trail, keys)
+        decision_problems, decisions, legacy, by_case = _check_decisions(repo, trail, keys)
         problems += decision_problems + _after_revocation(trail, revoked)
+        attributed, unsigned = check_attribution(trail, history)
+        problems += attributed
+        warnings += unsigned
+        record_problems, records = check_records(repo, trail)
+        problems += record_problems
+        loaded, case_rows = load_cases(repo)
         case_problems, cases = _check_cases(repo, trail)
-        problems += case_problems
+        problems += case_problems + check_case_tables(repo, loaded, case_rows)
+        problems += check_statuses(trail, loaded, case_rows, by_case)
         signature_problems, signatures = _check_signatures(repo, trail)
         problems += signature_problems
+        beside = anchor_files(repo.db)[:1]
         files = [*anchor_files(repo.db), *extra_anchors]
         anchor_problems, heads = _check_anchors(trail, files)
         problems += anchor_problems
+        lagging, changed = check_anchor_files(trail, beside)
+        problems += lagging
+        warnings += changed + clock_warnings(trail)
         pdf_problems, pdfs = _check_pdfs(repo, trail, pdf_dir, home) if pdf_dir else ([], 0)
         problems += pdf_problems
     seqs = [p.seq for p in problems if p.seq is not None and p.chain_damaged]
@@ -75,8 +107,10 @@ def verify_installation(
         rows=chain.rows,
         first_bad_seq=min(seqs) if seqs else None,
         problems=problems,
+        warnings=warnings,
         checked={
             "users": users,
+            "records": records,
             "decisions": decisions,
             "cases": cases,
             "signatures": signatures,
@@ -93,11 +127,13 @@ def verify_installation(
 
 def _check_users(
     repo: Repository, trail: Trail
-) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Problem], int]:
+) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Problem], int, KeyHistory]:
     """(name -> enrolment statement in force, name -> seq of its valid revocation, problems,
-    users checked). Enrolments and revocations are read in chain order: each must be signed
-    by an admin enrolled, and not revoked, before it."""
+    users checked, name -> the keys they were enrolled with, in chain order). Enrolments and
+    revocations are read in chain order: each must be signed by an admin enrolled, and not
+    revoked, before it."""
     problems: list[Problem] = []
+    history: KeyHistory = {}
     in_force: dict[str, dict[str, Any]] = {}
     revoked: dict[str, int] = {}
     events = [
@@ -129,6 +165,10 @@ def _check_users(
             )
             continue
         signed_by = statement.get("revoked_by") if revokes else statement.get("enrolled_by")
+        malformed = statement_problem(what, statement)
+        if malformed is not None:
+            problems.append(Problem(check="users", seq=seq, subject=name, detail=malformed))
+            continue
         if (
             signed_by != actor
             or (revokes and statement.get("name") != name)
@@ -147,6 +187,7 @@ def _check_users(
             revoked.setdefault(name, seq)
         else:
             in_force[name] = statement
+            history.setdefault(name, []).append((seq, str(statement.get("public_key"))))
     users = repo.list_users()
     for user in users:
         found = in_force.get(user.name)
@@ -183,7 +224,7 @@ def _check_users(
             problems.append(
                 Problem(check="users", subject=name, detail="enrolled user missing from users")
             )
-    return in_force, revoked, problems, len(users)
+    return in_force, revoked, problems, len(users), history
 
 
 def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
@@ -216,9 +257,12 @@ def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
 
 def _check_decisions(
     repo: Repository, trail: Trail, keys: dict[str, dict[str, Any]]
-) -> tuple[list[Problem], int, int]:
+) -> tuple[list[Problem], int, int, dict[str, list[tuple[int, Decision]]]]:
+    """(problems, decisions checked, legacy decisions, case_id -> its audited decisions with
+    their chain positions)."""
     problems: list[Problem] = []
     legacy = 0
+    by_case: dict[str, list[tuple[int, Decision]]] = {}
     rows = list(repo.db.query("SELECT * FROM decisions ORDER BY rowid"))
     seen: set[str] = set()
     for raw in rows:
@@ -236,10 +280,11 @@ def _check_decisions(
             )
             continue
         seq, old, new = audited
+        by_case.setdefault(decision.case_id, []).append((seq, decision))
         signed_era = trail.boundary is not None and seq > trail.boundary
         if signed_era:
             stored = decision_row(decision)
-            content = new if isinstance(new, dict) else {}
+            content = audited_decision(new) if isinstance(new, dict) else {}
             changed = sorted(
                 k for k in set(stored) | set(content) if stored.get(k) != content.get(k)
             )
@@ -276,7 +321,7 @@ def _check_decisions(
                     detail="audited decision missing from the decisions table",
                 )
             )
-    return problems, len(rows), legacy
+    return problems, len(rows), legacy, by_case
 
 
 def _check_decision_signature(
@@ -352,16 +397,6 @@ def _check_cases(repo: Repository, trail: Trail) -> tuple[list[Problem], int]:
                     seq=seq,
                     subject=case_id,
                     detail="the stored case (briefs, scores, gates) differs from the one audited",
-                )
-            )
-        status_seq, status = trail.case_status[case_id]
-        if status != row["status"]:
-            problems.append(
-                Problem(
-                    check="cases",
-                    seq=status_seq,
-                    subject=case_id,
-                    detail=f"status is '{row['status']}' but the audit trail says '{status}'",
                 )
             )
     present = {str(r["case_id"]) for r in rows}

@@ -20,6 +20,7 @@ from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 from concord.adjudication.gates import GateRule
 from concord.atomic_io import write_atomic
 from concord.domain import Case, Decision, DecisionAction, Record
+from concord.domain.decision_history import chain_order
 from concord.errors import InputError
 from concord.report import sections
 from concord.report.fonts import clean, font_set
@@ -43,9 +44,10 @@ MEANING_OVERRIDES = "Reviewed — with overrides"
 
 
 def signature_meaning(decisions: list[Decision]) -> str:
-    """The default meaning of a signature, from the decisions in force."""
+    """The default meaning of a signature, from the decisions in force (the last of each
+    target in chain order)."""
     latest: dict[str, Decision] = {}
-    for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
+    for d in chain_order(d for d in decisions if d.counts_for_signoff):
         latest[d.target_id] = d
     if any(d.action == DecisionAction.OVERRIDE for d in latest.values()):
         return MEANING_OVERRIDES
@@ -77,8 +79,10 @@ def render_review_pdf(
     reviewed, not_reviewed = review_counts(case, decisions)
     amended = tuple(
         d
-        for d in decisions
-        if supersedes is not None and d.counts_for_signoff and d.at > supersedes.signed_at
+        for d in chain_order(decisions)
+        if supersedes is not None
+        and d.counts_for_signoff
+        and (d.seq is None or d.seq > supersedes.audit_head_seq)
     )
     ctx = sections.ReviewContext(
         case=case,
