@@ -16,6 +16,7 @@ import pytest
 import concord
 from concord.report.verify import attached_record
 from concord.store import Repository
+from concord.workbench.case_bundle import case_bundle
 from tests.identity import PASSWORD, enrol
 from tests.installation import CLINICIAN, decide_all
 
@@ -67,6 +68,8 @@ def test_a_decision_on_a_clock_set_back_still_makes_the_signed_pdf_not_current(
     shown = run("show", "C-1", "--json").json()
     assert shown["clock_warnings"] and shown["clock_warnings"][0]["user"] == OTHER
     assert shown["clock_warnings"][0]["seconds_back"] > 3600
+    note = case_bundle(two_clinicians, "C-1").note  # the banner under the app's case header
+    assert note.startswith("Clock warning:") and OTHER in note
 
 
 def test_a_decision_from_ten_years_ahead_is_not_in_force_over_later_ones(

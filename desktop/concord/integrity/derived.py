@@ -27,7 +27,7 @@ from concord.decisions import next_status
 from concord.domain import Case, CaseStatus, Decision, Record
 from concord.integrity.report import Problem
 from concord.integrity.trail import CaseEvent, Trail
-from concord.review import outstanding
+from concord.review import outstanding_among, required_targets
 from concord.store import Repository, case_rows
 
 _CASE_COLUMNS = (
@@ -200,6 +200,7 @@ def _replay(
     status: CaseStatus | None = None
     pending: tuple[int, CaseStatus] | None = None
     decided: list[Decision] = []
+    required = required_targets(case)
 
     def problem(seq: int, detail: str) -> None:
         problems.append(Problem(check="cases", seq=seq, subject=case.case_id, detail=detail))
@@ -209,7 +210,7 @@ def _replay(
         if isinstance(event, Decision):
             decided.append(event)
             if status is not None:
-                left = tuple(outstanding(case, decided))
+                left = tuple(outstanding_among(required, decided))
                 became = next_status(status, left, event)
                 if became is not None:
                     pending = (seq, became)
