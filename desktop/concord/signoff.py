@@ -32,12 +32,14 @@ from concord.accounts.session import Session, require_role, revocation_note, rev
 from concord.atomic_io import write_atomic
 from concord.domain import CaseStatus, UserRole
 from concord.errors import ConcordError, InputError, NotFoundError, StoreError
+from concord.pki.credentials import verify_signature
 from concord.report.pdf import render_review_pdf, signature_meaning
 from concord.report.sections import PriorSignature
 from concord.report.sign import sign_pdf_bytes
 from concord.report.verify import VerifyResult, verify_pdf
 from concord.review import outstanding, review_counts
 from concord.store import Repository, Signature
+from concord.store.audit import signed_bytes
 from concord.store.transaction import disk_is_full, is_disk_full_error
 
 
@@ -306,7 +308,9 @@ def _currency(mine: Signature | None, repo: Repository) -> dict[str, Any]:
             "current": False,
             "problem": "no signature of this installation is for these exact bytes",
         }
-    later = [s for s in repo.signatures(mine.case_id) if s.signature_id > mine.signature_id]
+    after = [s for s in repo.signatures(mine.case_id) if s.signature_id > mine.signature_id]
+    later = [s for s in after if _attributed(repo, s)]
+    forged = [s.signature_id for s in after if s not in later]
     # after it in the chain: beyond the audit head the PDF printed (whatever the clocks say)
     since = repo.decisions_after(mine.case_id, mine.audit_head_seq)
     status = repo.case_status(mine.case_id)
@@ -328,10 +332,36 @@ def _currency(mine: Signature | None, repo: Repository) -> dict[str, Any]:
         "signature_id": mine.signature_id,
         "case_status": str(status),
         "superseded_by": [s.signature_id for s in later],
+        "unattributed_signatures": forged,
         "decisions_after_signing": len(since),
         "current": not later and not since,
         "problem": problem,
     }
+
+
+def _attributed(repo: Repository, signature: Signature) -> bool:
+    """Whether the chain's `sign` row of a signature is signed by its signer's key (rows from
+    before rows were signed count as theirs; `audit verify` checks those against the chain).
+    A signatures row and a sign row an insider wrote in a clinician's name do not supersede
+    a genuine PDF."""
+    rows = repo.db.query(
+        "SELECT * FROM audit WHERE entity = ? AND action = 'sign' AND new_value LIKE ? "
+        "ORDER BY seq LIMIT 1",
+        [f"case:{signature.case_id}", f'%"pdf_sha256":"{signature.pdf_sha256}"%'],
+    )
+    data = next(iter(rows), None)
+    if data is None:
+        return False
+    if int(data.get("row_version") or 1) < 2:
+        return True
+    payload = signed_bytes(data)
+    try:
+        key = repo.get_user(signature.user).public_key
+    except NotFoundError:
+        return False
+    return bool(
+        key and payload and verify_signature(key, payload, str(data.get("signature") or ""))
+    )
 
 
 def _registration(result: VerifyResult, repo: Repository, mine: Signature | None) -> dict[str, Any]:

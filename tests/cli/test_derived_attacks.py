@@ -61,6 +61,9 @@ def test_a_forged_sign_row_and_signatures_row_in_another_clinicians_name(dr_b: P
     assert not report["ok"]
     assert "attribution" in checks(report)
     assert "'sign' row attributed to 'Dr B' carries no signature" in details(report)
+    currency = run("verify-pdf", str(dr_b / "C-1.pdf"), "--json").json()["currency"]
+    assert currency["current"] and currency["superseded_by"] == []  # the forgery supersedes nothing
+    assert currency["unattributed_signatures"]
 
 
 def test_a_status_change_attributed_to_another_clinician(dr_b: Path, run) -> None:
