@@ -64,9 +64,11 @@ _DECISIONS = """
 SELECT d.*, a.seq AS seq
   FROM decisions d
   LEFT JOIN audit a ON a.entity = 'decision:' || d.decision_id AND a.action LIKE 'decide%'
- WHERE (:case IS NULL OR d.case_id = :case) AND (:target IS NULL OR d.target_id = :target)
+ WHERE {where}
  ORDER BY a.seq IS NULL, a.seq, d.rowid
 """
+"""Decisions with their chain positions; only the filters given are written into WHERE, so
+SQLite uses the index on case_id / target_id (an `:x IS NULL OR` filter scans the table)."""
 
 M = TypeVar("M", bound=BaseModel)
 USER_REVOKE = "user revoke"
@@ -392,7 +394,10 @@ class Repository:
         """Decisions in audit-chain order, each with its chain position (`Decision.seq`),
         optionally for one case / target. The chain, not anyone's clock, says which came
         first; a decision without an audit row (a damaged trail) comes last."""
-        rows = self.db.query(_DECISIONS, {"case": case_id, "target": target_id})
+        filters = {"case_id": case_id, "target_id": target_id}
+        given = {column: value for column, value in filters.items() if value is not None}
+        where = " AND ".join(f"d.{column} = :{column}" for column in given) or "1"
+        rows = self.db.query(_DECISIONS.format(where=where), given)
         return [decision_from_row(r) for r in rows]
 
     def decisions_after(self, case_id: str, seq: int) -> list[Decision]:
