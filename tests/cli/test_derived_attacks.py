@@ -161,3 +161,22 @@ def test_rows_a_signed_in_user_writes_are_signed_by_them(signed: Path, run) -> N
     mine = [r for r in rows if r.row_version == 2 and r.action in ("sign", "case status")]
     assert mine and all(r.signature for r in mine)
     assert any(r.action.startswith("decide") and r.signature for r in rows)
+
+
+def test_a_failed_sign_in_is_not_taken_for_a_forged_row(signed: Path, run) -> None:
+    """A failed sign-in names the user it tried; by its nature it is not theirs to sign."""
+    wrong = run(
+        "decide",
+        "C-1",
+        "--target",
+        "gate/hyperkalaemia",
+        "--accept",
+        "--reason",
+        "x",
+        "--user",
+        "Dr Smith",
+        password="not-the-password-at-all",
+    )
+    assert wrong.code == 1
+    report = verify(run)
+    assert report["ok"], report["problems"]

@@ -21,8 +21,8 @@ from concord.integrity.trail import Trail
 from concord.pki.credentials import verify_signature
 from concord.store.anchor import configured_anchor_files, read_anchor
 
-MUST_BE_SIGNED = ("sign", "case status", "decide")
-"""Actions (prefixes) whose rows only their signed-in actor can write."""
+MUST_BE_SIGNED = ("sign", "case status")
+"""Actions whose rows only their signed-in actor can write (and every `decide (...)`)."""
 UNAUTHENTICATED = ("sign-in failed",)
 """Actions that name a user who, by definition, did not sign in."""
 MAX_LISTED = 20
@@ -68,7 +68,7 @@ def check_attribution(trail: Trail, keys: KeyHistory) -> tuple[list[Problem], li
             )
     unsigned: list[tuple[int, str, str]] = []
     for seq, user, action in trail.unsigned_rows:
-        if action.startswith(MUST_BE_SIGNED):
+        if action in MUST_BE_SIGNED or action.startswith("decide ("):
             problems.append(
                 Problem(
                     check="attribution",
