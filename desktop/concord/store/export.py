@@ -30,11 +30,15 @@ LABEL_FIELDS = (
     "spans",
     "role",
     "signature",
+    "payload_version",
+    "seq",
 )
 """Columns of a label, in file order. `original_value` is what the judge showed,
 `new_value` the human value, `shown` the hashes of model, prompt and inputs shown, `role` the
 decider's role (an annotator's label never counts for a clinical sign-off), `signature` the
-decider's Ed25519 signature of the decision."""
+decider's Ed25519 signature of the decision, `payload_version` which fields it covers
+(`Decision.SIGNED_FIELDS`), `seq` the decision's place in the audit chain (the order of the
+file; a later decision on the same target supersedes an earlier one)."""
 
 _CSV_JSON_FIELDS = ("original_value", "new_value", "shown", "spans")
 
