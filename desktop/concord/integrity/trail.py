@@ -61,8 +61,6 @@ class Trail:
     """seq of each audited signing -> who signed"""
     legacy_users: dict[str, int] = field(default_factory=dict)
     case_saves: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
-    case_status: dict[str, tuple[int, str]] = field(default_factory=dict)
-    """case_id -> (seq, status in force after the last row that set it)"""
     case_events: dict[str, list[CaseEvent]] = field(default_factory=dict)
     """case_id -> its save, status, sign rows in chain order (decisions are added later)"""
     signs: list[tuple[int, str, Any]] = field(default_factory=list)
@@ -126,17 +124,14 @@ def _read_row(trail: Trail, row: dict[str, Any]) -> None:
         trail.imports.setdefault(key, (seq, new))
     elif action == "case save" and kind == "case" and isinstance(new, dict):
         trail.case_saves[key] = (seq, new)
-        trail.case_status[key] = (seq, str(new.get("status")))
         _event(trail, key, CaseEvent(seq, "save", user, None, str(new.get("status")), signed))
     elif action == "case status" and kind == "case":
-        trail.case_status[key] = (seq, str(new))
         old = _json(row["old_value"])
         _event(trail, key, CaseEvent(seq, "status", user, old, str(new), signed))
     elif action == "sign" and kind == "case":
         trail.signs.append((seq, key, new))
         trail.signers[seq] = user
         status = new.get("status", "signed") if isinstance(new, dict) else "signed"
-        trail.case_status[key] = (seq, str(status))
         _event(trail, key, CaseEvent(seq, "sign", user, _json(row["old_value"]), status, signed))
     elif action == ANCHOR_CONFIG_ACTION and isinstance(new, dict):
         files = new.get("files")

@@ -10,8 +10,8 @@ dropped with the stock sqlite3 tool) shows up as a difference:
   statement in force, and nobody decided or signed after their account was revoked;
 * decisions: each row equals the full content its audit row holds; every audited decision
   still has its row; each is signed by its decider's enrolled key, with the role they had;
-* cases: each row's JSON hashes to the value audited when it was saved, and its status is
-  the last one the chain set;
+* cases: each row's JSON hashes to the value audited when it was saved (its status is
+  replayed, below);
 * signatures: each row is the one audited, and the audit head it printed is in the chain;
 * anchors: every head written outside the database is in the chain (truncation, a
   recomputed chain, a wiped table);
