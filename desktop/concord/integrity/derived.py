@@ -92,9 +92,10 @@ def load_cases(repo: Repository) -> tuple[dict[str, Case], dict[str, dict[str, A
     rows: dict[str, dict[str, Any]] = {}
     for row in repo.db.query("SELECT * FROM cases"):
         case_id = str(row["case_id"])
+        text = str(row.pop("json"))  # kept parsed only: memory grows by one case, not two
         rows[case_id] = row
         try:
-            cases[case_id] = Case.model_validate_json(str(row["json"]))
+            cases[case_id] = Case.model_validate_json(text)
         except ValidationError:
             continue  # reported with the JSON hash check
     return cases, rows
