@@ -8,7 +8,7 @@ from pathlib import Path
 
 from concord import paths
 from concord.adjudication.config import ScoringConfig, load_scoring_config
-from concord.agents.profiles import AgentProfile, load_profiles
+from concord.agents.profiles import AgentProfile, assign_gates, load_profiles
 from concord.domain import Record
 from concord.llm.isolated import IsolatedRuntime
 from concord.llm.llama_cpp_runtime import default_threads
@@ -42,7 +42,8 @@ class Services:
 
     @cached_property
     def profiles(self) -> dict[str, AgentProfile]:
-        return load_profiles()
+        """The agent profiles, each with the gates it owns (stated in the gate files)."""
+        return assign_gates(load_profiles(), self.screen.owners())
 
     @cached_property
     def screen(self) -> RecordScreen:

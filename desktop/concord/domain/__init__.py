@@ -2,6 +2,7 @@
 
 from concord.domain.brief import Brief, BriefItem, BriefSection, BriefStatus
 from concord.domain.case import (
+    UNVERIFIED_MODEL_SHA256,
     BatchProvenance,
     BatchRequest,
     Case,
@@ -33,6 +34,7 @@ from concord.domain.user import UserRole
 __all__ = [
     "Alignment",
     "BatchProvenance",
+    "UNVERIFIED_MODEL_SHA256",
     "BatchRequest",
     "AlignmentStatus",
     "Brief",

@@ -28,11 +28,11 @@ UNAUTHENTICATED = ("sign-in failed",)
 MAX_LISTED = 20
 """Warnings of one kind listed one by one; the rest are counted."""
 
-KeyHistory = dict[str, list[tuple[int, str]]]
+PublicKeys = dict[str, list[tuple[int, str]]]
 """name -> (seq of the enrolment, public key), in chain order."""
 
 
-def key_at(keys: KeyHistory, name: str, seq: int) -> str | None:
+def key_at(keys: PublicKeys, name: str, seq: int) -> str | None:
     """The key `name` was enrolled with at chain position `seq`."""
     found = None
     for enrolled_at, key in keys.get(name, []):
@@ -41,7 +41,7 @@ def key_at(keys: KeyHistory, name: str, seq: int) -> str | None:
     return found
 
 
-def check_attribution(trail: Trail, keys: KeyHistory) -> tuple[list[Problem], list[Problem]]:
+def check_attribution(trail: Trail, keys: PublicKeys) -> tuple[list[Problem], list[Problem]]:
     """(problems, warnings) of the rows' signatures."""
     problems: list[Problem] = []
     for row in trail.signed_rows:

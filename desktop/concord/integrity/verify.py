@@ -35,7 +35,6 @@ from typing import Any
 
 from concord.domain import Decision
 from concord.integrity.attribution import (
-    KeyHistory,
     check_anchor_files,
     check_attribution,
     clock_warnings,
@@ -49,7 +48,7 @@ from concord.integrity.derived import (
 from concord.integrity.report import IntegrityReport, Problem
 from concord.integrity.trail import Trail, read_trail
 from concord.pki.credentials import statement_bytes, verify_signature
-from concord.pki.statements import statement_problem
+from concord.pki.statements import enrolment_kind, statement_problem
 from concord.store import Repository
 from concord.store.anchor import anchor_files, read_anchor
 from concord.store.decision_rows import audited_decision, decision_from_row, decision_row
@@ -77,13 +76,14 @@ def verify_installation(
                 )
             )
         warnings: list[Problem] = []
-        keys, revoked, user_problems, users, history = _check_users(repo, trail)
+        keys, revoked, user_problems, users = _check_users(repo, trail)
         problems += user_problems
         decision_problems, decisions, legacy, by_case = _check_decisions(repo, trail, keys)
         problems += decision_problems + _after_revocation(trail, revoked)
-        attributed, unsigned = check_attribution(trail, history)
+        attributed, unsigned = check_attribution(trail, public_keys(keys))
         problems += attributed
         warnings += unsigned
+        problems += _check_settings(repo, keys, revoked)
         record_problems, records = check_records(repo, trail)
         problems += record_problems
         loaded, case_rows = load_cases(repo)
@@ -125,16 +125,37 @@ def verify_installation(
 # ------------------------------------------------------------------------------ users
 
 
+KeyHistory = dict[str, list[tuple[int, dict[str, Any]]]]
+"""name -> (seq, enrolment statement) of each valid enrolment or renewal, in chain order."""
+
+
+def public_keys(history: KeyHistory) -> dict[str, list[tuple[int, str]]]:
+    """name -> (seq, public key) of each valid enrolment or renewal, for the rows' signatures."""
+    return {
+        name: [(seq, str(statement.get("public_key"))) for seq, statement in entries]
+        for name, entries in history.items()
+    }
+
+
+def _in_force_at(history: KeyHistory, name: str, seq: int) -> dict[str, Any] | None:
+    """The statement of `name` in force at chain position `seq` (the last one before it)."""
+    found = None
+    for at, statement in history.get(name, ()):
+        if at < seq:
+            found = statement
+    return found
+
+
 def _check_users(
     repo: Repository, trail: Trail
-) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Problem], int, KeyHistory]:
-    """(name -> enrolment statement in force, name -> seq of its valid revocation, problems,
-    users checked, name -> the keys they were enrolled with, in chain order). Enrolments and
-    revocations are read in chain order: each must be signed by an admin enrolled, and not
-    revoked, before it."""
+) -> tuple[KeyHistory, dict[str, int], list[Problem], int]:
+    """(each user's valid enrolment statements with their seq, name -> seq of its valid
+    revocation, problems, users checked). Enrolments (a renewal by a password change is one)
+    and revocations are read in chain order: each must be signed by an admin enrolled, and
+    not revoked, before it, with the key that admin held then."""
     problems: list[Problem] = []
-    history: KeyHistory = {}
     in_force: dict[str, dict[str, Any]] = {}
+    history: KeyHistory = {}
     revoked: dict[str, int] = {}
     events = [
         (seq, actor, statement, signature, "")
@@ -165,7 +186,7 @@ def _check_users(
             )
             continue
         signed_by = statement.get("revoked_by") if revokes else statement.get("enrolled_by")
-        malformed = statement_problem(what, statement)
+        malformed = statement_problem(what if revokes else enrolment_kind(statement), statement)
         if malformed is not None:
             problems.append(Problem(check="users", seq=seq, subject=name, detail=malformed))
             continue
@@ -187,7 +208,7 @@ def _check_users(
             revoked.setdefault(name, seq)
         else:
             in_force[name] = statement
-            history.setdefault(name, []).append((seq, str(statement.get("public_key"))))
+            history.setdefault(name, []).append((seq, statement))
     users = repo.list_users()
     for user in users:
         found = in_force.get(user.name)
@@ -224,7 +245,7 @@ def _check_users(
             problems.append(
                 Problem(check="users", subject=name, detail="enrolled user missing from users")
             )
-    return in_force, revoked, problems, len(users), history
+    return history, revoked, problems, len(users)
 
 
 def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
@@ -256,7 +277,7 @@ def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
 
 
 def _check_decisions(
-    repo: Repository, trail: Trail, keys: dict[str, dict[str, Any]]
+    repo: Repository, trail: Trail, keys: KeyHistory
 ) -> tuple[list[Problem], int, int, dict[str, list[tuple[int, Decision]]]]:
     """(problems, decisions checked, legacy decisions, case_id -> its audited decisions with
     their chain positions)."""
@@ -324,10 +345,8 @@ def _check_decisions(
     return problems, len(rows), legacy, by_case
 
 
-def _check_decision_signature(
-    decision: Decision, seq: int, keys: dict[str, dict[str, Any]]
-) -> list[Problem]:
-    statement = keys.get(decision.user)
+def _check_decision_signature(decision: Decision, seq: int, keys: KeyHistory) -> list[Problem]:
+    statement = _in_force_at(keys, decision.user, seq)
     if statement is None:
         return [
             Problem(
@@ -560,3 +579,50 @@ def _check_pdfs(
                     )
                 )
     return problems, len(files)
+
+
+# ------------------------------------------------------------------------------ settings
+
+
+def _check_settings(repo: Repository, keys: KeyHistory, revoked: dict[str, int]) -> list[Problem]:
+    """Installation settings (`accounts.settings`): each statement must be signed by an admin
+    in force when it was made, with the key they held then (the reader ignores any other
+    statement, and this reports it)."""
+    problems = []
+    rows = repo.db.query("SELECT seq, user, entity, new_value FROM audit WHERE action = 'setting'")
+    for row in rows:
+        seq = int(row["seq"])
+        value = _json_value(row["new_value"])
+        statement: Any = value.get("statement") if isinstance(value, dict) else None
+        signature = str(value.get("signature")) if isinstance(value, dict) else ""
+        admin = str(statement.get("set_by")) if isinstance(statement, dict) else ""
+        enrolment = _in_force_at(keys, admin, seq)
+        ok = (
+            isinstance(statement, dict)
+            and enrolment is not None
+            and enrolment.get("role") == "admin"
+            and not (admin in revoked and revoked[admin] < seq)
+            and admin == str(row["user"])
+            and verify_signature(
+                str(enrolment.get("public_key")), statement_bytes(statement), signature
+            )
+        )
+        if not ok:
+            problems.append(
+                Problem(
+                    check="settings",
+                    seq=seq,
+                    subject=str(row["entity"]),
+                    detail=f"setting not signed by an admin in force ({admin!r}): ignored",
+                )
+            )
+    return problems
+
+
+def _json_value(text: Any) -> Any:
+    from concord.store.codec import from_json
+
+    try:
+        return from_json(text)
+    except ValueError:
+        return None

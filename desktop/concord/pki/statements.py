@@ -15,8 +15,23 @@ STATEMENT_FIELDS: dict[str, dict[int, tuple[str, ...]]] = {
     "enrolment": {
         1: ("name", "role", "skeleton", "public_key", "cert_fingerprint", "enrolled_by", "at"),
     },
+    "renewal": {
+        1: (
+            "name",
+            "role",
+            "skeleton",
+            "public_key",
+            "cert_fingerprint",
+            "enrolled_by",
+            "renews",
+            "at",
+        ),
+    },
     "revocation": {
         1: ("name", "revoked_by", "reason", "at"),
+    },
+    "setting": {
+        1: ("key", "value", "set_by", "at"),
     },
 }
 
@@ -24,6 +39,11 @@ STATEMENT_FIELDS: dict[str, dict[int, tuple[str, ...]]] = {
 def statement_version(statement: dict[str, Any]) -> int:
     version = statement.get("version", 1)
     return version if isinstance(version, int) and not isinstance(version, bool) else -1
+
+
+def enrolment_kind(statement: dict[str, Any]) -> str:
+    """An enrolment, or the renewal of one (a password change: new keys, `renews` the old)."""
+    return "renewal" if "renews" in statement else "enrolment"
 
 
 def statement_problem(kind: str, statement: dict[str, Any]) -> str | None:

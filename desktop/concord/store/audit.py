@@ -161,6 +161,11 @@ def has_signed_rows(conn: sqlite3.Connection) -> bool:
     return "row_version" in {d[0] for d in cursor.description}
 
 
+def forget_signer(conn: sqlite3.Connection, name: str) -> None:
+    """`name`'s key changed (a renewal): the key this process held no longer signs for them."""
+    _signers.pop((_database_file(conn), name), None)
+
+
 def _row_version(conn: sqlite3.Connection) -> int:
     return ROW_VERSION if has_signed_rows(conn) else 1
 
