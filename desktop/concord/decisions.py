@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from concord.accounts.revocation import require_active
 from concord.accounts.session import Session
 from concord.domain import Case, CaseStatus, Decision, LabelProvenance, Target, UserRole
+from concord.domain.decision import PAYLOAD_VERSION
 from concord.errors import AuthError, InputError, NotFoundError
 from concord.review import outstanding, require_reason
 from concord.store import Repository, write_transaction
@@ -63,8 +64,11 @@ def _check_decider(session: Session, decision: Decision) -> None:
 
 
 def sign_decision(session: Session, decision: Decision) -> Decision:
-    """The decision with the decider's role and their signature over its content."""
-    unsigned = decision.model_copy(update={"role": session.role, "signature": ""})
+    """The decision with the decider's role and their signature over its content, signed
+    under the current payload version."""
+    unsigned = decision.model_copy(
+        update={"role": session.role, "signature": "", "payload_version": PAYLOAD_VERSION}
+    )
     return unsigned.model_copy(update={"signature": session.sign(unsigned.signed_payload())})
 
 
@@ -92,17 +96,17 @@ def record_decision(
                 f"the decision is on {signed.case_id}, not on {case.case_id}",
                 subject=signed.decision_id,
             )
-        created = repo.append_decision(signed)
+        created = repo.append_decision(signed, signer=session)
         if created and provenance is not None:
             append_provenance(repo.db.conn, signed, provenance)
         if case is None:
             return DecisionOutcome(signed, created, None)
         left = tuple(outstanding(case, repo.decisions(case_id=case.case_id)))
         status = repo.case_status(case.case_id)
-        became = _next_status(status, left, signed) if created else None
+        became = next_status(status, left, signed) if created else None
         if became is not None:
             reason = AMENDED_REASON if became == CaseStatus.AMENDED else REVIEWED_REASON
-            repo.set_case_status(case.case_id, became, session.name, reason=reason)
+            repo.set_case_status(case.case_id, became, session.name, reason=reason, signer=session)
             status = became
     return DecisionOutcome(signed, created, status, left, became)
 
@@ -114,9 +118,11 @@ def _clinical_case(repo: Repository, case_id: str) -> Case | None:
         return None
 
 
-def _next_status(
+def next_status(
     status: CaseStatus, left: tuple[Target, ...], decision: Decision
 ) -> CaseStatus | None:
+    """The status a recorded decision moves its case to (None: it stays). `audit verify`
+    replays the chain through this same rule, so a status no decision led to is found."""
     if not decision.counts_for_signoff:
         return None  # a label
     if status == CaseStatus.SIGNED:

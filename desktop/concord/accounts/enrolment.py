@@ -46,6 +46,7 @@ from concord.pki.keys import (
     write_user_certificate,
 )
 from concord.store import Repository, write_transaction
+from concord.store.audit import sign_rows_as
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,9 @@ def change_password(
         own = admin_root_key_path(home, session.name)
         os.replace(own.with_name(own.name + ".new"), own)  # the old copy's secret opens nothing
         destroy_shared_root_key(home)
+    if signer.name == session.name:  # their rows are signed with the new key from now on
+        renewed = Session(repo.get_user(session.name), credential, session.started_at)
+        sign_rows_as(repo.db.conn, renewed)
     repo.audit_event(user=session.name, action="password change", entity=f"user:{session.name}")
     return Enrolled(user.name, user.role, credential.public_key, fingerprint, signer.name)
 

@@ -20,7 +20,7 @@ from concord.astrid.sentences import split_sentences
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import ItemLabels, astrid_targets, resolve_labels, sentence_value
 from concord.domain import Decision, TargetRef
-from concord.domain.decision_history import standing_decisions
+from concord.domain.decision_history import chain_order, standing_decisions
 
 
 def _mean_sd(values: list[float]) -> dict[str, float | None]:
@@ -159,7 +159,7 @@ def run_report(
     decisions = [d for r in runs for d in store.repo.decisions(case_id=r.run_id)]
     on_set = store.repo.decisions(case_id=run.set_id)  # blind labels, given before any run
     decisions += [d for d in on_set if not d.target_kind.is_harm]
-    decisions.sort(key=lambda d: d.at)
+    decisions = chain_order(decisions)
     labels = resolve_labels(items, decisions)
     table = agreement_table(runs, items, labels)
     human_ok = any(None not in (g.cf, g.cr, g.ra) for g in labels.values())

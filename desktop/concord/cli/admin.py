@@ -251,7 +251,8 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     )
     if args.json:
         emit_json(report.model_dump(mode="json"))
-    elif report.ok:
+        return 0 if report.ok else 1
+    if report.ok:
         checked = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.checked.items())
         print(f"audit trail intact ({report.rows} rows; checked {checked})")
     else:
@@ -261,4 +262,10 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
             seq = f" [seq {problem.seq}]" if problem.seq is not None else ""
             subject = f" {problem.subject}:" if problem.subject else ""
             print(f"  {problem.check}{seq}{subject} {problem.detail}")
+    if report.warnings:
+        print(f"warnings ({len(report.warnings)}):")
+    for warning in report.warnings:
+        seq = f" [seq {warning.seq}]" if warning.seq is not None else ""
+        subject = f" {warning.subject}:" if warning.subject else ""
+        print(f"  {warning.check}{seq}{subject} {warning.detail}")
     return 0 if report.ok else 1

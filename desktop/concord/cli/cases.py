@@ -16,6 +16,7 @@ from concord.records import load_record
 from concord.review import make_decision, outstanding
 from concord.services import Services
 from concord.store import export_labels_csv, export_labels_jsonl
+from concord.store.clock import case_clock_steps
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -112,6 +113,7 @@ def case_json(svc: Services, case_id: str) -> dict:
         "targets": [t.model_dump(mode="json") for t in case_targets(case)],
         "outstanding": [t.id for t in outstanding(case, decisions)],
         "decisions": [d.model_dump(mode="json") for d in decisions],
+        "clock_warnings": [s.to_json() for s in case_clock_steps(svc.repo.db, case_id)],
     }
 
 
@@ -158,6 +160,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     record = svc.repo.get_record(case.record_id)
     print(case_summary(case, record.name))
     print(f"\nstatus: {data['status']}; outstanding before signing: {len(data['outstanding'])}")
+    for warning in data["clock_warnings"]:
+        print(f"warning: {warning['detail']}")
     for target in case_targets(case):
         print(f"  {target.id:55} {target.label}")
     return 0

@@ -34,6 +34,8 @@ DECISION_FIELDS = (
     "spans",
     "role",
     "signature",
+    "payload_version",
+    "seq",
 )
 PROVENANCE_FIELDS = (
     "bulk",
@@ -47,14 +49,17 @@ LABEL_FIELDS = (*DECISION_FIELDS, *PROVENANCE_FIELDS, "unsafe", "rater", "origin
 """Columns of a label, in file order. `original_value` is what the judge showed,
 `new_value` the human value, `shown` the hashes of model, prompt and inputs shown, `blind`
 whether the judge's value was hidden, `role` the decider's role (an annotator's label never
-counts for a clinical sign-off), `signature` the decider's Ed25519 signature of the decision.
-How it was given: `bulk` (accepted with others by one key), `golden_shown` (EVAL: the expert
-answers were on screen), `seconds_on_item`, `judge_run` (the run or reward model shown),
-`set_id` / `set_sha256` (the QA or EVAL set and its content hash): null where not
-applicable or not recorded (decisions from before provenance was kept). `unsafe`: the
-severity of the rater's own harm mark covering this label's answer or sentence, else null.
-`rater`: who gave it as this installation names them (`name@installation` for a label
-merged from another installation), `origin`: "local" or "package:<id>"."""
+counts for a clinical sign-off), `signature` the decider's Ed25519 signature of the decision,
+`payload_version` which fields it covers (`Decision.SIGNED_FIELDS`), `seq` the decision's
+place in the audit chain (the order of the file; a later decision on the same target
+supersedes an earlier one). How it was given: `bulk` (accepted with others by one key),
+`golden_shown` (EVAL: the expert answers were on screen), `seconds_on_item`, `judge_run`
+(the run or reward model shown), `set_id` / `set_sha256` (the QA or EVAL set and its
+content hash): null where not applicable or not recorded (decisions from before provenance
+was kept). `unsafe`: the severity of the rater's own harm mark covering this label's answer
+or sentence, else null. `rater`: who gave it as this installation names them
+(`name@installation` for a label merged from another installation), `origin`: "local" or
+"package:<id>"."""
 
 _CSV_JSON_FIELDS = ("original_value", "new_value", "shown", "spans")
 
