@@ -99,6 +99,9 @@ def test_a_quote_joining_two_rows_of_a_table_is_refused(text: str, quote: str) -
             ", moderate to severe",
         ),
         ("Breast cancer, in remission.", "Breast cancer", ", in remission"),
+        ("Ischaemic heart disease in her father.", "Ischaemic heart disease", "in her father"),
+        ("DVT, not confirmed.", "DVT", ", not confirmed"),
+        ("Oramorph 5 mg when necessary.", "Oramorph 5 mg", "when necessary"),
     ],
 )
 def test_a_trailing_clause_that_negates_conditions_or_qualifies_governs(
@@ -161,6 +164,9 @@ def test_a_trailing_clause_that_does_not_govern_leaves_the_quote_verified(
             "Family history of",
         ),
         ("Rule out PE.", "PE", "Rule out"),
+        ("He is not yet on the transplant list.", "the transplant list", "not yet on"),
+        ("Her father, who died of an MI at 52.", "an MI at 52", "father, who died of"),
+        ("Her mother who had breast cancer at 40.", "breast cancer at 40", "mother who had"),
         ("Previous DVT, treated for 3 months.", "DVT, treated for 3 months", "Previous"),
         (
             "Previous hypertension treated with amlodipine.",

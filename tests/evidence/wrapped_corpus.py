@@ -178,6 +178,49 @@ clavulanate 875 mg p.o. b.i.d. for 5 days.  3.  Acetaminophen 650 mg p.o. q.6h. 
 pain or fever.
 """
 
+ANTICOAGULATION = """\
+Anticoagulation Clinic
+Royal County Hospital
+
+Dear Mr Ferreira,
+
+Your operation (right total hip replacement) is planned for 14 April. You take warfarin
+for a mechanical mitral valve replaced in 2011, and your target INR is 3.0 (range
+2.5-3.5). Because your valve is mechanical, you will need bridging with enoxaparin while
+the warfarin is stopped, unless your surgeon decides to operate on a lower INR.
+
+Please take your last dose of warfarin on 8 April. Start enoxaparin 1.5 mg/kg once daily
+on 10 April, and take the last injection on the morning of 13 April. We will check your
+INR on 13 April; vitamin K 2 mg orally will be given if the INR is above 1.5. Restart
+warfarin at your usual dose on the evening of surgery provided there is no bleeding, and
+continue enoxaparin until your INR is in range.
+
+You told us that you had a gastrointestinal bleed in 2019, which was treated with
+endoscopic clipping, and that you have had no bleeding since. You do not take aspirin.
+
+Yours sincerely,
+Anticoagulation Nurse Specialist
+"""
+
+RENAL_SUMMARY = """\
+RENAL UNIT - OUTPATIENT SUMMARY
+Diagnosis: CKD stage 4 secondary to diabetic nephropathy; renal anaemia; secondary
+hyperparathyroidism.
+
+Results (12/03/2026):
+  Creatinine   312 umol/L   (H)
+  eGFR         16 mL/min/1.73m2
+  Potassium    5.7 mmol/L   (H)
+  Bicarbonate  19 mmol/L    (L)
+  Hb           96 g/L       (L)
+
+Comment: Potassium has been between 5.5 and 5.9 for six months and was 6.2 in January,
+which was treated with a potassium binder. He is not on dialysis and is not yet on the
+transplant list. A fistula is planned for May if his eGFR falls below 15. Darbepoetin 40
+micrograms fortnightly, continued. Avoid NSAIDs and nephrotoxins; gadolinium only if
+essential.
+"""
+
 DOCUMENTS = {
     "us_hp": US_HP,
     "uk_letter": UK_LETTER,
@@ -185,6 +228,8 @@ DOCUMENTS = {
     "dictation": DICTATION,
     "us_consult": US_CONSULT,
     "discharge": DISCHARGE,
+    "anticoagulation": ANTICOAGULATION,
+    "renal": RENAL_SUMMARY,
 }
 
 
@@ -338,6 +383,44 @@ FAITHFUL = [
     faithful("discharge", "Amoxicillin-clavulanate 875 mg p.o. b.i.d. for 5 days"),
     faithful("discharge", "Acetaminophen 650 mg p.o. q.6h. p.r.n. pain or fever"),
     faithful("discharge", "Community-acquired pneumonia"),
+    # a letter to a patient, re-wrapped; a renal summary with an indented results block
+    faithful(
+        "anticoagulation",
+        "You take warfarin for a mechanical mitral valve replaced in 2011, and your target "
+        "INR is 3.0 (range 2.5-3.5)",
+    ),
+    faithful(
+        "anticoagulation",
+        "you will need bridging with enoxaparin while the warfarin is stopped, unless your "
+        "surgeon decides to operate on a lower INR",
+    ),
+    faithful("anticoagulation", "Please take your last dose of warfarin on 8 April"),
+    faithful("anticoagulation", "Start enoxaparin 1.5 mg/kg once daily on 10 April"),
+    faithful("anticoagulation", "vitamin K 2 mg orally will be given if the INR is above 1.5"),
+    faithful(
+        "anticoagulation",
+        "Restart warfarin at your usual dose on the evening of surgery provided there is no "
+        "bleeding",
+        "negated",
+    ),
+    faithful("anticoagulation", "you had a gastrointestinal bleed in 2019"),
+    faithful(
+        "anticoagulation",
+        "a gastrointestinal bleed in 2019, which was treated with endoscopic clipping",
+    ),
+    faithful("anticoagulation", "You do not take aspirin", "negated"),
+    faithful(
+        "renal",
+        "CKD stage 4 secondary to diabetic nephropathy; renal anaemia; secondary "
+        "hyperparathyroidism",
+    ),
+    faithful("renal", "Creatinine   312 umol/L   (H)"),
+    faithful("renal", "Potassium 5.7 mmol/L"),
+    faithful(
+        "renal", "Potassium has been between 5.5 and 5.9 for six months and was 6.2 in January"
+    ),
+    faithful("renal", "He is not on dialysis", "negated"),
+    faithful("renal", "Darbepoetin 40 micrograms fortnightly, continued"),
 ]
 
 CHANGED = [
@@ -394,6 +477,22 @@ CHANGED = [
     changed("dictation", "albuterol two puffs every four hours", "context_cut"),
     changed("us_consult", "A cardiac stress test is recommended", "context_cut"),
     changed("discharge", "Blood cultures", "negation_mismatch"),
+    changed(
+        "anticoagulation",
+        "you will need bridging with enoxaparin while the warfarin is stopped",
+        "context_cut",
+    ),
+    changed("anticoagulation", "vitamin K 2 mg orally will be given", "context_cut"),
+    changed(
+        "anticoagulation",
+        "Restart warfarin at your usual dose on the evening of surgery",
+        "context_cut",
+    ),
+    changed("anticoagulation", "bleeding since", "negation_mismatch"),
+    changed("renal", "on dialysis", "negation_mismatch"),
+    changed("renal", "A fistula is planned for May", "context_cut"),
+    changed("renal", "gadolinium", "context_cut"),
+    changed("renal", "the transplant list", "negation_mismatch"),
     changed("discharge", "A CT angiogram was not performed, and pulmonary embolism", "context_cut"),
     changed("discharge", "Acetaminophen 650 mg p.o. q.6h.", "context_cut"),
     changed("discharge", "lower lobe infiltrate", "context_cut"),
@@ -407,6 +506,9 @@ CHANGED = [
     changed(
         "discharge", "Amoxicillin-clavulanate 875 mg p.o. b.i.d. for 7 days", "number_mismatch"
     ),
+    changed("renal", "eGFR 16 mL/min/1.73m2 Potassium 5.7", "row_join"),
+    changed("renal", "(H) Bicarbonate 19", "row_join"),
+    changed("anticoagulation", "your target INR is 2.5", "number_mismatch"),
     # a number, a unit or a negation changed
     changed("us_hp", "metformin 500 mg twice daily", "number_mismatch"),
     changed("uk_letter", "apixaban 2.5 mg twice daily", "number_mismatch"),

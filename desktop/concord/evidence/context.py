@@ -34,6 +34,7 @@ from concord.evidence.context_words import (
     BEFORE,
     CHECKLIST,
     CONDITION_WORDS,
+    FAMILY_LINKS,
     HISTORY_OF_ITS_OWN,
     LINK_WORDS,
     MEANS_WORDS,
@@ -185,11 +186,30 @@ def _between(tt: TokenText, start: int, end: int) -> tuple[int, list[str]]:
     return words, marks
 
 
+def _crosses(tt: TokenText, b: int, start: int, kind: ContextKind) -> bool:
+    """Whether a cue of `kind` ending at b reaches over the punctuation up to `start`: the
+    marks its reach crosses, and for a relative the comma opening a clause about them
+    ("her father, who died of | an MI at 52")."""
+    crosses = REACH_BEFORE[kind].crosses
+    return all(
+        tt.is_word(k)
+        or tt.token(k) in crosses
+        or (kind is ContextKind.FAMILY and k + 1 < start and tt.token(k + 1) in RELATIVE_WORDS)
+        for k in range(b, start)
+    )
+
+
 def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Governor]:
-    low = start if quote.opens_clause else before_scope(tt, start, BEFORE_WORDS)
-    terminators = TERMINATOR.find(tt, low, min(len(tt), start + 1))  # "and | would"
-    if terminators:
-        low = min(terminators[-1][1], start)
+    scope = start if quote.opens_clause else before_scope(tt, start, BEFORE_WORDS)
+    terminators = [  # "and | would"; "not yet" is a negation, not a clause break
+        t
+        for t in TERMINATOR.find(tt, scope, min(len(tt), start + 1))
+        if not (t[0] > 0 and NEGATION_BEFORE.match_at(tt, t[0] - 1, t[0]))
+    ]
+    low = min(terminators[-1][1], start) if terminators else scope
+    # a relative clause after a relative goes on about them ("her mother who had | ...")
+    about = [t for t in terminators if tt.token(t[0]) not in RELATIVE_WORDS]
+    relatives_low = min(about[-1][1], start) if about else scope
     found = []
     opens_phrase = start < len(tt) and tt.token(start) in PHRASE_OPENERS
     for kind, cues in BEFORE.items():
@@ -198,12 +218,13 @@ def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Gover
         reach = REACH_BEFORE[kind]
         if opens_phrase and reach.stops:
             continue  # "severe aortic stenosis | with a valve area of 0.8 cm2"
-        blocked = _blocked(tt, low, start, kind)
-        for a, b in reversed(cues.find(tt, low, start)):
+        kind_low = relatives_low if kind is ContextKind.FAMILY else low
+        blocked = _blocked(tt, kind_low, start, kind)
+        for a, b in reversed(cues.find(tt, kind_low, start)):
             if a in blocked or (kind is ContextKind.LATERALITY and not _standalone_letter(tt, a)):
                 continue
             words, marks = _between(tt, b, start)
-            if words > reach.words or any(m not in reach.crosses for m in marks):
+            if words > reach.words or not _crosses(tt, b, start, kind):
                 continue
             if reach.stops.intersection(tt.tokens(b, start)):
                 continue
@@ -273,9 +294,9 @@ def _after_qualifies(tt: TokenText, kind: ContextKind, end: int, a: int, b: int,
             return all(m in CONDITION_MARKS for m in marks)
         between = {tt.token(k) for k in range(end, a) if tt.is_word(k)}
         return not marks and words <= CONDITION_WORDS and not between & NEW_ITEM_WORDS
-    if kind is ContextKind.FAMILY:
+    if kind is ContextKind.FAMILY:  # "breast cancer | in his mother"
         connectors = [tt.token(k) for k in range(end, a) if tt.is_word(k)]
-        return all(w == "in" for w in connectors) and all(m in LABEL_MARKS for m in marks)
+        return all(w in FAMILY_LINKS for w in connectors) and all(m in LABEL_MARKS for m in marks)
     return False
 
 

@@ -82,7 +82,8 @@ an outcome after it ("| , in remission", "| , resolving") changes nothing it say
 CONDITION_AFTER = _words(
     """if only-if unless provided-that providing-that provided providing as-long-as
     so-long-as subject-to conditional-on conditional-upon dependent-on depending-on
-    contingent-on as-needed as-required when-needed when-required prn p.r.n on-demand"""
+    contingent-on as-needed as-required when-needed when-required when-necessary prn p.r.n
+    on-demand"""
 )
 PARTICIPLE_CONDITIONS = frozenset({"provided", "providing"})
 """A condition only when a clause follows ("spinal | provided platelets remain above 80");
@@ -134,7 +135,9 @@ LINK_WORDS = frozenset(
         considered felt thought deemed believed judged"""
     )
 )
-RELATIVE_WORDS = frozenset(_words("which who that"))
+FAMILY_LINKS = frozenset(_words("in his her their the a an both"))
+"""Words between a finding and the relative it belongs to ("breast cancer in his mother")."""
+RELATIVE_WORDS = frozenset(_words("which who whose that"))
 """A relative clause opened right after a quote says something of it (", which was excluded
 on CT"): these link a finding to the cue after it."""
 MEANS_WORDS = frozenset(_words("on by with at in after following via"))
