@@ -10,7 +10,7 @@ from concord.cli._common import add_json_flag, current_user, emit_json, say, ser
 from concord.cli._tables import case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
-from concord.domain import Record
+from concord.domain import LabelProvenance, Record
 from concord.pipeline import PanelSettings
 from concord.records import load_record
 from concord.review import make_decision, outstanding
@@ -185,7 +185,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
         decision_id=args.decision_id,
         at=earlier.at if earlier else None,
     )
-    outcome = record_decision(svc.repo, session, decision, case=case)
+    how = LabelProvenance(bulk=False, judge_run=case.case_id)
+    outcome = record_decision(svc.repo, session, decision, case=case, provenance=how)
     decision = outcome.decision
     remaining = [t.id for t in outcome.outstanding]
     if args.json:

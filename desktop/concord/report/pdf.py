@@ -40,10 +40,16 @@ from concord.review import review_counts
 SIGNATURE_FIELD = "ClinicianSignature"
 MEANING_ACCEPTED = "Reviewed — judgements accepted"
 MEANING_OVERRIDES = "Reviewed — with overrides"
+MEANING_SECOND_REVIEW = "Second review — countersigns judgements decided by other clinicians"
 
 
-def signature_meaning(decisions: list[Decision]) -> str:
-    """The default meaning of a signature, from the decisions in force."""
+def signature_meaning(decisions: list[Decision], signer: str | None = None) -> str:
+    """The meaning of a signature: from the decisions in force, or, when `signer` recorded
+    no clinician decision on the case at all (every judgement was decided by colleagues),
+    a second review that countersigns theirs (`MEANING_SECOND_REVIEW`), never "Reviewed"
+    as if the signer had decided them."""
+    if signer is not None and not any(d.counts_for_signoff and d.user == signer for d in decisions):
+        return MEANING_SECOND_REVIEW
     latest: dict[str, Decision] = {}
     for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
         latest[d.target_id] = d
@@ -64,11 +70,13 @@ def render_review_pdf(
     out: Path,
     rules: Mapping[str, GateRule] | None = None,
     supersedes: sections.PriorSignature | None = None,
+    root_fingerprint: str = "",
 ) -> dict[str, Any]:
     """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict.
 
     `rules`: the record screen's gate rules (what addresses a gate); loaded from the
     resources when not given. `supersedes`: the earlier signature an amended case replaces.
+    `root_fingerprint`: the installation root's SHA-256, printed in the signature block.
     """
     if rules is None:
         from concord.screen.record_screen import RecordScreen
@@ -93,6 +101,7 @@ def render_review_pdf(
         not_reviewed=not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
+        root_fingerprint=root_fingerprint,
     )
     _check_inputs(ctx)
     payload = review_record(ctx)
@@ -279,6 +288,7 @@ def _attach_and_add_field(
 __all__ = [
     "MEANING_ACCEPTED",
     "MEANING_OVERRIDES",
+    "MEANING_SECOND_REVIEW",
     "SIGNATURE_FIELD",
     "render_review_pdf",
     "signature_meaning",

@@ -30,10 +30,10 @@ from concord.domain import (
     TargetKind,
 )
 from concord.domain.decision_history import is_withdrawal, standing_decisions
+from concord.labels.reasons import ACCEPT_REASON
+from concord.labels.reasons import BULK_REASON as BULK_REASON  # re-exported for the pages
 from concord.review import make_decision, parse_override, required_targets
 
-ACCEPT_REASON = "accepted as shown"
-BULK_REASON = "bulk accept: the {n} remaining optional judgement(s), not reviewed one by one"
 GROUP_PREFIX = "quotes:"  # the failed quotes of one brief
 REPEAT_PREFIX = "same:"  # one finding repeated in several comparisons
 
