@@ -200,6 +200,17 @@ def test_what_governs_reaches_a_line_that_goes_on(text: str, quote: str, flag: s
     assert not a.verified and flag in a.flags, a
 
 
+def test_a_capitalised_line_after_one_at_the_margin_may_be_a_statement_of_its_own() -> None:
+    text = (
+        "Metoprolol 2.5 mg once daily\n"
+        "Seen in pre-assessment clinic today with her husband\n"
+        "Not on anticoagulants\n"
+    )
+    assert align(text, "Seen in pre-assessment clinic today with her husband").verified
+    wrapped = "Seen in pre-assessment clinic today; a pulmonary embolism was\nexcluded on CT."
+    assert not align(wrapped, "a pulmonary embolism").verified
+
+
 def test_a_field_on_the_next_line_is_not_governed_by_the_answer_before_it() -> None:
     assert align("Allergies: none\nmedications reconciled: yes", "medications reconciled").verified
 

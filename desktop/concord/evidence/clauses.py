@@ -8,9 +8,10 @@ paragraph re-wrapped at a width: the next line in lower case, the line before en
 word a sentence cannot end on, or a long line of prose at the paragraph's width), never at
 a table row, list item, heading or "Label:" field. What governs a quote also reaches on
 where a line goes on in lower case or after such a word even if the layout model keeps the
-break ("Chest pain:" / "none"), unless the next line opens an entry of its own. A line is
-a table row when it keeps a column gap (`TokenText`'s GAP flag, set only on the layout
-model's rows).
+break ("Chest pain:" / "none"), unless the next line opens an entry of its own; what
+follows a quote reaches back across a line break only there (a line at the margin followed
+by a capitalised line may be two statements of a list). A line is a table row when it
+keeps a column gap (`TokenText`'s GAP flag, set only on the layout model's rows).
 
 Everything here works on token indices of a `TokenText`; scans are bounded, so the cost
 of a question does not grow with the document.
@@ -59,8 +60,9 @@ def is_table_row(tt: TokenText, index: int) -> bool:
     return any(tt.flags[k] & GAP for k in range(start, end))
 
 
-def boundary_before(tt: TokenText, index: int) -> bool:
-    """Whether a clause boundary lies between token index-1 and token `index`."""
+def boundary_before(tt: TokenText, index: int, trailing: bool = False) -> bool:
+    """Whether a clause boundary lies between token index-1 and token `index`; `trailing`:
+    for what follows a quote, where a line break goes on only as `_goes_on` says."""
     if index <= 0 or index >= len(tt):
         return True
     flags = tt.flags[index]
@@ -68,17 +70,17 @@ def boundary_before(tt: TokenText, index: int) -> bool:
         return True
     if tt.token(index - 1) in CLAUSE_ENDS and not _abbreviation(tt, index - 1):
         return True
-    return bool(flags & NEWLINE) and not _continues(tt, index)
+    if not flags & NEWLINE:
+        return False
+    return not (_goes_on(tt, index) or (not trailing and index in tt.soft_wraps))
 
 
-def _continues(tt: TokenText, index: int) -> bool:
-    """Whether the line break before token `index` goes on with the same clause: a soft wrap
-    of prose in the layout model; or, for what governs a quote, a next line that goes on in
-    lower case or after a word a sentence cannot end on ("Chest pain:" / "none", "Diagnosis:
-    possible" / "pneumonia"), unless it opens an item, field or dated entry of its own or
-    either line is a table row."""
-    if index in tt.soft_wraps:
-        return True
+def _goes_on(tt: TokenText, index: int) -> bool:
+    """Whether the line after the break before token `index` visibly goes on with the
+    sentence: it starts in lower case or the line before ends on a word a sentence cannot
+    end on ("Chest pain:" / "none", "Diagnosis: possible" / "pneumonia", "no history of" /
+    "Diabetes"), and it opens no item, field or dated entry of its own and neither line is a
+    table row."""
     if not (tt.flags[index] & LOWER or tt.token(index - 1) in CONTINUING_WORDS):
         return False
     if is_table_row(tt, index - 1) or is_table_row(tt, index):
@@ -154,9 +156,12 @@ def before_scope(tt: TokenText, start: int, words: int) -> int:
 
 def after_scope(tt: TokenText, end: int, words: int) -> int:
     """One past the last token of what may govern tokens before `end`: on to the clause
-    end (its punctuation included) across column gaps, at most `words` words."""
+    end (its punctuation included) across column gaps, at most `words` words. A line break
+    is crossed only where the next line visibly goes on (`_goes_on`): a line that ran to
+    the margin and a capitalised next line may also be two statements ("Seen in clinic
+    today with her husband" / "Not on anticoagulants")."""
     index, seen = end, 0
-    while index < len(tt) and seen < words and not boundary_before(tt, index):
+    while index < len(tt) and seen < words and not boundary_before(tt, index, trailing=True):
         seen += tt.is_word(index)
         index += 1
     return index

@@ -241,7 +241,7 @@ def _phrase_ends_at(tt: TokenText, index: int) -> bool:
     return (
         index >= len(tt)
         or tt.token(index) in PHRASE_ENDS
-        or boundary_before(tt, index)
+        or boundary_before(tt, index, trailing=True)
         or bool(tt.flags[index] & GAP)
     )
 
