@@ -11,17 +11,8 @@ from __future__ import annotations
 
 import runpy
 
-import llama_cpp.llama_cpp as bindings  # what `Llama` calls (llama_cpp/llama.py)
-
-
-def _unpacked_default_params() -> bindings.llama_model_params:
-    params = _default_params()
-    params.use_extra_bufts = False
-    return params
-
-
-_default_params = bindings.llama_model_default_params
-bindings.llama_model_default_params = _unpacked_default_params
+from concord.llm.unpacked import default_params_unpacked
 
 if __name__ == "__main__":
-    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+    with default_params_unpacked():  # the server loads the model inside
+        runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)

@@ -95,27 +95,13 @@ def _valid_json(text: str) -> bool:
     return True
 
 
-def _without_repacking() -> None:
-    """Make `Llama` load the weights without repacking them (see the module doc)."""
-    import llama_cpp.llama_cpp as low
-
-    default = low.llama_model_default_params
-
-    def params() -> Any:
-        chosen = default()
-        chosen.use_extra_bufts = False
-        return chosen
-
-    low.llama_model_default_params = params
-
-
 def _child(job: dict[str, Any]) -> dict[str, Any]:
-    from llama_cpp import Llama
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    _without_repacking()
-    llm = Llama(
-        model_path=job["model_path"],
+    from concord.llm.unpacked import unpacked_llama
+
+    llm = unpacked_llama(
+        job["model_path"],
         n_ctx=job["n_ctx"],
         n_threads=job["n_threads"],
         n_threads_batch=job["n_threads"],

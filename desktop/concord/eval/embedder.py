@@ -53,23 +53,21 @@ class GgufEmbedder:
         except ImportError as exc:
             raise ModelError("llama-cpp-python is not installed", subject=path) from exc
         from concord.llm.llama_cpp_runtime import default_threads
+        from concord.llm.unpacked import unpacked_llama
 
         threads = n_threads or default_threads()
-        try:
-            self._llm: Any = llama_cpp.Llama(
-                model_path=str(path),
-                embedding=True,
-                pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
-                n_ctx=EMBED_N_CTX,
-                n_batch=EMBED_N_CTX,
-                n_ubatch=EMBED_N_CTX,
-                n_threads=threads,
-                n_threads_batch=threads,
-                n_gpu_layers=entry.n_gpu_layers,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            raise ModelError(f"llama.cpp could not load the model: {exc}", subject=path) from exc
+        self._llm: Any = unpacked_llama(
+            str(path),
+            embedding=True,
+            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
+            n_ctx=EMBED_N_CTX,
+            n_batch=EMBED_N_CTX,
+            n_ubatch=EMBED_N_CTX,
+            n_threads=threads,
+            n_threads_batch=threads,
+            n_gpu_layers=entry.n_gpu_layers,
+            verbose=False,
+        )
         self.model_name = entry.name
         self.model_sha256 = entry.sha256
         self._bos = self._llm.token_bos()
