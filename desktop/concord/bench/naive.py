@@ -118,8 +118,8 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
             prompt=call["tokens"], grammar=grammar, max_tokens=call["max_tokens"], temperature=0.0
         )
         per_call.append(time.perf_counter() - started)
-        choice = out["choices"][0]  # type: ignore[index]
-        tokens += int(out["usage"]["completion_tokens"])  # type: ignore[index]
+        choice = out["choices"][0]
+        tokens += int(out["usage"]["completion_tokens"])
         valid += _valid_json(choice["text"])
         texts.append(choice["text"])
         cut_off.append(choice["finish_reason"] == "length")
