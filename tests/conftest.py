@@ -13,7 +13,6 @@ from concord.llm.default_model import DEFAULT_MODEL_NAME
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.store import Repository
 
-
 REAL_MODEL_FIXTURES = frozenset({"default_entry"})
 """Fixtures that hand a test the real default GGUF: a test that uses one, directly or through
 another fixture, runs the real model."""
