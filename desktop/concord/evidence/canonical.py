@@ -1,15 +1,20 @@
 """The canonical token form of text: what "the same words" means for verification.
 
-Text is first cleaned, character by character, keeping where each character came from:
+Text is first cleaned, character by character, keeping where each character came from
+(which characters fold is one table, `concord.text.characters`, shared with the record
+screen; this is the verifier's reading of it):
   - invisible characters (Unicode format characters: zero-width spaces and joiners, soft
     hyphens, bidirectional controls, BOM) are dropped; a soft hyphen at a line wrap counts
     as a hyphen;
   - NFKC (m² -> m2, µ -> μ, 10⁹ -> 109, full-width digits and signs -> ASCII, ligatures
     split); a caret before a digit is the plain-text spelling of a superscript and goes too
-    (10^9 -> 109, cm^2 -> cm2, 10^-3 -> 10-3, as 10⁻³);
+    (10^9 -> 109, cm^2 -> cm2, 10^-3 -> 10-3, as 10⁻³). The screen reads the same
+    exponent as "10^9" (its value patterns want the caret); tokens compare words, so here
+    every spelling of it is one token;
   - dash variants (hyphen, en and em dash, minus sign ...) -> "-", quote variants -> ' and ",
-    the multiplication sign × -> x, the comparison signs ≥ and ≤ -> their plain-text
-    spellings >= and <=.
+    the multiplication signs × and ✕ -> x, the comparison signs ≥ and ≤ -> their plain-text
+    spellings >= and <=. Look-alike letters from other scripts are not folded: a quote that
+    swaps one in is not the same words.
 The clean text is then cut into tokens: words (letters, with hyphenated parts joined, also
 across a line wrap: "haemo-\\nglobin" and "drug-eluting" give "haemoglobin" and
 "drugeluting"), numbers (digits with inner . or , : "6.3", "45,000") and single symbols.
@@ -35,6 +40,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from concord.text.characters import (
+    LINE_BREAKS,
+    MINUS_SIGNS,
+    MULTIPLICATION_SIGNS,
+    PUNCTUATION,
+    SOFT_HYPHEN,
+    SPELLED_SIGNS,
+    SUPERSCRIPT_DIGITS,
+    is_invisible,
+)
 from concord.text.layout import is_row, soft_wraps
 
 SEPARATOR = "\x1f"
@@ -50,24 +65,13 @@ LOWER = 32  # the token itself starts with a lower-case letter (the line continu
 WORD = 64  # the token is a word or a number (not a symbol)
 COMPOUND = 128  # the token is a hyphenated word, its parts joined
 
-_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"
-_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u00b4`"
-_DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u301d\u301e"
-_ONE_TO_ONE = str.maketrans(
-    {
-        **dict.fromkeys(_DASHES, "-"),
-        **dict.fromkeys(_SINGLE_QUOTES, "'"),
-        **dict.fromkeys(_DOUBLE_QUOTES, '"'),
-        "\u00d7": "x",
-        "\u2715": "x",
-    }
-)
-_SPELLED = {"\u2265": ">=", "\u2264": "<=", "\u2a7e": ">=", "\u2a7d": "<="}
-"""Signs written as one character where plain text spells them with two."""
-_SOFT_HYPHEN = "\u00ad"
-_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_FOLDED = {**PUNCTUATION, **dict.fromkeys(MULTIPLICATION_SIGNS, "x")}
+"""Characters read as another, before NFKC (which would make a double prime two primes)."""
+_ONE_TO_ONE = str.maketrans(_FOLDED)
+_LINE_BREAKS = "\n\r" + LINE_BREAKS
+_SUPERSCRIPT_NUMERALS = "".join(SUPERSCRIPT_DIGITS)
 _SPECIAL = re.compile(
-    r"[^\x00-\x7f]+|(?<=[^\W_])\^(?=[-\u2212\u207b]?[\d\u2070-\u2079\u00b2\u00b3\u00b9])"
+    rf"[^\x00-\x7f]+|(?<=[^\W_])\^(?=[{re.escape(MINUS_SIGNS)}\u207b]?[\d{_SUPERSCRIPT_NUMERALS}])"
 )
 """What `clean` must look at character by character: non-ASCII runs and exponent carets."""
 _BREAK = f"(?:\\r\\n|[{_LINE_BREAKS}])"
@@ -94,13 +98,16 @@ def _clean_cluster(text: str, start: int, end: int) -> str:
     first = text[start]
     if first == "^":
         return ""  # an exponent caret
-    if first == _SOFT_HYPHEN:
+    if first == SOFT_HYPHEN:
         wraps = start > 0 and text[start - 1].isalpha()
         rest = text[end : end + 8].lstrip(" \t")
         return "-" if wraps and rest[:1] and rest[0] in _LINE_BREAKS else ""
-    if first in _SPELLED and end == start + 1:
-        return _SPELLED[first]
-    if unicodedata.category(first) == "Cf":
+    if end == start + 1:
+        if first in SPELLED_SIGNS:
+            return SPELLED_SIGNS[first]
+        if first in _FOLDED:
+            return _FOLDED[first]
+    if is_invisible(first):
         return unicodedata.normalize("NFKC", text[start + 1 : end])
     return unicodedata.normalize("NFKC", text[start:end])
 
@@ -332,7 +339,7 @@ def _without_false_gaps(text: str, starts: array[int], flags: bytearray) -> None
         k = max(after, k + 1)
 
 
-_OTHER_BREAKS = str.maketrans(dict.fromkeys("\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
+_OTHER_BREAKS = str.maketrans(dict.fromkeys("\r" + LINE_BREAKS, "\n"))
 
 
 def _soft_wrap_tokens(tt: TokenText) -> frozenset[int]:

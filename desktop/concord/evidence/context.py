@@ -30,27 +30,21 @@ from dataclasses import dataclass
 from concord.evidence.canonical import GAP, TokenText
 from concord.evidence.clauses import after_scope, before_scope, boundary_before
 from concord.evidence.context_words import (
-    AFTER,
-    BEFORE,
-    CHECKLIST,
     CONDITION_WORDS,
     FAMILY_LINKS,
     HISTORY_OF_ITS_OWN,
     LINK_WORDS,
     MEANS_WORDS,
-    NEGATION_ANY,
-    NEGATION_BEFORE,
     NEW_ITEM_WORDS,
     NOT_A_CUE,
     PARTICIPLE_CONDITIONS,
     PHRASE_WORDS,
     PREDICATE_NEGATIONS,
-    PSEUDO_NEGATION,
     QUOTE_OPENERS,
     RELATIVE_WORDS,
-    TERMINATOR,
     TREATED,
     ContextKind,
+    vocabulary,
 )
 from concord.evidence.numbers import is_unit
 
@@ -117,7 +111,7 @@ def _blocked(tt: TokenText, start: int, end: int, kind: ContextKind) -> set[int]
     negation; "38 year old" for past history)."""
     found = NOT_A_CUE.find(tt, start, end)
     if kind is ContextKind.NEGATION:
-        found += PSEUDO_NEGATION.find(tt, start, end)
+        found += vocabulary().pseudo_negation.find(tt, start, end)
     return {k for a, b in found for k in range(a, b)}
 
 
@@ -144,8 +138,8 @@ class QuoteCues:
 
     @classmethod
     def of(cls, quote: TokenText) -> QuoteCues:
-        kinds = frozenset(kind for kind in BEFORE if _carries(quote, kind))
-        opens = bool(len(quote)) and TERMINATOR.match_at(quote, 0, len(quote)) > 0
+        kinds = frozenset(kind for kind in vocabulary().before if _carries(quote, kind))
+        opens = bool(len(quote)) and vocabulary().terminator.match_at(quote, 0, len(quote)) > 0
         treated = bool(TREATED.find(quote, 0, len(quote)))
         return cls(kinds, any(c.isdigit() for c in quote.joined), opens, treated)
 
@@ -157,13 +151,13 @@ def _carries(quote: TokenText, kind: ContextKind) -> bool:
     if kind is ContextKind.HISTORY:
         return bool(HISTORY_OF_ITS_OWN.find(quote, 0, len(quote))) or _dated(quote)
     if kind is not ContextKind.NEGATION:
-        return bool(BEFORE[kind].find(quote, 0, len(quote)))
+        return bool(vocabulary().before[kind].find(quote, 0, len(quote)))
     end, words = 0, 0
     while end < len(quote) and words < BEFORE_WORDS and quote.token(end) not in ",;:.":
         words += quote.is_word(end)
         end += 1
     blocked = _blocked(quote, 0, end, kind)
-    own = [a for a, _ in BEFORE[kind].find(quote, 0, end) if a not in blocked]
+    own = [a for a, _ in vocabulary().before[kind].find(quote, 0, end) if a not in blocked]
     return bool(own) and all(
         not quote.is_word(k) or quote.token(k) in QUOTE_OPENERS for k in range(own[0])
     )
@@ -200,11 +194,12 @@ def _crosses(tt: TokenText, b: int, start: int, kind: ContextKind) -> bool:
 
 
 def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Governor]:
+    vocab = vocabulary()
     scope = start if quote.opens_clause else before_scope(tt, start, BEFORE_WORDS)
     terminators = [  # "and | would"; "not yet" is a negation, not a clause break
         t
-        for t in TERMINATOR.find(tt, scope, min(len(tt), start + 1))
-        if not (t[0] > 0 and NEGATION_BEFORE.match_at(tt, t[0] - 1, t[0]))
+        for t in vocab.terminator.find(tt, scope, min(len(tt), start + 1))
+        if not (t[0] > 0 and vocab.negation_before.match_at(tt, t[0] - 1, t[0]))
     ]
     low = min(terminators[-1][1], start) if terminators else scope
     # a relative clause after a relative goes on about them ("her mother who had | ...")
@@ -212,7 +207,7 @@ def _governors_before(tt: TokenText, start: int, quote: QuoteCues) -> list[Gover
     relatives_low = min(about[-1][1], start) if about else scope
     found = []
     opens_phrase = start < len(tt) and tt.token(start) in PHRASE_OPENERS
-    for kind, cues in BEFORE.items():
+    for kind, cues in vocab.before.items():
         if kind in quote.kinds:
             continue
         reach = REACH_BEFORE[kind]
@@ -260,7 +255,7 @@ def _linked(tt: TokenText, end: int, a: int) -> bool:
 def _severity_end(tt: TokenText, b: int, high: int) -> int:
     """The end of a severity cue ending at b, taking in a range ("moderate | to severe")."""
     if b + 1 < high and tt.token(b) in RANGE_WORDS:
-        length = BEFORE[ContextKind.SEVERITY].match_at(tt, b + 1, high)
+        length = vocabulary().before[ContextKind.SEVERITY].match_at(tt, b + 1, high)
         if length:
             return b + 1 + length
     return b
@@ -310,15 +305,16 @@ def _relative_opener(tt: TokenText, end: int, high: int) -> int | None:
 
 
 def _governors_after(tt: TokenText, end: int, quote: QuoteCues) -> list[Governor]:
+    vocab = vocabulary()
     high = after_scope(tt, end, AFTER_WORDS + CONDITION_WORDS)
     relative = _relative_opener(tt, end, high)
-    terminators = [t for t in TERMINATOR.find(tt, end, high) if t[0] != relative]
+    terminators = [t for t in vocab.terminator.find(tt, end, high) if t[0] != relative]
     if terminators:
         high = terminators[0][0]
     if end < high and tt.token(end) == "?":
         return [Governor(ContextKind.HEDGE, end, end + 1)]  # "DVT?"
     found = []
-    for kind, cues in AFTER.items():
+    for kind, cues in vocab.after.items():
         if kind is ContextKind.HISTORY and (kind in quote.kinds or quote.treated):
             continue  # "lymphoma 2009 treated with ABVD | , in remission"
         blocked = _blocked(tt, end, high, kind)
@@ -350,14 +346,14 @@ def _negative_answer(tt: TokenText, end: int, high: int, negative: bool) -> int 
         at += 1
     if at >= high or not (at > end or tt.flags[at] & GAP):
         return None
-    answer = CHECKLIST.match_at(tt, at, high)
+    answer = vocabulary().checklist.match_at(tt, at, high)
     if answer and _phrase_ends_at(tt, at + answer):
         return at + answer
     if negative or at in _blocked(tt, at, high, ContextKind.NEGATION):
         return None  # "ECG: no change"
     if not (set(tt.tokens(end, at)) <= ANSWER_MARKS or tt.flags[at] & GAP):
         return None  # "Hypertension (not on treatment)": an aside, not the answer
-    opening = NEGATION_BEFORE.match_at(tt, at, high)
+    opening = vocabulary().negation_before.match_at(tt, at, high)
     return at + opening if opening else None
 
 
@@ -370,4 +366,4 @@ def governors(tt: TokenText, start: int, end: int, quote: QuoteCues) -> list[Gov
 def negated(tt: TokenText, start: int, end: int) -> bool:
     """Whether a negation cue stands inside tokens start..end-1 (pseudo-negations aside)."""
     blocked = _blocked(tt, start, end, ContextKind.NEGATION)
-    return any(a not in blocked for a, _ in NEGATION_ANY.find(tt, start, end))
+    return any(a not in blocked for a, _ in vocabulary().negation_any.find(tt, start, end))

@@ -1,9 +1,12 @@
 """The words that give a finding its context, by kind: what a quote must not cut off.
 
-Negation cues are those of `concord.evidence.negation` (one list for the whole evidence
-package); the other kinds are listed here. Phrases are matched as canonical tokens, so
-"h/o", "?" and "family history of" are cues like single words, and a hyphenated compound
-("moderate-severe", "left-sided") carries the cues of its parts.
+Negation cues (before, after, pseudo-negations, resolution) and checklist answers are the
+context file's (`resources/lexicon/context.json`, through `concord.text.context_file`), the
+words the record screen and the scorecard read too; the scope rules that read them are the
+verifier's own (`concord.evidence.context`), and so are the clause words below. The other
+kinds are listed here. Phrases are matched as canonical tokens, so "h/o", "?" and "family
+history of" are cues like single words, and a hyphenated compound ("moderate-severe",
+"left-sided") carries the cues of its parts.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 from concord.evidence.canonical import TokenText
-from concord.evidence.negation import POST_CUES, PRE_CUES, PSEUDO_NEGATIONS, TERMINATORS
+from concord.text.context_file import NegationWords, negation_words
 
 
 class ContextKind(StrEnum):
@@ -33,6 +37,11 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
+TERMINATORS = _words(
+    "but however although though except apart-from aside-from yet whereas nevertheless"
+)
+"""Words that end a cue's clause, before or after a quote (the verifier's scope rule; the
+screen's `terminators` list reaches further forwards: "has", "found", "confirmed")."""
 LATERALITY = _words(
     "left right bilateral bilaterally unilateral ipsilateral contralateral lt rt l r"
 )
@@ -96,8 +105,6 @@ CONDITION_WORDS = 3
 NEW_ITEM_WORDS = frozenset(_words("and or plus with then but"))
 """Between a quote and a condition, one of these starts another item the condition may
 belong to ("aspirin daily | and paracetamol as needed")."""
-CHECKLIST_NO = _words("no not nil n denies denied deny")
-"""Answers that negate a label only when they stand in its value slot ("Chest pain: no")."""
 NEGATION_AFTER_EXTRA = _words("nil neg")
 NOT_CONTEXT = _words(
     """year-old years-old yr-old yrs-old y-old month-old months-old week-old weeks-old
@@ -200,17 +207,10 @@ class CueSet:
         return found
 
 
-NEGATION_BEFORE = CueSet.of(PRE_CUES)
-NEGATION_AFTER = CueSet.of((*POST_CUES, *NEGATION_AFTER_EXTRA, *PREDICATE_NEGATIONS))
-NEGATION_ANY = CueSet.of((*PRE_CUES, *POST_CUES))
-PSEUDO_NEGATION = CueSet.of(PSEUDO_NEGATIONS)
 NOT_A_CUE = CueSet.of(NOT_CONTEXT)
 HISTORY_OF_ITS_OWN = CueSet.of((*HISTORY, *HISTORY_OWN))
 TREATED = CueSet.of(TREATED_WORDS)
-TERMINATOR = CueSet.of((*TERMINATORS, *CLAUSE_VERBS, *CLAUSE_OPENERS))
-CHECKLIST = CueSet.of(CHECKLIST_NO)
-BEFORE: dict[ContextKind, CueSet] = {
-    ContextKind.NEGATION: NEGATION_BEFORE,
+_BEFORE_OTHERS: dict[ContextKind, CueSet] = {
     ContextKind.LATERALITY: CueSet.of(LATERALITY),
     ContextKind.SEVERITY: CueSet.of(SEVERITY),
     ContextKind.GRADE: CueSet.of(GRADE),
@@ -219,13 +219,56 @@ BEFORE: dict[ContextKind, CueSet] = {
     ContextKind.PLAN: CueSet.of(PLAN),
     ContextKind.HISTORY: CueSet.of(HISTORY),
 }
-AFTER: dict[ContextKind, CueSet] = {
-    ContextKind.NEGATION: NEGATION_AFTER,
-    ContextKind.LATERALITY: BEFORE[ContextKind.LATERALITY],
-    ContextKind.SEVERITY: BEFORE[ContextKind.SEVERITY],
+_AFTER_OTHERS: dict[ContextKind, CueSet] = {
+    ContextKind.LATERALITY: _BEFORE_OTHERS[ContextKind.LATERALITY],
+    ContextKind.SEVERITY: _BEFORE_OTHERS[ContextKind.SEVERITY],
     ContextKind.HEDGE: CueSet.of(HEDGE_AFTER),
-    ContextKind.FAMILY: BEFORE[ContextKind.FAMILY],
+    ContextKind.FAMILY: _BEFORE_OTHERS[ContextKind.FAMILY],
     ContextKind.PLAN: CueSet.of(PLAN_AFTER),
     ContextKind.HISTORY: CueSet.of(HISTORY_AFTER),
     ContextKind.CONDITION: CueSet.of(CONDITION_AFTER),
 }
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The cue sets of the verifier, the negation cues read from the context file.
+
+    `before` and `after` hold one cue set per kind, in the order governors are looked for
+    (negation first)."""
+
+    negation_before: CueSet
+    negation_after: CueSet
+    negation_any: CueSet
+    pseudo_negation: CueSet
+    checklist: CueSet  # answers that negate a label only in its value slot ("Chest pain: no")
+    terminator: CueSet
+    before: dict[ContextKind, CueSet]
+    after: dict[ContextKind, CueSet]
+
+    @classmethod
+    def of(cls, words: NegationWords) -> Vocabulary:
+        before = CueSet.of(words.before)
+        after = CueSet.of(
+            (*words.after, *words.resolved, *NEGATION_AFTER_EXTRA, *PREDICATE_NEGATIONS)
+        )
+        return cls(
+            negation_before=before,
+            negation_after=after,
+            negation_any=CueSet.of((*words.before, *words.after, *words.resolved)),
+            pseudo_negation=CueSet.of(words.pseudo),
+            checklist=CueSet.of(words.answers_no),
+            terminator=CueSet.of((*TERMINATORS, *CLAUSE_VERBS, *CLAUSE_OPENERS)),
+            before={ContextKind.NEGATION: before, **_BEFORE_OTHERS},
+            after={ContextKind.NEGATION: after, **_AFTER_OTHERS},
+        )
+
+
+@cache
+def _vocabulary(words: NegationWords) -> Vocabulary:
+    return Vocabulary.of(words)
+
+
+def vocabulary() -> Vocabulary:
+    """The verifier's cue sets, with the negation cues of the installation's context file."""
+    return _vocabulary(negation_words())

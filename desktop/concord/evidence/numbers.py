@@ -14,9 +14,19 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
-_CHAR_MAP = str.maketrans({"µ": "u", "μ": "u", "×": "x", "−": "-", "\u00a0": " "})
+from concord.text.characters import MINUS_SIGNS, MULTIPLICATION_SIGNS, SUPERSCRIPT_DIGITS
+
+_SUPERSCRIPTS = str.maketrans(SUPERSCRIPT_DIGITS)
+_SUPERSCRIPT_RUN = re.compile(f"[{''.join(SUPERSCRIPT_DIGITS)}]+")
+_CHAR_MAP = str.maketrans(
+    {
+        "µ": "u",
+        "μ": "u",
+        **dict.fromkeys(MULTIPLICATION_SIGNS, "x"),
+        **dict.fromkeys(MINUS_SIGNS, "-"),
+        "\u00a0": " ",
+    }
+)
 _SCI = re.compile(r"[x*]\s*10\s*(?:\^|\*\*|e)\s*(\d+)")
 
 _UNIT_PARTS = frozenset(

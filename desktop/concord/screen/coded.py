@@ -80,8 +80,8 @@ from concord.screen.coded_values import (
 from concord.screen.dates import surgery_date
 from concord.screen.findings import MAX_EVIDENCE_SPANS
 from concord.screen.lexicon import Lexicon
-from concord.screen.resource_file import read_resource_file
 from concord.screen.units import UnitTable
+from concord.text.resource_file import read_resource_file
 
 if TYPE_CHECKING:
     from concord.screen.findings import Finding

@@ -1,4 +1,7 @@
-"""The context word lists (`resources/lexicon/context.json`), compiled once.
+"""The context word lists (`resources/lexicon/context.json`), compiled once for the screen.
+
+The file and its model are `concord.text.context_file` (the verifier and the scorecard read
+its negation cues too); what follows is the screen's compiled form of it.
 
 Every list is matched case-insensitively on whole words, longest phrase first, with any run
 of spaces or a hyphen inside a phrase matching any run of spaces or hyphens. The lists are
@@ -13,116 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from concord.screen.reading import fold_text
-from concord.screen.resource_file import read_resource_file
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _NegationIn(_Strict):
-    before_list: list[str] = Field(description="Cues that negate a list running over commas")
-    before_short: list[str] = Field(description="Cues whose scope a comma ends")
-    before_direct: list[str] = Field(
-        description="Cues that negate only right before the mention ('avoid bleomycin')"
-    )
-    after: list[str] = Field(description="Cues right after a mention ('pneumonia excluded')")
-    pseudo: list[str] = Field(description="Phrases that look like negation but are not")
-
-
-class _ChecklistIn(_Strict):
-    no: list[str]
-    yes: list[str]
-    unanswered: list[str]
-
-
-class _FamilyIn(_Strict):
-    relatives: list[str]
-    informant_verbs: list[str] = Field(description="A relative who reports is not the subject")
-    self: list[str]
-    not_blood: list[str] = Field(
-        default=[], description="Relatives by marriage or choice: no inherited risk (MH)"
-    )
-
-
-class _HypotheticalIn(_Strict):
-    before_list: list[str]
-    after: list[str]
-
-
-class _PlannedIn(_Strict):
-    before: list[str] = Field(description="Cues right before an intervention ('plan to start')")
-    after: list[str] = Field(description="Cues right after it ('ABVD planned')")
-    done: list[str] = Field(description="Words that say an intervention has happened")
-    filler: list[str] = Field(description="Words allowed between a 'before' cue and the mention")
-
-
-class _HistoryIn(_Strict):
-    cues: list[str] = Field(description="Words that make a mention history ('previous')")
-    current: list[str] = Field(description="Words that make it current, whatever else is said")
-    recent: list[str] = Field(description="Words of recency that resolution words override")
-    resolution: list[str] = Field(description="Words that say it has resolved")
-    now_resolution: list[str] = Field(description="'now ...' words that mean it has resolved")
-
-
-class _ValuesIn(_Strict):
-    target_before: list[str]
-    target_after: list[str]
-    later: list[str]
-    earlier: list[str]
-    settled_after: list[str]
-    flags: list[str]
-    header_words: list[str]
-
-
-class _SectionsIn(_Strict):
-    family: list[str]
-    history: list[str]
-    plan: list[str]
-    protocol: list[str]
-    current: list[str]
-    medication: list[str] = Field(default=[], description="The current medication list")
-    past_medication: list[str] = Field(default=[], description="Stopped or past medicines")
-    allergy: list[str] = Field(default=[], description="Allergies and adverse reactions")
-
-
-class _MedicationIn(_Strict):
-    """Words that say whether a medicine is taken now (`concord.screen.medication_rules`)."""
-
-    stopped: list[str] = Field(description="Stopped for good ('discontinued', 'came off')")
-    held: list[str] = Field(description="Held for now ('on hold', 'last dose')")
-    instruction: list[str] = Field(description="To be stopped: still taken ('stop 5 days pre-op')")
-    for_surgery: list[str] = Field(description="Stopped or held for this operation")
-    past_before: list[str] = Field(description="Before a medicine no longer taken ('was on')")
-    course_before: list[str] = Field(description="Before a course that may be over")
-    current: list[str] = Field(description="Taken now, whatever else is said ('still on')")
-    intolerance_before: list[str] = Field(description="Not taken: intolerant, allergic")
-    prophylaxis: list[str] = Field(description="A preventive dose")
-    treatment: list[str] = Field(description="A treatment dose")
-    non_systemic: list[str] = Field(description="Routes that act locally (inhaled, topical)")
-    short_course: list[str] = Field(description="A short course (days), not long-term use")
-    long_term: list[str] = Field(description="Long-term use")
-
-
-class ContextFileIn(_Strict):
-    version: str
-    description: str = ""
-    negation: _NegationIn
-    checklist: _ChecklistIn
-    family: _FamilyIn
-    hypothetical: _HypotheticalIn
-    planned: _PlannedIn
-    history: _HistoryIn
-    values: _ValuesIn
-    terminators: list[str]
-    sections: _SectionsIn
-    medication: _MedicationIn
-    uncertain: list[str] = Field(
-        default=[], description="Words that make a diagnosis suspected, not made ('possible OSA')"
-    )
+from concord.text.context_file import MedicationIn, read_context_file
 
 
 def phrase_alternation(phrases: list[str]) -> str:
@@ -191,12 +86,12 @@ def word_re(phrases: list[str], *, flags: int = re.IGNORECASE) -> CueSet:
     return CueSet(phrases, re.compile(rf"(?<![A-Za-z0-9])(?:{body})(?![A-Za-z0-9])", flags))
 
 
-MEDICATION_CUES = tuple(_MedicationIn.model_fields)
+MEDICATION_CUES = tuple(MedicationIn.model_fields)
 
 
 @dataclass(frozen=True)
 class MedicationCues:
-    """The medication word lists, compiled (see `_MedicationIn` for each list's meaning)."""
+    """The medication word lists, compiled (see `MedicationIn` for each list's meaning)."""
 
     stopped: CueSet
     held: CueSet
@@ -255,7 +150,7 @@ class Cues:
 
     @classmethod
     def load(cls, path: Path) -> Cues:
-        raw = read_resource_file(path, ContextFileIn, "context file")
+        raw = read_context_file(path)
         sections: dict[str, str] = {}
         for kind in (
             "family",

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from concord.screen.cues import phrase_alternation
 from concord.screen.reading import fold_text
-from concord.screen.resource_file import read_resource_file
+from concord.text.resource_file import read_resource_file
 
 _BREAK_RE = re.compile(r"[.;!?](?=\s|$)|\n")
 BEFORE_REACH = 70

@@ -7,18 +7,22 @@ compatibility forms (NFKC: "㎎", "ﬁ"), Windows line ends. `reading_text` buil
 it reads on screen, and an `OffsetMap` that turns any span of it back into a span of the
 original, so that `original[start:end]` is still the evidence.
 
+Which characters fold is one table, `concord.text.characters`, shared with evidence
+verification and user names; the screen's own reading of it:
+
 * Invisible format characters (Unicode category Cf: zero-width space/joiners, soft hyphen,
   word joiner, BOM, bidi marks, embeddings and isolates) are dropped, so "K<ZWSP>+" reads
   "K+" and "4<ZWSP>5" reads 45.
 * A right-to-left override (U+202E ... U+202C or end of line) is shown reversed, and its
   mirrored characters swapped ("<" shows as ">"): the text a clinician sees on screen.
 * Any decimal digit (full-width, Arabic-Indic ...) reads as its ASCII digit; superscript
-  digits read as an exponent ("10⁹" -> "10^9", "cm²" -> "cm^2"), superscript signs as signs.
+  digits read as an exponent with a caret ("10⁹" -> "10^9", "cm²" -> "cm^2": the screen's
+  value patterns read the caret; the verifier drops it instead), superscript signs as signs.
 * Dashes and minus signs read "-", typographic quotes as ASCII quotes, every space
   separator as a space, line and paragraph separators and CR as a line feed.
 * Look-alike Cyrillic and Greek capitals and small letters read as the Latin letter they
   look like; the Greek letters clinicians use as symbols (µ, α, β, γ, δ ...) stay.
-* Everything else goes through NFKC ("Ｋ＋" -> "K+", "×" stays, "µ" -> "μ").
+* Everything else goes through NFKC ("Ｋ＋" -> "K+", "×" and "≥" stay, "µ" -> "μ").
 
 Dotted acronyms ("L.R.T.I.") read without their dots; numbers dictated as words read as
 digits ("a potassium of six point two" reads "a potassium of 6.2",
@@ -41,30 +45,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from concord.text.characters import (
+    LINE_BREAKS,
+    LOOK_ALIKES,
+    MIRRORED,
+    PUNCTUATION,
+    SUPERSCRIPT_DIGITS,
+    SUPERSCRIPT_SIGNS,
+    is_invisible,
+)
 from concord.text.dictation import dictation_spans
 from concord.text.layout import soft_wraps
 from concord.text.numwords import number_word_spans
 from concord.text.shorthand import shorthand_spans
 
-_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
-_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\uff07"
-_DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\uff02\u00ab\u00bb"
-_LINE_BREAKS = "\u2028\u2029\u0085\x0b\x0c"
-_SUPERSCRIPT_DIGITS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789", strict=True))
-_SUPERSCRIPT_SIGNS = {"⁺": "+", "⁻": "-", "⁼": "="}
-_LOOK_ALIKES = dict(
-    zip(
-        # Cyrillic capitals and small letters, then Greek, that render as Latin letters
-        "АВЕЅІЈКМНОРСТХУаеіјорсхуѕԁԛԝ" + "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧονκι",
-        "ABESIJKMHOPCTXYaeijopcxysdqw" + "ABEZHIKMNOPTYXovki",
-        strict=True,
-    )
-)
-_MIRRORED = dict(zip("()<>[]{}≤≥«»", ")(><][}{≥≤»«", strict=True))
+_ASCII_FOLDED = "".join(sorted(c for c in (*PUNCTUATION, *LINE_BREAKS) if c.isascii()))
+"""ASCII characters the table folds (a backtick, vertical tab, form feed, separators)."""
 _RLO, _LRO, _PDF = "\u202e", "\u202d", "\u202c"
 _OVERRIDE_RE = re.compile(f"{_RLO}([^\n{_PDF}]*)(?:{_PDF}|(?=\n)|$)")
-_SPECIAL_RE = re.compile(r"\r\n?|[^\x00-\x0a\x0e-\x7f]")
-_SUPERSCRIPT_RUN_RE = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼]+")
+_SPECIAL_RE = re.compile(rf"\r\n?|[^\x00-\x7f]|[{re.escape(_ASCII_FOLDED)}]")
+_ASCII_SPECIAL_RE = re.compile(rf"[\r{re.escape(_ASCII_FOLDED)}]")
+_SUPERSCRIPT_RUN_RE = re.compile(f"[{''.join((*SUPERSCRIPT_DIGITS, *SUPERSCRIPT_SIGNS))}]+")
 _DOTTED_ACRONYM_RE = re.compile(r"(?<![A-Za-z0-9.])(?:[A-Z]\.){2,}(?![A-Za-z0-9])")
 _WORD_RE = re.compile(r"[A-Za-z]{6,}")
 MEMO_LIMIT = 100_000  # words remembered by a spelling vocabulary between clears
@@ -73,21 +74,15 @@ MEMO_LIMIT = 100_000  # words remembered by a spelling vocabulary between clears
 @lru_cache(maxsize=4096)
 def _fold(char: str) -> str:
     """What one character reads as (without context)."""
-    if char in _LOOK_ALIKES:
-        return _LOOK_ALIKES[char]
-    if char in _DASHES:
-        return "-"
-    if char in _SINGLE_QUOTES:
-        return "'"
-    if char in _DOUBLE_QUOTES:
-        return '"'
-    if char in _LINE_BREAKS:
+    if char in LOOK_ALIKES:
+        return LOOK_ALIKES[char]
+    if char in PUNCTUATION:
+        return PUNCTUATION[char]
+    if char in LINE_BREAKS:
         return "\n"
-    if char == "\u00b5":  # micro sign: one form of mu, as NFKC would give
-        return "\u03bc"
-    category = unicodedata.category(char)
-    if category == "Cf":
+    if is_invisible(char):
         return ""
+    category = unicodedata.category(char)
     if category == "Zs":
         return " "
     if category == "Nd":
@@ -169,7 +164,7 @@ def _character_edits(original: str) -> list[_Edit]:
         else []
     )
     for start, end, inner in overrides:
-        shown = "".join(_MIRRORED.get(c, c) for c in reversed(inner))
+        shown = "".join(MIRRORED.get(c, c) for c in reversed(inner))
         edits.append(_Edit(start, end, "".join(_fold(c) for c in shown)))
     superscripts = {m.start(): m for m in _SUPERSCRIPT_RUN_RE.finditer(original)}
     skip_until = 0
@@ -180,9 +175,9 @@ def _character_edits(original: str) -> list[_Edit]:
         if pos in superscripts:
             run = superscripts[pos]
             digits = "".join(
-                _SUPERSCRIPT_DIGITS.get(c, _SUPERSCRIPT_SIGNS.get(c, c)) for c in run.group()
+                SUPERSCRIPT_DIGITS.get(c, SUPERSCRIPT_SIGNS.get(c, c)) for c in run.group()
             )
-            has_digit = any(c in _SUPERSCRIPT_DIGITS for c in run.group())
+            has_digit = any(c in SUPERSCRIPT_DIGITS for c in run.group())
             edits.append(_Edit(pos, run.end(), ("^" if has_digit else "") + digits))
             skip_until = run.end()
             continue
@@ -346,12 +341,7 @@ def fold_text(text: str) -> str:
 
 def reading_text(original: str, spelling: SpellingVocabulary | None = None) -> ReadingText:
     """What `original` reads as, with the map back to it."""
-    if (
-        original.isascii()
-        and "\r" not in original
-        and "\x0b" not in original
-        and ("\x0c" not in original)
-    ):
+    if original.isascii() and not _ASCII_SPECIAL_RE.search(original):
         read = ReadingText(original, original, OffsetMap.identity(len(original)))
     else:
         read = _apply(original, _character_edits(original))

@@ -43,8 +43,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from concord.domain.gate import Severity
 from concord.errors import InputError
 from concord.screen.lexicon import Lexicon
-from concord.screen.resource_file import read_resource_file
 from concord.screen.units import UnitTable
+from concord.text.resource_file import read_resource_file
 
 GATE_SCHEMA = "concord.gate/1"
 

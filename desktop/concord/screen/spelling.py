@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from concord.screen.lexicon import Lexicon
 from concord.screen.reading import SpellingVocabulary
-from concord.screen.resource_file import read_resource_file
+from concord.text.resource_file import read_resource_file
 
 
 class _SpellingIn(BaseModel):

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from concord.screen.reading import fold_text
-from concord.screen.resource_file import read_resource_file
+from concord.text.resource_file import read_resource_file
 
 
 class _UnitGroupIn(BaseModel):

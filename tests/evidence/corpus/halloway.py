@@ -176,7 +176,7 @@ ALTERED = [
     altered(L, "evidence of distant metastases", "context_cut", ("no", "")),
     altered(L, "enlarged mesenteric nodes", "context_cut"),
     altered(L, "metastases and no enlarged mesenteric nodes", "negation_mismatch"),
-    altered(L, "Two units of packed red cells", "negation_mismatch", ("are not", "")),
+    altered(L, "Two units of packed red cells", "negation_mismatch", ("are not required", "")),
     altered(P, "sleep study", "negation_mismatch"),
     altered(S, "visual symptoms", "negation_mismatch", ("no", "")),
     altered(P, "difficult intubation", "context_cut"),

@@ -1,4 +1,5 @@
-"""Reading one of the screen's JSON resource files (a gate, the unit table) into its model."""
+"""Reading one of Concord's JSON resource files (a gate, the unit table, the context words)
+into its model."""
 
 from __future__ import annotations
 
