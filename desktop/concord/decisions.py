@@ -24,6 +24,10 @@ from concord.errors import AuthError, InputError, NotFoundError
 from concord.review import outstanding, require_reason
 from concord.store import Repository, write_transaction
 
+SILENT_REFUSAL = (
+    "the case is a silent run (its model and resources are not accepted for patients): "
+    "it is stored for comparison and is not for review"
+)
 REVIEWED_REASON = "every required judgement decided by a clinician"
 AMENDED_REASON = "a clinician decided after the case was signed: it must be signed again"
 
@@ -83,6 +87,8 @@ def record_decision(
                 f"the decision is on {signed.case_id}, not on {case.case_id}",
                 subject=signed.decision_id,
             )
+        if case is not None and case.silent:
+            raise InputError(SILENT_REFUSAL, subject=case.case_id)
         created = repo.append_decision(signed)
         if case is None:
             return DecisionOutcome(signed, created, None)

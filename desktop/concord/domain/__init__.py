@@ -29,6 +29,7 @@ from concord.domain.scorecard import (
 )
 from concord.domain.target import TargetKind, TargetRef, TargetRefError
 from concord.domain.user import UserRole
+from concord.domain.versions import RESOURCE_PARTS, CaseMode, ResourceVersions
 
 __all__ = [
     "Alignment",
@@ -40,6 +41,7 @@ __all__ = [
     "BriefSection",
     "BriefStatus",
     "Case",
+    "CaseMode",
     "CaseStatus",
     "Decision",
     "DecisionAction",
@@ -52,7 +54,9 @@ __all__ = [
     "ItemMatch",
     "Line",
     "MatchMethod",
+    "RESOURCE_PARTS",
     "Record",
+    "ResourceVersions",
     "Scorecard",
     "Severity",
     "SourceDocument",

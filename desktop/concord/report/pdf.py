@@ -17,6 +17,7 @@ from typing import Any
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 
+from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import GateRule
 from concord.atomic_io import write_atomic
 from concord.domain import Case, Decision, DecisionAction, Record
@@ -64,16 +65,21 @@ def render_review_pdf(
     out: Path,
     rules: Mapping[str, GateRule] | None = None,
     supersedes: sections.PriorSignature | None = None,
+    scoring: ScoringConfig | None = None,
+    site_note: str = "",
 ) -> dict[str, Any]:
     """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict.
 
-    `rules`: the record screen's gate rules (what addresses a gate); loaded from the
-    resources when not given. `supersedes`: the earlier signature an amended case replaces.
+    `rules`: the record screen's gate rules (what addresses a gate) and `scoring` the
+    scoring config, both of the case's own resource versions (`resources.case_resources`);
+    the installed ones when not given. `site_note`: what the case may be used for (its site
+    acceptance, or demonstration only). `supersedes`: the earlier signature an amended case
+    replaces.
     """
     if rules is None:
-        from concord.screen.record_screen import RecordScreen
+        from concord.resources import Resources
 
-        rules = RecordScreen.load().definitions
+        rules = Resources.installed().screen.definitions
     reviewed, not_reviewed = review_counts(case, decisions)
     amended = tuple(
         d
@@ -93,6 +99,8 @@ def render_review_pdf(
         not_reviewed=not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
+        scoring=scoring,
+        site_note=site_note,
     )
     _check_inputs(ctx)
     payload = review_record(ctx)

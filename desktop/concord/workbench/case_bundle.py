@@ -4,20 +4,12 @@ case (or, not run yet, the record screen's result), the case status and the deci
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 from concord.domain import Case, CaseStatus, Decision, GateHit, Record
 from concord.errors import ConcordError
 from concord.pipeline import NO_OPERATION
 from concord.store import Repository
 from concord.workbench.patient_name import display_name
-
-
-class _Screen(Protocol):
-    def screen(self, record: Record) -> tuple[GateHit, ...]: ...
-
-
-_SCREEN: list[_Screen] = []  # the RecordScreen, loaded once in the database thread
 
 
 @dataclass(frozen=True)
@@ -39,11 +31,9 @@ class CaseBundle:
 def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
     """Record-screen gates for a record without a case, and a note; never raises."""
     try:
-        if not _SCREEN:
-            from concord.screen.record_screen import RecordScreen
+        from concord.resources import Resources
 
-            _SCREEN.append(RecordScreen.load())
-        return _SCREEN[0].screen(record), ""
+        return Resources.installed().screen.screen(record), ""
     except ConcordError as exc:
         return (), f"Record screen unavailable: {exc.one_line()}"
     except Exception as exc:  # a broken screen must not hide the record
