@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "concord.cli.signing",
     "concord.cli.gui",
     "concord.cli.batch",
+    "concord.cli.validate",
 )
 OPTIONAL_COMMAND_MODULES = (
     "concord.cli.astrid",

@@ -54,6 +54,18 @@ ACCEPTANCE_FIELDS: dict[int, tuple[str, ...]] = {
 }
 """version -> the fields an acceptance of that version signs. Never edit a released list."""
 MAX_REASON_CHARS = 500
+SIGN_OFF_FIELDS: tuple[str, ...] = (
+    "version",
+    "kind",
+    "validation_id",
+    "candidate",
+    "dropped",
+    "user",
+    "reason",
+    "at",
+)
+"""Version 1 of the statement a clinician signs to let a change of resources drop findings
+clinicians confirmed (kept inside the resources validation report). Never edit; add one."""
 
 
 def acceptance_problem(statement: Any) -> str | None:
@@ -182,6 +194,39 @@ def acceptance_problems(repo: Repository) -> list[tuple[int, str, str]]:
                     problem = "the validation report it accepts differs from the one signed"
         if problem is not None:
             problems.append((seq, subject, problem))
+    return problems
+
+
+def sign_off_problems(repo: Repository) -> list[tuple[str, str]]:
+    """(validation id, problem) for each resources validation whose sign-off is not a
+    version-1 statement signed by an enrolled clinician's key, or signs another report."""
+    problems: list[tuple[str, str]] = []
+    store = SiteStore(repo)
+    for row in store.list_reports():
+        if row["kind"] != "resources":
+            continue
+        report = store.report(str(row["validation_id"]))
+        if not isinstance(report, ResourcesReport) or report.sign_off is None:
+            continue
+        statement = report.sign_off.statement
+        problem = None
+        if set(statement) != set(SIGN_OFF_FIELDS) or statement.get("version") != 1:
+            problem = "the sign-off statement does not have version 1's fields"
+        elif statement.get("validation_id") != report.validation_id:
+            problem = "the sign-off was made for another validation"
+        else:
+            try:
+                user = repo.get_user(str(statement["user"]))
+            except NotFoundError:
+                user = None
+            if user is None or user.role != UserRole.CLINICIAN or user.public_key is None:
+                problem = f"{statement['user']} is not an enrolled clinician"
+            elif not verify_signature(
+                user.public_key, statement_bytes(statement), report.sign_off.signature
+            ):
+                problem = "the sign-off's signature does not verify"
+        if problem is not None:
+            problems.append((report.validation_id, problem))
     return problems
 
 

@@ -80,7 +80,10 @@ def site_note(repo: Repository, case: Case) -> str:
         found = next((a for a in acceptances(repo) if a.acceptance_id == case.acceptance_id), None)
         if found is None:
             return f"Accepted for patients under {case.acceptance_id} (acceptance not found)."
-        return f"Accepted for patients: {found.model_name} with these resources, {found.line()}."
+        return (
+            f"Accepted for patients ({found.acceptance_id}): {found.model_name} with these "
+            f"resources, {found.line()}."
+        )
     if case.mode is CaseMode.DEMONSTRATION:
         return DEMONSTRATION_NOTE
     if case.mode is CaseMode.SILENT:

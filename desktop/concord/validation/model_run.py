@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 
 from concord.astrid.agreement import model_agreement
 from concord.astrid.llm_judge import JudgeSettings, judge_items
-from concord.domain import Brief, BriefStatus, Case
+from concord.domain import Brief, BriefStatus, Case, CaseMode
 from concord.errors import Cancelled, InputError, ModelError
 from concord.llm.default_model import DEFAULT_MODEL_SHA256
 from concord.llm.registry import ModelEntry
@@ -147,13 +147,20 @@ def _figures(side: _Side, chosen: Sequence[ReferenceCase], resources: Resources)
     )
 
 
-def model_in_force(svc: Services, resources: Resources) -> tuple[str, str, str]:
-    """(role, model name, sha256) of the model the candidate is compared with."""
+def model_in_force(
+    svc: Services, resources: Resources, reference: ReferenceSet
+) -> tuple[str, str, str]:
+    """(role, model name, sha256) of the model the candidate is compared with: the latest
+    acceptance's (for these resources where there is one); before any acceptance, the
+    demonstration model the reference cases were made with (the embedded default)."""
     accepted = acceptances(svc.repo)
     if accepted:
         current = [a for a in accepted if a.versions == resources.versions] or accepted
         latest = current[-1]
         return "accepted", latest.model_name, latest.model_sha256
+    demo = [r.case for r in reference.cases if r.case.mode is CaseMode.DEMONSTRATION]
+    if demo:
+        return "demonstration", demo[-1].model_name, demo[-1].model_sha256
     name = next(
         (e.name for e in svc.models.entries() if e.sha256 == DEFAULT_MODEL_SHA256),
         "embedded default",
@@ -249,7 +256,7 @@ def validate_model(
     chosen = reference.cases[:sample] if sample else reference.cases
     entry = svc.model_entry(model)
     candidate = _Side("candidate", entry, entry.name, entry.sha256)
-    role, name, sha = model_in_force(svc, used)
+    role, name, sha = model_in_force(svc, used, reference)
     base = None if sha == entry.sha256 else _Side(role, _entry_by_sha(svc, sha), name, sha)
     if base is not None and base.entry is None:
         base.notes.append("not installed in the model store: reused reference cases only")

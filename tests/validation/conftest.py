@@ -1,0 +1,74 @@
+"""Two registered stand-in models answering through the scripted runtime (no weights): `good`
+writes full, valid briefs; `weak` never writes a valid one. Runs without --model use the
+scripted stand-in itself, which is accepted for demonstration only, as the embedded model is."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from concord.llm.registry import ModelStore
+from concord.llm.runtime import GenerationRequest
+from concord.llm.scripted import SCRIPTED_SHA256, ScriptedRuntime
+from concord.services import Services
+from tests.fake_agents import full_writer
+from tests.identity import PASSWORD
+from tests.installation import Ran, make_run
+
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+
+
+def weak_writer(request: GenerationRequest) -> str:
+    """A model that names an operation and never fits the brief schema."""
+    if "operation" in (request.schema or {}).get("properties", {}):
+        return json.dumps({"operation": "Knee arthroscopy", "rationale": "record"})
+    return json.dumps({"risks": "none"})
+
+
+@pytest.fixture
+def models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModelStore:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    monkeypatch.setenv("CONCORD_MODELS", str(folder))
+    store = ModelStore.open(folder)
+    for name in ("good", "weak"):
+        file = folder / f"{name}.gguf"
+        file.write_bytes(f"GGUF stand-in for {name}".encode())
+        store.add(file, role=["agent", "judge"], name=name, n_ctx=8192)
+
+    def runtime(self: Services, name: str | None = None) -> ScriptedRuntime:
+        if name is None or name == "scripted":
+            return ScriptedRuntime(full_writer(), model_sha256=SCRIPTED_SHA256)
+        entry = self.model_entry(name)
+        writer = weak_writer if entry.name == "weak" else full_writer()
+        return ScriptedRuntime(writer, model_name=entry.name, model_sha256=entry.sha256)
+
+    monkeypatch.setattr(Services, "runtime", runtime)
+    return store
+
+
+@pytest.fixture
+def run(capsys, monkeypatch) -> Callable[..., Ran]:
+    """`concord ...` with the clinician's password in the environment unless told."""
+    call = make_run(capsys, monkeypatch)
+
+    def signed_in(*argv: str, password: str | None = PASSWORD, **kw: str | None) -> Ran:
+        return call(*argv, password=password, **kw)
+
+    return signed_in
+
+
+def write_policy(home: Path, **values: object) -> None:
+    (home / "policy.json").write_text(json.dumps({"version": 1, **values}), encoding="utf-8")
+
+
+LENIENT = {
+    "min_reference_cases": 1,
+    "min_judge_n": 1,
+    "min_judge_kappa_lower": None,
+    "max_drop_vs_accepted": None,
+}
+"""A site that accepts on one patient (the tests' reference set is one record)."""
