@@ -23,7 +23,7 @@ from pathlib import Path
 
 from concord import paths
 from concord.adjudication.config import ScoringConfig, load_scoring_config
-from concord.agents.profiles import AgentProfile, load_profiles
+from concord.agents.profiles import AgentProfile, assign_gates, load_profiles
 from concord.agents.prompts import PromptSet
 from concord.domain import RESOURCE_PARTS, Case, ResourceVersions
 from concord.errors import InputError
@@ -96,6 +96,7 @@ class Resources:
     root: Path
     screen: RecordScreen
     profiles: Mapping[str, AgentProfile]
+    """Each with the gates it owns, as the gate files state them."""
     prompts: PromptSet
     scoring: ScoringConfig
     versions: ResourceVersions
@@ -121,10 +122,11 @@ class Resources:
         if not root.is_dir():
             raise InputError("resources folder does not exist", subject=root)
         versions = versions_of(root)
+        screen = RecordScreen.load(root)
         return cls(
             root=root,
-            screen=RecordScreen.load(root),
-            profiles=load_profiles(root / "agents"),
+            screen=screen,
+            profiles=assign_gates(load_profiles(root / "agents"), screen.owners()),
             prompts=PromptSet.load(root / "prompts"),
             scoring=load_scoring_config(root / SCORING_FILE),
             versions=versions,

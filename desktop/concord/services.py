@@ -58,6 +58,7 @@ class Services:
 
     @property
     def profiles(self) -> dict[str, AgentProfile]:
+        """The agent profiles, each with the gates it owns (stated in the gate files)."""
         return dict(self.resources.profiles)
 
     @property

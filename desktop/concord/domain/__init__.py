@@ -2,6 +2,7 @@
 
 from concord.domain.brief import Brief, BriefItem, BriefSection, BriefStatus
 from concord.domain.case import (
+    UNVERIFIED_MODEL_SHA256,
     BatchProvenance,
     BatchRequest,
     Case,
@@ -34,6 +35,7 @@ from concord.domain.versions import RESOURCE_PARTS, CaseMode, ResourceVersions
 __all__ = [
     "Alignment",
     "BatchProvenance",
+    "UNVERIFIED_MODEL_SHA256",
     "BatchRequest",
     "AlignmentStatus",
     "Brief",

@@ -41,10 +41,16 @@ from concord.review import review_counts
 SIGNATURE_FIELD = "ClinicianSignature"
 MEANING_ACCEPTED = "Reviewed — judgements accepted"
 MEANING_OVERRIDES = "Reviewed — with overrides"
+MEANING_SECOND_REVIEW = "Second review — countersigns judgements decided by other clinicians"
 
 
-def signature_meaning(decisions: list[Decision]) -> str:
-    """The default meaning of a signature, from the decisions in force."""
+def signature_meaning(decisions: list[Decision], signer: str | None = None) -> str:
+    """The meaning of a signature: from the decisions in force, or, when `signer` recorded
+    no clinician decision on the case at all (every judgement was decided by colleagues),
+    a second review that countersigns theirs (`MEANING_SECOND_REVIEW`), never "Reviewed"
+    as if the signer had decided them."""
+    if signer is not None and not any(d.counts_for_signoff and d.user == signer for d in decisions):
+        return MEANING_SECOND_REVIEW
     latest: dict[str, Decision] = {}
     for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
         latest[d.target_id] = d
@@ -65,6 +71,7 @@ def render_review_pdf(
     out: Path,
     rules: Mapping[str, GateRule] | None = None,
     supersedes: sections.PriorSignature | None = None,
+    root_fingerprint: str = "",
     scoring: ScoringConfig | None = None,
     site_note: str = "",
 ) -> dict[str, Any]:
@@ -74,7 +81,8 @@ def render_review_pdf(
     scoring config, both of the case's own resource versions (`resources.case_resources`);
     the installed ones when not given. `site_note`: what the case may be used for (its site
     acceptance, or demonstration only). `supersedes`: the earlier signature an amended case
-    replaces.
+    replaces. `root_fingerprint`: the installation root's SHA-256, printed in the signature
+    block.
     """
     if rules is None:
         from concord.resources import Resources
@@ -99,6 +107,7 @@ def render_review_pdf(
         not_reviewed=not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
+        root_fingerprint=root_fingerprint,
         scoring=scoring,
         site_note=site_note,
     )
@@ -287,6 +296,7 @@ def _attach_and_add_field(
 __all__ = [
     "MEANING_ACCEPTED",
     "MEANING_OVERRIDES",
+    "MEANING_SECOND_REVIEW",
     "SIGNATURE_FIELD",
     "render_review_pdf",
     "signature_meaning",

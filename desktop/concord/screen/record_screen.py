@@ -136,6 +136,15 @@ class RecordScreen:
     def definitions(self) -> dict[str, GateDefinition]:
         return dict(self._definitions)
 
+    def owners(self) -> dict[str, tuple[str, ...]]:
+        """Specialty -> the gates it owns (its own and those it shares), in display order:
+        gate ownership is stated once, in the gate files."""
+        out: dict[str, list[str]] = {}
+        for gate in self._gates:
+            for specialty in (gate.specialty, *gate.also_specialties):
+                out.setdefault(specialty, []).append(gate.gate_id)
+        return {k: tuple(v) for k, v in out.items()}
+
     @property
     def gates(self) -> tuple[GateFile, ...]:
         """The loaded gate files, in display order."""
