@@ -14,11 +14,13 @@ from concord.llm.registry import ModelStore
 from concord.llm.runtime import GenerationRequest
 from concord.llm.scripted import SCRIPTED_SHA256, ScriptedRuntime
 from concord.services import Services
+from concord.store import Repository
 from tests.fake_agents import full_writer
-from tests.identity import PASSWORD
-from tests.installation import Ran, make_run
+from tests.identity import PASSWORD, enrol
+from tests.installation import CLINICIAN, Ran, make_run
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+RECORD = DEMO / "03_ckd_hyperkalaemia.json"
 
 
 def weak_writer(request: GenerationRequest) -> str:
@@ -72,3 +74,39 @@ LENIENT = {
     "max_drop_vs_accepted": None,
 }
 """A site that accepts on one patient (the tests' reference set is one record)."""
+
+
+@pytest.fixture
+def site(repo: Repository, models: ModelStore, monkeypatch: pytest.MonkeyPatch) -> Repository:
+    enrol(repo, CLINICIAN, "clinician")
+    monkeypatch.setenv("CONCORD_USER", CLINICIAN)  # runs and validations are signed in
+    return repo
+
+
+def decide(run, case_id: str, target: str, *extra: str) -> None:
+    done = run(
+        "decide", case_id, "--target", target, *(extra or ("--accept",)),
+        "--reason", "checked against the record", "--user", CLINICIAN, password=PASSWORD,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+
+
+def reviewed_case(run) -> tuple[str, str]:
+    """A demonstration case of RECORD, every required judgement decided; one triggered gate
+    other than hyperkalaemia overridden as a false fire. Returns (case id, that gate)."""
+    made = run("run", str(RECORD), "--json", password=PASSWORD)
+    assert made.code == 0, made.err
+    data = made.json()
+    assert data["mode"] == "demonstration" and not data["silent"]
+    assert "DEMONSTRATION ONLY" in data["site"]
+    assert set(data["resources"]) == {"gates", "lexicon", "prompts", "agents", "scoring"}
+    case_id = data["case_id"]
+    fired = [t["id"] for t in data["targets"] if t["kind"] == "gate" and t["value"] == "triggered"]
+    assert "gate/hyperkalaemia" in fired
+    false_fire = next(t for t in fired if t != "gate/hyperkalaemia")
+    for target in data["outstanding"]:
+        if target == false_fire:
+            decide(run, case_id, target, "--override", "negated")
+        else:
+            decide(run, case_id, target)
+    return case_id, false_fire

@@ -14,57 +14,19 @@ from pypdf import PdfReader
 
 from concord.site.acceptance import ACCEPT_ACTION
 from concord.store import Repository
-from tests.identity import ADMIN, ADMIN_PASSWORD, PASSWORD, enrol
+from tests.identity import ADMIN, ADMIN_PASSWORD, PASSWORD
 from tests.installation import CLINICIAN
-from tests.validation.conftest import DEMO, LENIENT, write_policy
-
-RECORD = DEMO / "03_ckd_hyperkalaemia.json"
+from tests.validation.conftest import LENIENT, RECORD, decide, reviewed_case, write_policy
 
 
 def _pdf_text(path: Path) -> str:
     return " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(path).pages)
 
 
-def _decide(run, case_id: str, target: str, *extra: str) -> None:
-    done = run(
-        "decide", case_id, "--target", target, *(extra or ("--accept",)),
-        "--reason", "checked against the record", "--user", CLINICIAN, password=PASSWORD,
-    )  # fmt: skip
-    assert done.code == 0, done.err
-
-
-def _reviewed_case(run) -> tuple[str, str]:
-    """A demonstration case of RECORD, every required judgement decided; one triggered gate
-    other than hyperkalaemia overridden as a false fire. Returns (case id, that gate)."""
-    made = run("run", str(RECORD), "--json", password=PASSWORD)
-    assert made.code == 0, made.err
-    data = made.json()
-    assert data["mode"] == "demonstration" and not data["silent"]
-    assert "DEMONSTRATION ONLY" in data["site"]
-    assert set(data["resources"]) == {"gates", "lexicon", "prompts", "agents", "scoring"}
-    case_id = data["case_id"]
-    fired = [t["id"] for t in data["targets"] if t["kind"] == "gate" and t["value"] == "triggered"]
-    assert "gate/hyperkalaemia" in fired
-    false_fire = next(t for t in fired if t != "gate/hyperkalaemia")
-    for target in data["outstanding"]:
-        if target == false_fire:
-            _decide(run, case_id, target, "--override", "negated")
-        else:
-            _decide(run, case_id, target)
-    return case_id, false_fire
-
-
-@pytest.fixture
-def site(repo: Repository, models, monkeypatch: pytest.MonkeyPatch) -> Repository:
-    enrol(repo, CLINICIAN, "clinician")
-    monkeypatch.setenv("CONCORD_USER", CLINICIAN)  # runs and validations are signed in
-    return repo
-
-
 def test_validate_accept_silent_stale_and_resources(
     site: Repository, run, concord_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case_id, false_fire = _reviewed_case(run)
+    case_id, false_fire = reviewed_case(run)
 
     # -- validate the candidate beside the demonstration model the reference was made with
     validated = run("validate", "model", "good", "--json", "--pdf", str(tmp_path / "v.pdf"))
@@ -132,7 +94,7 @@ def test_validate_accept_silent_stale_and_resources(
 
     # -- the clinical case's PDF prints the versions and the acceptance
     for t in run("show", clinical["case_id"], "--json").json()["outstanding"]:
-        _decide(run, clinical["case_id"], t)
+        decide(run, clinical["case_id"], t)
     out = tmp_path / "clinical.pdf"
     signed = run("export-pdf", clinical["case_id"], "--user", CLINICIAN, "--out", str(out),
                  password=PASSWORD)  # fmt: skip
@@ -178,7 +140,7 @@ def test_a_forged_acceptance_is_no_acceptance(site: Repository, run) -> None:
     from concord.store import write_transaction
     from concord.store.audit import append_audit
 
-    _reviewed_case(run)
+    reviewed_case(run)
     statement = {"version": 1, "acceptance_id": "ACC-forged", "model_sha256": "ab" * 32}
     with write_transaction(site.db):
         append_audit(

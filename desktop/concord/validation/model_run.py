@@ -240,9 +240,12 @@ def validate_model(
     resources: Resources | None = None,
     settings: PanelSettings | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    runtime_for: Callable[[str], Runtime] | None = None,
 ) -> Iterator[ValidationEvent]:
     """Run the candidate (and, where needed, the model in force) on the reference set; the
-    last event carries the stored report (see the module doc)."""
+    last event carries the stored report (see the module doc). `runtime_for(name)`: how a
+    registered model is loaded (default: the services' shared runtime)."""
+    load = runtime_for or svc.runtime
     used = resources or svc.resources
     settings = settings or DEFAULT_SETTINGS
     policy = load_policy()  # a bad policy file stops here, before any model runs
@@ -276,7 +279,7 @@ def validate_model(
     yield ValidationEvent(done, total, f"{len(chosen)} reference patient(s); {entry.name}")
     sides = [candidate] + ([base] if base is not None else [])
     for side in sides:
-        runtime = svc.runtime(side.entry.name) if side.entry is not None else None
+        runtime = load(side.entry.name) if side.entry is not None else None
         for ref in chosen:
             rid = ref.record.record_id
             if side is base and rid in reuse:

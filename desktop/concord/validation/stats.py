@@ -25,6 +25,24 @@ def _kappa(human: Sequence[str], model: Sequence[str], labels: Sequence[str]) ->
     return None if math.isnan(value) else value
 
 
+def _bootstrap_kappas(
+    human: Sequence[str], model: Sequence[str], labels: Sequence[str], resamples: int, seed: int
+) -> np.ndarray:
+    """Cohen's kappa of each bootstrap resample of the pairs, computed from confusion
+    matrices all at once (the same formula as scikit-learn's); undefined ones dropped."""
+    index = {label: i for i, label in enumerate(labels)}
+    k, n = len(labels), len(human)
+    codes = np.asarray([index[h] * k + index[m] for h, m in zip(human, model, strict=True)])
+    picks = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    sampled = codes[picks] + (np.arange(resamples) * k * k)[:, None]
+    confusion = np.bincount(sampled.ravel(), minlength=resamples * k * k).reshape(resamples, k, k)
+    observed = np.trace(confusion, axis1=1, axis2=2) / n
+    expected = (confusion.sum(axis=2) * confusion.sum(axis=1)).sum(axis=1) / (n * n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappas = (observed - expected) / (1.0 - expected)
+    return kappas[np.isfinite(kappas)]
+
+
 def kappa_with_interval(
     human: Sequence[str],
     model: Sequence[str],
@@ -50,18 +68,10 @@ def kappa_with_interval(
             labels=labels,
             note="kappa undefined: every label, human and model, is one category",
         )
-    rng = np.random.default_rng(seed)
-    h = np.asarray(human, dtype=object)
-    m = np.asarray(model, dtype=object)
-    values = []
-    for _ in range(resamples):
-        index = rng.integers(0, n, size=n)
-        value = _kappa(list(h[index]), list(m[index]), labels)
-        if value is not None:
-            values.append(value)
+    values = _bootstrap_kappas(human, model, labels, resamples, seed)
     low, high = (
         (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
-        if values
+        if len(values)
         else (None, None)
     )
     skipped = resamples - len(values)
