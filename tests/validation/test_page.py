@@ -12,7 +12,7 @@ from pathlib import Path
 
 from concord.services import Services
 from concord.store import Repository
-from tests.ui.helpers import idle, make_window  # noqa: F401 - pytest fixture
+from tests.ui.helpers import idle
 from tests.validation.conftest import reviewed_case
 
 
