@@ -10,7 +10,7 @@ from pathlib import Path
 from concord import paths
 from concord.adjudication.config import ScoringConfig
 from concord.agents.profiles import AgentProfile
-from concord.domain import RESOURCE_PARTS, Case, CaseMode, Record
+from concord.domain import RESOURCE_PARTS, Case, CaseMode, Record, ResourceVersions
 from concord.llm.isolated import IsolatedRuntime
 from concord.llm.llama_cpp_runtime import default_threads
 from concord.llm.registry import ModelEntry, ModelStore
@@ -41,6 +41,7 @@ class Services:
         self._database = database
         self._ui = ui
         self._runtimes: dict[str, Runtime] = {}
+        self._kept: set[ResourceVersions] = set()
 
     @cached_property
     def repo(self) -> Repository:
@@ -114,9 +115,11 @@ class Services:
         (validation runs)."""
         used = resources or self.resources
         self.keep_versions(used)
-        mode, acceptance_id = case_mode(self.repo, runtime.model_sha256, used.versions)
-        if silent:
-            mode, acceptance_id = CaseMode.SILENT, ""
+        mode, acceptance_id = (
+            (CaseMode.SILENT, "")
+            if silent
+            else case_mode(self.repo, runtime.model_sha256, used.versions)
+        )
         for event in run_panel(
             record,
             runtime,
@@ -135,13 +138,16 @@ class Services:
     def keep_versions(self, resources: Resources) -> None:
         """Store the text of each resource version not stored yet, so every case can be
         read (its scoring, its gates) with the versions it was made with."""
-        store = SiteStore(self.repo)
         versions = resources.versions
+        if versions in self._kept:
+            return  # (batch workers share these services: no database access from them)
+        store = SiteStore(self.repo)
         missing = [p for p in RESOURCE_PARTS if not store.has_snapshot(p, getattr(versions, p))]
         if missing:
             store.save_snapshots(
                 versions, {p: resources.snapshot(p) for p in RESOURCE_PARTS}, system_user()
             )
+        self._kept.add(versions)
 
     def close(self) -> None:
         for runtime in self._runtimes.values():
