@@ -13,11 +13,13 @@ import pytest
 from concord.llm.registry import ModelStore
 from concord.llm.runtime import GenerationRequest
 from concord.llm.scripted import SCRIPTED_SHA256, ScriptedRuntime
+from concord.resources import Resources
 from concord.services import Services
 from concord.store import Repository
 from tests.fake_agents import full_writer
 from tests.identity import PASSWORD, enrol
 from tests.installation import CLINICIAN, Ran, make_run
+from tests.ui.helpers import make_window  # noqa: F401 - the window fixture, for test_page
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
 RECORD = DEMO / "03_ckd_hyperkalaemia.json"
@@ -109,4 +111,7 @@ def reviewed_case(run) -> tuple[str, str]:
             decide(run, case_id, target, "--override", "negated")
         else:
             decide(run, case_id, target)
+    reported = {t["id"] for t in data["targets"] if t["kind"] == "gate"}
+    missed = next(g for g in sorted(Resources.installed().gate_ids) if f"gate/{g}" not in reported)
+    decide(run, case_id, f"gate/{missed}", "--override", "triggered")  # the screen missed it
     return case_id, false_fire

@@ -40,7 +40,7 @@ def test_validate_accept_silent_stale_and_resources(
     assert cand["records"] == 1 and cand["valid_outputs"]["denominator"] >= 2
     judge = cand["judge_agreement"]
     assert judge["n"] >= 1 and judge["observed"] is not None
-    assert report["reference"]["regression_cases"] == 1
+    assert report["reference"]["regression_cases"] == 2  # a false fire, a finding added
     assert report["reference"]["gate_confirmations"] >= 1
     assert not report["passed"]  # the default policy wants 10 patients
     assert any(c["name"] == "reference cases" and not c["passed"] for c in report["checks"])

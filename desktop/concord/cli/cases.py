@@ -202,6 +202,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         override=args.override,
         decision_id=args.decision_id,
         at=earlier.at if earlier else None,
+        known_gates=case_resources(svc.repo, case).gate_ids,
     )
     outcome = record_decision(svc.repo, session, decision, case=case)
     decision = outcome.decision
