@@ -46,7 +46,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - t0
         summaries.append((case, record, seconds))
         if not args.json:
-            print(case_summary(case, record.name))
+            print(case_summary(case, record.name, cap=svc.config.overall_cap_on_major_miss))
             print(f"  time: {seconds:.1f} s\n", flush=True)
     total = time.perf_counter() - started
     if args.json:

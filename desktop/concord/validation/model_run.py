@@ -140,7 +140,7 @@ def _figures(side: _Side, chosen: Sequence[ReferenceCase], resources: Resources)
         gates_addressed=_total(records, "gates"),
         judge_agreement=judge_agreement(chosen, side.cases, resources),
         astrid_agreement=side.astrid,
-        seconds_per_patient=_mean([r.seconds for r in records if not r.reused]),
+        seconds_per_patient=_mean([r.seconds for r in records]),
         peak_memory_mb=max((r.peak_memory_mb for r in records if r.peak_memory_mb), default=None),
         per_record=tuple(records),
         notes=tuple(side.notes),
@@ -283,6 +283,11 @@ def validate_model(
         for ref in chosen:
             rid = ref.record.record_id
             if side is base and rid in reuse:
+                if not side.notes or "reused" not in side.notes[-1]:
+                    side.notes.append(
+                        "reused the reference cases it wrote (time: that run's; memory: "
+                        "not measured)"
+                    )
                 side.cases[rid] = ref.case
                 side.records.append(
                     case_figures(ref, ref.case, reused=True, seconds=ref.case.timings.get("total"))
