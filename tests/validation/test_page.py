@@ -17,8 +17,11 @@ from tests.validation.conftest import reviewed_case
 
 
 def test_a_validation_from_the_app(site: Repository, run, make_window, qtbot, tmp_path: Path):
-    reviewed_case(run)
+    case_id, _ = reviewed_case(run)
     window = make_window(runtime_factory=lambda svc, name: Services.runtime(svc, name))
+    window.open_case(case_id)
+    idle(qtbot, window, until=lambda: window.case_view.bundle is not None)
+    assert "DEMONSTRATION ONLY" in window.case_view.banner.text()  # the case page says so
     from concord.ui.main_window import PAGE_VALIDATION
 
     page = window.validation_page

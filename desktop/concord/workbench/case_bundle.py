@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from concord.domain import Case, CaseStatus, Decision, GateHit, Record
+from concord.domain import Case, CaseMode, CaseStatus, Decision, GateHit, Record
 from concord.errors import ConcordError
 from concord.pipeline import NO_OPERATION
+from concord.site import site_note
 from concord.store import Repository
 from concord.workbench.patient_name import display_name
 
@@ -58,7 +59,12 @@ def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
         status=repo.case_status(case_id),
         decisions=tuple(repo.decisions(case_id=case_id)),
         gates=case.gates,
+        note=site_note(repo, case) if case.mode in _MARKED else "",
     )
+
+
+_MARKED = (CaseMode.DEMONSTRATION, CaseMode.SILENT)
+"""Modes the case page states in its banner (site validation)."""
 
 
 def operation_text(case: Case) -> str:
