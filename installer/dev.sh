@@ -29,6 +29,8 @@ while read -r soname package; do
   ldconfig -p 2>/dev/null | grep -qF "$soname (" || need_pkgs+=("$package")
 done < installer/x11-libraries.txt
 [ "$job" = test ] && ! command -v Xvfb >/dev/null 2>&1 && need_pkgs+=(xvfb)
+# the clock attacks (tests/cli/test_clock_attacks.py) run the command line under faketime
+[ "$job" = test ] && ! command -v faketime >/dev/null 2>&1 && need_pkgs+=(faketime)
 if [ "${#need_pkgs[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing system packages: ${need_pkgs[*]}" >&2

@@ -10,7 +10,9 @@ decide on the case, and moves the case along its lifecycle:
 * signed -> amended (re-sign required), when a clinician decides anything on a signed case.
 
 An annotator's decision is a label: it is kept and exported, and never counts towards a
-clinical sign-off or changes the case's status.
+clinical sign-off or changes the case's status. How it was given (bulk or one by one, golden
+answers shown, seconds on the item, the judge run shown: `LabelProvenance`) is stored beside
+it in the same transaction.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from dataclasses import dataclass
 
 from concord.accounts.revocation import require_active
 from concord.accounts.session import Session
-from concord.domain import Case, CaseStatus, Decision, Target, UserRole
+from concord.domain import Case, CaseStatus, Decision, LabelProvenance, Target, UserRole
+from concord.domain.decision import PAYLOAD_VERSION
 from concord.errors import AuthError, InputError, NotFoundError
 from concord.review import outstanding, require_reason
 from concord.store import Repository, write_transaction
+from concord.store.label_store import append_provenance
 
 SILENT_REFUSAL = (
     "the case is a silent run (its model and resources are not accepted for patients): "
@@ -64,15 +68,24 @@ def _check_decider(session: Session, decision: Decision) -> None:
 
 
 def sign_decision(session: Session, decision: Decision) -> Decision:
-    """The decision with the decider's role and their signature over its content."""
-    unsigned = decision.model_copy(update={"role": session.role, "signature": ""})
+    """The decision with the decider's role and their signature over its content, signed
+    under the current payload version."""
+    unsigned = decision.model_copy(
+        update={"role": session.role, "signature": "", "payload_version": PAYLOAD_VERSION}
+    )
     return unsigned.model_copy(update={"signature": session.sign(unsigned.signed_payload())})
 
 
 def record_decision(
-    repo: Repository, session: Session, decision: Decision, *, case: Case | None = None
+    repo: Repository,
+    session: Session,
+    decision: Decision,
+    *,
+    case: Case | None = None,
+    provenance: LabelProvenance | None = None,
 ) -> DecisionOutcome:
-    """Check, sign and store one decision; keep its case's status. One transaction.
+    """Check, sign and store one decision (and how it was given); keep its case's status.
+    One transaction.
 
     `case` is the clinical case the decision is on, when the caller has it loaded; otherwise
     it is looked up (ASTRID runs and EVAL sets are not cases and have no status)."""
@@ -89,15 +102,17 @@ def record_decision(
             )
         if case is not None and case.silent:
             raise InputError(SILENT_REFUSAL, subject=case.case_id)
-        created = repo.append_decision(signed)
+        created = repo.append_decision(signed, signer=session)
+        if created and provenance is not None:
+            append_provenance(repo.db.conn, signed, provenance)
         if case is None:
             return DecisionOutcome(signed, created, None)
         left = tuple(outstanding(case, repo.decisions(case_id=case.case_id)))
         status = repo.case_status(case.case_id)
-        became = _next_status(status, left, signed) if created else None
+        became = next_status(status, left, signed) if created else None
         if became is not None:
             reason = AMENDED_REASON if became == CaseStatus.AMENDED else REVIEWED_REASON
-            repo.set_case_status(case.case_id, became, session.name, reason=reason)
+            repo.set_case_status(case.case_id, became, session.name, reason=reason, signer=session)
             status = became
     return DecisionOutcome(signed, created, status, left, became)
 
@@ -109,9 +124,11 @@ def _clinical_case(repo: Repository, case_id: str) -> Case | None:
         return None
 
 
-def _next_status(
+def next_status(
     status: CaseStatus, left: tuple[Target, ...], decision: Decision
 ) -> CaseStatus | None:
+    """The status a recorded decision moves its case to (None: it stays). `audit verify`
+    replays the chain through this same rule, so a status no decision led to is found."""
     if not decision.counts_for_signoff:
         return None  # a label
     if status == CaseStatus.SIGNED:

@@ -174,8 +174,14 @@ def required_targets(case: Case) -> list[Target]:
 def outstanding(case: Case, decisions: Iterable[Decision]) -> list[Target]:
     """Required judgements no clinician has decided (annotators' labels do not count, nor
     a decision withdrawn by an undo)."""
+    return outstanding_among(required_targets(case), decisions)
+
+
+def outstanding_among(required: Iterable[Target], decisions: Iterable[Decision]) -> list[Target]:
+    """`outstanding` with the case's required targets already listed (a caller replaying
+    many decisions of one case lists them once)."""
     decided = {d.target_id for d in standing_decisions(decisions) if d.counts_for_signoff}
-    return [t for t in required_targets(case) if t.id not in decided]
+    return [t for t in required if t.id not in decided]
 
 
 def review_counts(case: Case, decisions: Iterable[Decision]) -> tuple[int, int]:

@@ -25,7 +25,7 @@ from concord.store import Repository
 from concord.store.codec import system_user
 
 BACKSTOP_SECONDS = 30.0
-"""How much longer than the model timeout the outer watchdog waits (see `runtime`)."""
+"""How long after the child's own watchdog should have stopped it the outer one gives up."""
 
 
 def _stamped(case: Case, resources: Resources, mode: CaseMode, acceptance_id: str) -> Case:
@@ -85,15 +85,17 @@ class Services:
         (`IsolatedRuntime`): a native crash on a bad file ends that process, not the
         application or the database writer, and the next request starts a fresh one. The
         child keeps the record-prefix KV state, so prefix reuse works as in-process. A
-        generation that takes longer than CONCORD_MODEL_TIMEOUT seconds
-        (`timeout_from_env`) stops the child; the outer `TimeoutRuntime`, a little later,
-        answers the caller even if a restart or the pipe to the child hangs."""
+        child that makes no progress (no prompt token, no output token) for
+        CONCORD_MODEL_TIMEOUT seconds (`timeout_from_env`, default 120) is stopped, however
+        long a slow but progressing answer takes; the outer `TimeoutRuntime`, judging the
+        same progress a little later, answers the caller even if a restart or the pipe to
+        the child hangs."""
         entry = self.model_entry(name_or_path)
         if entry.sha256 not in self._runtimes:
             seconds = timeout_from_env()
             threads = default_threads(keep_a_core=self._ui)
             isolated = IsolatedRuntime(entry, timeout=seconds, n_threads=threads)
-            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, seconds + BACKSTOP_SECONDS)
+            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, BACKSTOP_SECONDS)
         return self._runtimes[entry.sha256]
 
     def run_panel(

@@ -8,12 +8,20 @@ of the case's judgements may sign it as a second reviewer: the signature's meani
 stamp and its attached record. The PDF goes to a temporary
 file beside `out` and is moved into place only after the signature row and its audit entry
 are committed; on any failure it is removed and nothing new appears at `out`.
+
+A crash (power, kill) between the commit and the move would leave the case signed and its PDF
+only in a hidden temporary file. So before the commit an intent is written to
+``CONCORD_HOME/pending-signatures/<pdf sha256>.json`` (where the PDF is and where it goes),
+and removed once the PDF is in place; on the next start the CLI and the app call
+`recover_interrupted_signings`, which completes a committed signing (moves the PDF into place)
+or rolls back one that never committed (removes the temporary file), and says which.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -24,8 +32,10 @@ from typing import Any
 from concord import paths
 from concord.accounts.revocation import require_active
 from concord.accounts.session import Session, require_role, revocation_note, revocation_of
+from concord.atomic_io import write_atomic
 from concord.domain import CaseStatus, UserRole
 from concord.errors import ConcordError, InputError, NotFoundError, StoreError
+from concord.pki.credentials import verify_signature
 from concord.pki.keys import existing_root_ca
 from concord.report.pdf import render_review_pdf, signature_meaning
 from concord.report.sections import PriorSignature
@@ -35,6 +45,7 @@ from concord.resources import case_resources
 from concord.review import outstanding, review_counts
 from concord.site import site_note
 from concord.store import Repository, Signature
+from concord.store.audit import signed_bytes
 from concord.store.transaction import disk_is_full, is_disk_full_error
 
 SILENT_PDF_REFUSAL = (
@@ -86,6 +97,7 @@ def sign_case(
     if case.silent:
         raise InputError(SILENT_PDF_REFUSAL, subject=case_id)
     used = case_resources(repo, case)
+    head = repo.audit_head()  # first: a decision after it is refused when recording
     decisions = repo.decisions(case_id=case_id)
     remaining = outstanding(case, decisions)
     if remaining and repo.case_status(case_id) != CaseStatus.RUN_FAILED:
@@ -98,7 +110,6 @@ def sign_case(
     record = repo.get_record(case.record_id)
     meaning = signature_meaning(decisions, signer=session.name)
     signed_at = datetime.now(UTC)
-    head = repo.audit_head()
     earlier = repo.latest_signature(case_id)
     prior = (
         PriorSignature(
@@ -138,21 +149,31 @@ def sign_case(
         data, home=home, credential=session.credential, meaning=meaning, source=out
     )
     temp = _write_temp(out, signed)
+    digest = hashlib.sha256(signed).hexdigest()
+    try:
+        intent = _write_intent(home, case_id=case_id, out=out, temp=temp, sha256=digest)
+    except BaseException as exc:
+        temp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _file_error(exc, home) from exc
+        raise
     try:
         signature = repo.record_signature(
             case_id,
             session.name,
             meaning,
-            hashlib.sha256(signed).hexdigest(),
+            digest,
             str(out),
             head,
             signed_at=signed_at,
             certificate_sha256=info.certificate_sha256,
             reviewed=reviewed,
             not_reviewed=not_reviewed,
+            signer=session,
         )
     except BaseException:
         temp.unlink(missing_ok=True)
+        intent.unlink(missing_ok=True)
         raise
     try:
         os.replace(temp, out)
@@ -162,6 +183,7 @@ def sign_case(
             f"({exc.strerror or exc}); it is kept at {temp}",
             subject=out,
         ) from exc
+    intent.unlink(missing_ok=True)
     return SignedRecord(
         path=out,
         meaning=meaning,
@@ -206,6 +228,69 @@ def _write_temp(out: Path, data: bytes) -> Path:
             temp.unlink()
         raise _file_error(exc, out.parent) from exc
     return temp
+
+
+PENDING_DIR = "pending-signatures"
+"""Intents of signings under way, in CONCORD_HOME (see the module doc)."""
+
+
+def _write_intent(home: Path, *, case_id: str, out: Path, temp: Path, sha256: str) -> Path:
+    folder = home / PENDING_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    intent = folder / f"{sha256}.json"
+    content = {"version": 1, "case_id": case_id, "out": str(out), "temp": str(temp)}
+    write_atomic(intent, json.dumps({**content, "pdf_sha256": sha256}).encode("utf-8"))
+    return intent
+
+
+def _sha256_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def recover_interrupted_signings(repo: Repository, home: Path | None = None) -> list[str]:
+    """Finish what a crash interrupted (see the module doc). Returns one line per signing,
+    saying where its PDF is; [] when nothing was pending (one directory listing)."""
+    folder = (Path(home) if home is not None else paths.concord_home()) / PENDING_DIR
+    if not folder.is_dir():
+        return []
+    notes: list[str] = []
+    for intent in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(intent.read_text(encoding="utf-8"))
+            case_id, out, temp = str(data["case_id"]), Path(data["out"]), Path(data["temp"])
+            digest = str(data["pdf_sha256"])
+        except (OSError, ValueError, KeyError, TypeError):
+            notes.append(f"{intent}: an unreadable record of an interrupted signing; left as is")
+            continue
+        committed = next((s for s in repo.signatures(case_id) if s.pdf_sha256 == digest), None)
+        if committed is None:
+            temp.unlink(missing_ok=True)
+            notes.append(
+                f"case {case_id}: a signing was interrupted before the signature was recorded; "
+                f"nothing was signed (the case is '{repo.case_status(case_id)}'), the temporary "
+                "file was removed"
+            )
+        elif _sha256_of(out) == digest:
+            temp.unlink(missing_ok=True)
+        elif _sha256_of(temp) == digest:
+            os.replace(temp, out)
+            notes.append(
+                f"case {case_id}: the signing by {committed.user} (signature "
+                f"{committed.signature_id}) was interrupted after it was recorded; its signed "
+                f"PDF is now in place at {out}"
+            )
+        else:
+            notes.append(
+                f"case {case_id}: the signature {committed.signature_id} by {committed.user} is "
+                f"recorded but its PDF is at neither {out} nor {temp}: restore it from a backup "
+                f"(SHA-256 {digest})"
+            )
+            continue  # keep the intent: the PDF is still missing
+        intent.unlink(missing_ok=True)
+    return notes
 
 
 def verify_signed_record(
@@ -268,7 +353,8 @@ def _signature_row(path: Path, repo: Repository) -> Signature | None:
 def _currency(mine: Signature | None, repo: Repository) -> dict[str, Any]:
     """Whether this signed PDF is still the case's record: the signature the installation
     holds for these exact bytes, the case's status now, later signatures that supersede it,
-    and decisions recorded after it was signed."""
+    and decisions the chain holds after the audit head the PDF printed (chain order, never
+    the clocks: a decision made on a clock set back still comes after the signature)."""
     if mine is None:
         return {
             "checked": True,
@@ -276,8 +362,11 @@ def _currency(mine: Signature | None, repo: Repository) -> dict[str, Any]:
             "current": False,
             "problem": "no signature of this installation is for these exact bytes",
         }
-    later = [s for s in repo.signatures(mine.case_id) if s.signature_id > mine.signature_id]
-    since = [d for d in repo.decisions(mine.case_id) if d.at > mine.signed_at]
+    after = [s for s in repo.signatures(mine.case_id) if s.signature_id > mine.signature_id]
+    later = [s for s in after if _attributed(repo, s)]
+    forged = [s.signature_id for s in after if s not in later]
+    # after it in the chain: beyond the audit head the PDF printed (whatever the clocks say)
+    since = repo.decisions_after(mine.case_id, mine.audit_head_seq)
     status = repo.case_status(mine.case_id)
     problem = ""
     if later:
@@ -297,10 +386,36 @@ def _currency(mine: Signature | None, repo: Repository) -> dict[str, Any]:
         "signature_id": mine.signature_id,
         "case_status": str(status),
         "superseded_by": [s.signature_id for s in later],
+        "unattributed_signatures": forged,
         "decisions_after_signing": len(since),
         "current": not later and not since,
         "problem": problem,
     }
+
+
+def _attributed(repo: Repository, signature: Signature) -> bool:
+    """Whether the chain's `sign` row of a signature is signed by its signer's key (rows from
+    before rows were signed count as theirs; `audit verify` checks those against the chain).
+    A signatures row and a sign row an insider wrote in a clinician's name do not supersede
+    a genuine PDF."""
+    rows = repo.db.query(
+        "SELECT * FROM audit WHERE entity = ? AND action = 'sign' AND new_value LIKE ? "
+        "ORDER BY seq LIMIT 1",
+        [f"case:{signature.case_id}", f'%"pdf_sha256":"{signature.pdf_sha256}"%'],
+    )
+    data = next(iter(rows), None)
+    if data is None:
+        return False
+    if int(data.get("row_version") or 1) < 2:
+        return True
+    payload = signed_bytes(data)
+    try:
+        key = repo.get_user(signature.user).public_key
+    except NotFoundError:
+        return False
+    return bool(
+        key and payload and verify_signature(key, payload, str(data.get("signature") or ""))
+    )
 
 
 def _registration(result: VerifyResult, repo: Repository, mine: Signature | None) -> dict[str, Any]:

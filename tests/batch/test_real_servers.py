@@ -17,12 +17,20 @@ from pathlib import Path
 import pytest
 
 from concord.llm.registry import ModelEntry
+from tests.batch.test_batch import sign_server_list
 from tests.llm.fake_llama_server import LLAMA_CPP_PYTHON, LLAMA_SERVER
 from tests.llm.real_servers import start_server, stop_server, wait_ready
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 SERVER_EXTRA = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
 MAX_TOKENS = "48"
+
+
+@pytest.fixture(autouse=True)
+def _no_user_left_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sign_server_list` sets CONCORD_USER/CONCORD_PASSWORD; undone after each test."""
+    monkeypatch.delenv("CONCORD_USER", raising=False)
+    monkeypatch.delenv("CONCORD_PASSWORD", raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +80,7 @@ def test_batch_over_two_real_servers_survives_one_stopping(two_servers, tmp_path
                 }
             )
         )
+    sign_server_list([url_a, url_b])  # an administrator lists the two servers
     env = {
         **os.environ,
         "CONCORD_LLAMA_SERVERS": f"{url_a},{url_b}",
@@ -113,4 +122,4 @@ def test_batch_over_two_real_servers_survives_one_stopping(two_servers, tmp_path
     assert len(result["saved"]) == 3 and result["failed"] == [], progress
     assert result["requests_by_server"].get(url_b, 0) > 0
     saved_lines = [line for line in progress if line.strip().startswith("saved")]
-    assert saved_lines[-1].endswith(url_b), progress  # the last case came from the survivor
+    assert f"via {url_b}" in saved_lines[-1], progress  # the last case came from the survivor

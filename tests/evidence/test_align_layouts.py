@@ -9,7 +9,8 @@ import pytest
 
 from concord.domain import AlignmentStatus, Record, SourceDocument
 from concord.evidence.align import align_extract
-from concord.evidence.canonical import GAP, TokenText, evenly_spaced
+from concord.evidence.canonical import GAP, TokenText
+from concord.text.layout import evenly_spaced
 
 
 def make_record(text: str) -> Record:

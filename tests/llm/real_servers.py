@@ -39,11 +39,12 @@ def server_command(kind: str, model: Path, port: int, n_ctx: int = 2048) -> list
             "-np",
             "1",
             "--swa-full",
+            "--no-repack",  # as Concord's runtime loads them (see llama_cpp_server_unpacked)
         ]
     return [
         sys.executable,
         "-m",
-        "llama_cpp.server",
+        "tests.llm.llama_cpp_server_unpacked",
         "--model",
         str(model),
         "--host",

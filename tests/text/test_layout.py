@@ -65,3 +65,81 @@ def test_a_double_space_after_a_full_stop_is_not_a_column() -> None:
     text = "She is well.  Her INR was 2.1 today"
     assert not is_row(text, 0, len(text))
     assert is_row("Potassium  6.6  mmol/L", 0, 22)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "HISTORY OF PRESENT ILLNESS:  The patient is a 71-year-old gentleman with a",
+        "takes metoprolol 50 mg  twice daily and lisinopril 10 mg daily for her blood",
+        "\tMr. Alvarez is a 66-year-old man scheduled for right total knee arthroplasty",
+        "HISTORY OF PRESENT ILLNESS:\tThe patient is a 71-year-old gentleman with a",
+        "she has  undiagnosed sleep apnea",  # two spaces after a word a sentence goes on from
+        "PHYSICAL EXAMINATION:  BP 142/84  HR 68  SpO2 95% on room air.  He appears well",
+        "stay  on  5  mg  once  daily  long  term .",  # a scan's even spacing
+    ],
+)
+def test_prose_with_wide_spaces_is_not_a_row(line: str) -> None:
+    assert not is_row(line, 0, len(line))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Potassium  6.6  mmol/L",
+        "Vitals: BP 108/66  HR 92  RR 20  SpO2 93% RA  Wt 81 kg",
+        "Hypertension              amlodipine 10 mg daily, home readings around 135/85",
+        "Furosemide\t40 mg\tPO\tdaily",
+        "Chest pain  no",
+    ],
+)
+def test_cells_apart_make_a_row(line: str) -> None:
+    assert is_row(line, 0, len(line))
+
+
+def test_a_table_of_sentences_spaced_by_two_keeps_its_rows() -> None:
+    table = (
+        "Hypertension  on amlodipine 10 mg daily, well controlled at home readings\n"
+        "Diabetes      on metformin 1 g twice daily and gliclazide with good control\n"
+    )
+    first_end = table.index("\n")
+    assert is_row(table, 0, first_end)  # its cells start where the next row's do
+    assert soft_wraps(table) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("PMH: no history of\ndiabetes", "PMH: no history of diabetes"),
+        ("- Denies chest pain or\n  palpitations", "- Denies chest pain or   palpitations"),
+        (
+            "He was admitted on\n12/03/2024 with chest pain",
+            "He was admitted on 12/03/2024 with chest pain",
+        ),
+        ("Her potassium was\r\n6.6 mmol/L", "Her potassium was\r 6.6 mmol/L"),
+    ],
+)
+def test_a_line_ending_on_a_word_that_goes_on_continues(text: str, joined: str) -> None:
+    assert _joined(text) == joined
+
+
+def test_a_scanned_paragraph_wraps_like_prose() -> None:
+    scan = (
+        "Mrs  Halloway  is  doing  well .  She  will  stay  on  5  mg  once\n"
+        "daily  long  term .  She  does  not  have  arteritis  -  no\n"
+        "headache ,  no  jaw  claudication ,\n"
+        "no  visual  symptoms .\n"
+    )
+    assert len(soft_wraps(scan)) == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Allergies: none\nmedications reconciled: yes",  # the next line is a field
+        "Seen in clinic\n12/11/2026 K 6.1",  # a dated entry after a complete line
+        "- Warfarin 5 mg\n- Bisoprolol 2.5 mg",
+    ],
+)
+def test_fields_entries_and_items_still_keep_their_breaks(text: str) -> None:
+    assert _joined(text) == text

@@ -3,6 +3,9 @@ enrolled by a signed-in admin.
 
 Enrolment writes the user's credential (sealed under their own password), for a clinician a
 certificate issued by the installation root (whose key only an admin's credential unlocks),
+for every clinician and annotator a root certificate of their identity key (the Ed25519 key
+that signs their decisions), so that a label package they sign can be checked on another
+workstation against this installation's root certificate,
 and one row in `users` with an audit row holding the whole enrolment statement, signed by the
 enrolling admin's key. `concord audit verify` checks every user row and every decision
 signature against these statements.
@@ -36,12 +39,14 @@ from concord.pki.keys import (
     destroy_shared_root_key,
     existing_root_ca,
     grant_root_key,
+    issue_identity_certificate,
     issue_user_certificate,
     new_signing_key,
     read_legacy_root_secret,
     write_user_certificate,
 )
 from concord.store import Repository, write_transaction
+from concord.store.audit import sign_rows_as
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,10 @@ def enrol_user(
             home, name, signing.public_key(), root_secret, root_owner=granter
         )
         fingerprint = certificate_fingerprint(cert)
+    if role != UserRole.ADMIN:
+        issue_identity_certificate(
+            home, name, credential.public_key, root_secret, root_owner=granter
+        )
     enrolled_by = admin.name if admin is not None else name
     statement = {
         "name": name,
@@ -236,9 +245,45 @@ def change_password(
     os.replace(path.with_name(path.name + ".new"), path)
     if certificate is not None:
         write_user_certificate(home, session.name, certificate)
+    if user.role != UserRole.ADMIN:  # the new identity key's certificate (label packages)
+        issue_identity_certificate(
+            home,
+            session.name,
+            credential.public_key,
+            _root_secret(home, signer),
+            root_owner=signer.name,
+        )
     if credential.root_passphrase is not None:
         own = admin_root_key_path(home, session.name)
         os.replace(own.with_name(own.name + ".new"), own)  # the old copy's secret opens nothing
         destroy_shared_root_key(home)
+    if signer.name == session.name:  # their rows are signed with the new key from now on
+        renewed = Session(repo.get_user(session.name), credential, session.started_at)
+        sign_rows_as(repo.db.conn, renewed)
     repo.audit_event(user=session.name, action="password change", entity=f"user:{session.name}")
     return Enrolled(user.name, user.role, credential.public_key, fingerprint, signer.name)
+
+
+def certify_identity(
+    repo: Repository, name: str, *, admin: Session, home: Path | None = None
+) -> str:
+    """Issue (again) the root certificate of a user's registered identity key: for users
+    enrolled before identity certificates were issued. Needs a signed-in admin (the root
+    key), not the user's password: the key certified is the public one registered at their
+    enrolment. Audited. Returns the certificate's SHA-256 fingerprint."""
+    home = Path(home) if home is not None else paths.concord_home()
+    require_role(admin, UserRole.ADMIN, doing="certify users")
+    user = repo.get_user(name)
+    if not user.enrolled or user.public_key is None:
+        raise InputError("the user has no registered key: enrol them first", subject=name)
+    cert = issue_identity_certificate(
+        home, user.name, user.public_key, _root_secret(home, admin), root_owner=admin.name
+    )
+    fingerprint = certificate_fingerprint(cert)
+    repo.audit_event(
+        user=admin.name,
+        action="identity certificate",
+        entity=f"user:{user.name}",
+        new_value={"fingerprint": fingerprint, "public_key": user.public_key},
+    )
+    return fingerprint

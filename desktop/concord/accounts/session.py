@@ -31,6 +31,7 @@ from concord.pki.keys import (
     shared_root_key_present,
 )
 from concord.store import Repository, User
+from concord.store.audit import sign_rows_as
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,8 @@ def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = N
         credential = _adopt_legacy_root_secret(home, credential, password)
     if user.role == UserRole.ADMIN and credential.root_passphrase is not None:
         credential = _own_root_copy(home, credential, password)
+    session = Session(user=user, credential=credential, started_at=datetime.now(UTC))
+    sign_rows_as(repo.db.conn, session)  # every audit row of theirs is signed with their key
     if failures:  # the count starts again from here
         repo.audit_event(
             user=name,
@@ -197,7 +200,7 @@ def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = N
             entity=f"user:{name}",
             reason=f"signed in after {failures} failed attempt(s)",
         )
-    return Session(user=user, credential=credential, started_at=datetime.now(UTC))
+    return session
 
 
 def _adopt_legacy_root_secret(home: Path, credential: Credential, password: str) -> Credential:

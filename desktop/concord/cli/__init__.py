@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "concord.cli.signing",
     "concord.cli.gui",
     "concord.cli.batch",
+    "concord.cli.labels",
     "concord.cli.validate",
 )
 OPTIONAL_COMMAND_MODULES = (
@@ -58,6 +59,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _recover_interrupted_signings() -> None:
+    """A signing a crash interrupted is completed or rolled back before anything else, and
+    the user is told where its PDF is (`signoff.recover_interrupted_signings`)."""
+    from concord import paths
+    from concord.signoff import PENDING_DIR
+
+    folder = paths.concord_home(create=False) / PENDING_DIR
+    if not folder.is_dir() or not any(folder.iterdir()):
+        return
+    from concord.signoff import recover_interrupted_signings
+    from concord.store import Repository
+
+    with Repository.open() as repo:
+        for note in recover_interrupted_signings(repo):
+            print(f"concord: {note}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     install_network_guard()  # before anything: nothing is allowed yet
     parser = build_parser()
@@ -65,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # the admin-signed server list (CONCORD_LLAMA_SERVERS and servers.json narrow it)
         install_network_guard(signed=installation_servers())
+        _recover_interrupted_signings()
         return int(args.func(args) or 0)
     except ConcordError as exc:
         print(f"concord: error: {exc.one_line()}", file=sys.stderr)

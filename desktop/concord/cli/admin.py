@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = usub.add_parser(
         "add",
         help="enrol a user (the first is the admin; later ones need --admin); clinicians "
-        "also get a signing certificate",
+        "also get a signing certificate, clinicians and annotators an identity certificate",
     )
     p.add_argument("name", metavar="NAME")
     p.add_argument("--role", required=True, choices=["clinician", "annotator", "admin"])
@@ -50,6 +50,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reason", required=True, help="why (kept in the audit trail)")
     add_json_flag(p)
     p.set_defaults(func=cmd_users_revoke)
+
+    p = usub.add_parser(
+        "certify",
+        help="issue the root certificate of a user's identity key (for users enrolled before "
+        "identity certificates: annotators need one to sign label packages)",
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--admin", metavar="ADMIN", required=True, help=ADMIN_HELP)
+    add_json_flag(p)
+    p.set_defaults(func=cmd_users_certify)
 
     p = usub.add_parser(
         "passwd",
@@ -119,6 +129,19 @@ def cmd_users_add(args: argparse.Namespace) -> int:
     else:
         extra = f"; certificate {info.fingerprint[:16]}…" if info.fingerprint else ""
         print(f"user {info.name} ({info.role.value}) enrolled by {info.enrolled_by}{extra}")
+    return 0
+
+
+def cmd_users_certify(args: argparse.Namespace) -> int:
+    from concord.accounts.enrolment import certify_identity
+
+    svc = services()
+    admin = sign_in_as(svc, args.admin, ADMIN_PASSWORD_ENV)
+    fingerprint = certify_identity(svc.repo, args.name, admin=admin)
+    if args.json:
+        emit_json({"name": args.name, "identity_certificate": fingerprint})
+    else:
+        print(f"identity certificate of {args.name} issued: SHA-256 {fingerprint}")
     return 0
 
 
@@ -228,7 +251,8 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     )
     if args.json:
         emit_json(report.model_dump(mode="json"))
-    elif report.ok:
+        return 0 if report.ok else 1
+    if report.ok:
         checked = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.checked.items())
         print(f"audit trail intact ({report.rows} rows; checked {checked})")
     else:
@@ -238,4 +262,10 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
             seq = f" [seq {problem.seq}]" if problem.seq is not None else ""
             subject = f" {problem.subject}:" if problem.subject else ""
             print(f"  {problem.check}{seq}{subject} {problem.detail}")
+    if report.warnings:
+        print(f"warnings ({len(report.warnings)}):")
+    for warning in report.warnings:
+        seq = f" [seq {warning.seq}]" if warning.seq is not None else ""
+        subject = f" {warning.subject}:" if warning.subject else ""
+        print(f"  {warning.check}{seq}{subject} {warning.detail}")
     return 0 if report.ok else 1

@@ -10,7 +10,7 @@ from concord.cli._common import add_json_flag, current_user, emit_json, say, ser
 from concord.cli._tables import MODE_TEXT, case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
-from concord.domain import CaseMode, Record
+from concord.domain import CaseMode, LabelProvenance, Record
 from concord.pipeline import PanelSettings
 from concord.records import load_record
 from concord.resources import case_resources
@@ -18,6 +18,7 @@ from concord.review import make_decision, outstanding
 from concord.services import Services
 from concord.site import site_note
 from concord.store import export_labels_csv, export_labels_jsonl
+from concord.store.clock import case_clock_steps
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -118,6 +119,7 @@ def case_json(svc: Services, case_id: str) -> dict:
         "targets": [t.model_dump(mode="json") for t in case_targets(case)],
         "outstanding": [t.id for t in outstanding(case, decisions)],
         "decisions": [d.model_dump(mode="json") for d in decisions],
+        "clock_warnings": [s.to_json() for s in case_clock_steps(svc.repo.db, case_id)],
     }
 
 
@@ -176,6 +178,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     cap = case_resources(svc.repo, case).scoring.overall_cap_on_major_miss
     print(case_summary(case, record.name, cap=cap))
     print(f"\nstatus: {data['status']}; outstanding before signing: {len(data['outstanding'])}")
+    for warning in data["clock_warnings"]:
+        print(f"warning: {warning['detail']}")
     for target in case_targets(case):
         print(f"  {target.id:55} {target.label}")
     return 0
@@ -204,7 +208,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
         at=earlier.at if earlier else None,
         known_gates=case_resources(svc.repo, case).gate_ids,
     )
-    outcome = record_decision(svc.repo, session, decision, case=case)
+    how = LabelProvenance(bulk=False, judge_run=case.case_id)
+    outcome = record_decision(svc.repo, session, decision, case=case, provenance=how)
     decision = outcome.decision
     remaining = [t.id for t in outcome.outstanding]
     if args.json:

@@ -18,6 +18,7 @@ from concord.domain.evidence import (
     VerifiedEvidence,
 )
 from concord.domain.gate import GateHit, GateStatus, Severity
+from concord.domain.provenance import LabelProvenance
 from concord.domain.record import Line, Record, SourceDocument, Span, SpanText
 from concord.domain.scorecard import (
     Disagreement,
@@ -54,6 +55,7 @@ __all__ = [
     "GateStatus",
     "InjectionFinding",
     "ItemMatch",
+    "LabelProvenance",
     "Line",
     "MatchMethod",
     "RESOURCE_PARTS",

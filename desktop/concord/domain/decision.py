@@ -1,11 +1,19 @@
-"""A clinician's decision on one judgement. Appended, never edited."""
+"""A clinician's decision on one judgement. Appended, never edited.
+
+What the decider signs is versioned (STYLE rule 14): `SIGNED_FIELDS[v]` is the frozen list of
+fields that version `v` signs, and a decision carries the version it was signed under
+(`payload_version`; absent means 1, the only format before versions were kept). A new field
+is added to the model with a default and, if it must be signed, in a new version whose list
+names it; every decision signed under an older version keeps verifying with its own list.
+Never edit a released list.
+"""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -19,7 +27,32 @@ class DecisionAction(StrEnum):
     OVERRIDE = "override"
 
 
+SIGNED_FIELDS_V1: tuple[str, ...] = (
+    "decision_id",
+    "case_id",
+    "target_id",
+    "target_kind",
+    "action",
+    "original_value",
+    "new_value",
+    "reason",
+    "user",
+    "at",
+    "shown",
+    "blind",
+    "spans",
+    "role",
+)
+"""Version 1: every field the model had when decisions were first signed (schema 4)."""
+
+PAYLOAD_VERSION = 1
+"""The version new decisions are signed under."""
+
+
 class Decision(Frozen):
+    SIGNED_FIELDS: ClassVar[dict[int, tuple[str, ...]]] = {1: SIGNED_FIELDS_V1}
+    """payload_version -> the fields it signs, frozen once released."""
+
     decision_id: str = Field(description="Created by the caller, so a retried write is idempotent")
     case_id: str = Field(description="Case (or QA item set / eval set) the target belongs to")
     target_id: str = Field(description="Stable id of the judgement decided on")
@@ -45,6 +78,16 @@ class Decision(Frozen):
         description="Base64 Ed25519 signature of `signed_payload()` by the decider's own key "
         "('' before it is recorded, and for decisions recorded before keys existed)",
     )
+    payload_version: int = Field(
+        default=1,
+        description="Which field list `signature` covers (`SIGNED_FIELDS`); 1 when absent",
+    )
+    seq: int | None = Field(
+        default=None,
+        description="Position of the decision's audit row in the chain, set by the store when "
+        "it reads the decision back: the order of decisions (which one is in force, what came "
+        "after a signature) is this order, never the clocks' `at`. Not signed, not stored",
+    )
 
     @field_validator("at")
     @classmethod
@@ -53,15 +96,33 @@ class Decision(Frozen):
             raise ValueError("decision time must be timezone-aware (UTC)")
         return value
 
+    def __eq__(self, other: object) -> bool:
+        """Equal content: where the store found a decision in the chain (`seq`) is not part
+        of what was decided."""
+        if not isinstance(other, Decision):
+            return NotImplemented
+        return self.model_dump(exclude={"seq"}) == other.model_dump(exclude={"seq"})
+
+    def __hash__(self) -> int:
+        return hash((self.decision_id, self.signature))
+
     @property
     def counts_for_signoff(self) -> bool:
         """A clinician's decision; an annotator's is a label only."""
         return self.role == UserRole.CLINICIAN
 
     def signed_payload(self) -> bytes:
-        """The exact bytes the decider signs: canonical JSON of every field but the
-        signature, the time in one fixed UTC form (so the bytes survive the store)."""
-        data = self.model_dump(mode="json", exclude={"signature"})
+        """The exact bytes the decider signs: canonical JSON of the fields its payload
+        version lists, the time in one fixed UTC form (so the bytes survive the store)."""
+        fields = self.SIGNED_FIELDS.get(self.payload_version)
+        if fields is None:
+            known = ", ".join(str(v) for v in sorted(self.SIGNED_FIELDS))
+            raise ValueError(
+                f"decision {self.decision_id}: unknown payload version {self.payload_version} "
+                f"(this Concord knows {known})"
+            )
+        dumped = self.model_dump(mode="json")
+        data = {name: dumped[name] for name in fields}
         data["at"] = self.at.astimezone(UTC).isoformat(timespec="microseconds")
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return text.encode("utf-8")

@@ -14,6 +14,13 @@ from collections.abc import Iterable
 from concord.domain.decision import Decision
 
 
+def chain_order(decisions: Iterable[Decision]) -> list[Decision]:
+    """Decisions in audit-chain order (`Decision.seq`), never by their clocks' `at`: a clock
+    set back or ahead cannot put a decision before or after another. Decisions not yet in
+    the chain keep the order given, after those that are."""
+    return sorted(decisions, key=lambda d: (d.seq is None, d.seq or 0))
+
+
 def is_withdrawal(decision: Decision) -> bool:
     """An undo: the user withdraws their previous decision on this target."""
     return decision.new_value is None

@@ -16,8 +16,10 @@ across a line wrap: "haemo-\\nglobin" and "drug-eluting" give "haemoglobin" and
 Tokens are case-folded. Bullets at the start of a line (•, -, * ... followed by a space)
 and table pipes are not tokens: they are layout. Whitespace is never a token; what lay
 between two tokens is kept as flags (a space, a line break, a blank line, a column gap).
-Wide spaces are a column gap only where they stand out: a line whose words are all spaced
-evenly wide (a scan's or a typewriter's spacing, `evenly_spaced`) has no columns.
+Wide spaces are a column gap only on a line that is a table row in the layout model
+(`concord.text.layout.is_row`): a scan's evenly spaced words, two spaces after a heading's
+colon or typed inside a sentence are not columns. Which line breaks are soft wraps of prose
+is the layout model's too (`TokenText.soft_wraps`).
 
 Every token keeps its span in the original text, so a run of tokens is always
 `text[start:end]` of the record.
@@ -31,6 +33,9 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+
+from concord.text.layout import is_row, soft_wraps
 
 SEPARATOR = "\x1f"
 """Joins tokens for searching; a whitespace character, so never part of a token."""
@@ -262,8 +267,8 @@ class _Builder:
                 between = _between_flags(space, self.previous)
             if symbol:
                 position += 1
-                if symbol in PIPES:
-                    self.pending |= SPACE | GAP
+                if symbol in PIPES:  # layout, keeping the line break before it
+                    self.pending |= between | SPACE | GAP
                     self.previous_end = position
                     continue
                 if symbol in BULLETS and (self.previous is None or between & NEWLINE):
@@ -308,55 +313,39 @@ class _Builder:
         return SEPARATOR + SEPARATOR.join(self.chunks) + SEPARATOR
 
 
-EVEN_SPACING_MIN_GAPS = 4
-"""A line needs at least this many wide spaces for its spacing to read as even."""
-EVEN_SPACING_MAX_WIDTH = 3
-"""...none of them wider than this (columns are aligned, so their gaps vary and grow)."""
-EVEN_SPACING_WORD_SHARE = 2 / 3
-"""...and at least this share of its space-separated parts holding a letter (prose, not a
-row of values)."""
-_SPACING = re.compile(r"[ \t]+")
-
-
-def evenly_spaced(line: str, paragraph: bool = False) -> bool:
-    """Whether the wide spaces of `line` are its word spacing rather than column gaps: no
-    tab or pipe, at least EVEN_SPACING_MIN_GAPS runs of 2..EVEN_SPACING_MAX_WIDTH spaces,
-    at least twice as many as single spaces between words (a single space at a lone
-    punctuation mark is a scan's too: "( left", "80 – 99 %"), and mostly words among the
-    parts with a letter or digit ("Her  CRP  is  now  4  mg/L .", not
-    "Hb  121  g/L  130-180  LOW"). A short line that goes on a `paragraph` of evenly spaced
-    lines needs only one wide space ("no  visual  symptoms .")."""
-    if "\t" in line or any(p in line for p in PIPES):
-        return False
-    # the parts between the runs of spaces, so that run k lies between parts k and k + 1
-    # (str.split() also splits at a carriage return or a form feed, which are not runs)
-    body = line.strip()
-    parts = _SPACING.split(body)
-    runs = [len(r) for r in _SPACING.findall(body)]
-    wide = sum(r > 1 for r in runs)
-    if wide < (1 if paragraph else EVEN_SPACING_MIN_GAPS) or max(runs) > EVEN_SPACING_MAX_WIDTH:
-        return False
-    spoken = [any(c.isalnum() for c in p) for p in parts]
-    single = sum(r == 1 and spoken[k] and spoken[k + 1] for k, r in enumerate(runs))
-    if wide < 2 * single:
-        return False
-    words = sum(any(c.isalpha() for c in p) for p in parts)
-    return words >= EVEN_SPACING_WORD_SHARE * sum(spoken)
-
-
-def _without_even_gaps(text: str, starts: array[int], flags: bytearray) -> None:
-    """Clear the GAP flag of tokens on evenly spaced lines of `text` (the clean text)."""
-    at = text.find("  ")
-    even_end = -1  # where the last evenly spaced line ended
-    while at >= 0:
-        line_start = text.rfind("\n", 0, at) + 1
-        line_end = text.find("\n", at)
+def _without_false_gaps(text: str, starts: array[int], flags: bytearray) -> None:
+    """Clear the GAP flag of tokens on the lines of `text` (the clean text) that are not
+    table rows in the layout model (`concord.text.layout.is_row`): a scan's evenly spaced
+    prose, two spaces after a heading's colon, a typist's double space inside a sentence."""
+    k, count = 0, len(flags)
+    while k < count:
+        if not flags[k] & GAP:
+            k += 1
+            continue
+        line_start = text.rfind("\n", 0, starts[k]) + 1
+        line_end = text.find("\n", starts[k])
         line_end = len(text) if line_end < 0 else line_end
-        if evenly_spaced(text[line_start:line_end], paragraph=even_end == line_start - 1):
-            for k in range(bisect_left(starts, line_start), bisect_left(starts, line_end)):
-                flags[k] &= ~GAP
-            even_end = line_end
-        at = text.find("  ", line_end)
+        after = bisect_left(starts, line_end, k)
+        if not is_row(text, line_start, line_end):
+            for j in range(k, after):
+                flags[j] &= ~GAP
+        k = max(after, k + 1)
+
+
+_OTHER_BREAKS = str.maketrans(dict.fromkeys("\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
+
+
+def _soft_wrap_tokens(tt: TokenText) -> frozenset[int]:
+    """Tokens that follow a soft wrap of prose (`concord.text.layout.soft_wraps`) in `tt`."""
+    text = tt.cleaned.text
+    if not text.isascii() or "\r" in text:
+        # every line break as a line feed, a CRLF's carriage return as a space (same length)
+        text = text.replace("\r\n", " \n").translate(_OTHER_BREAKS)
+    return frozenset(
+        k
+        for at in soft_wraps(text)
+        if (k := bisect_left(tt.starts, at)) < len(tt) and tt.flags[k] & NEWLINE
+    )
 
 
 @dataclass(frozen=True)
@@ -380,7 +369,7 @@ class TokenText:
         build = _Builder(cleaned.text)
         for start, end in _blocks(cleaned.text):
             build.block(start, end)
-        _without_even_gaps(cleaned.text, build.starts, build.flags)
+        _without_false_gaps(cleaned.text, build.starts, build.flags)
         return cls(
             text, cleaned, build.joined(), build.offsets, build.starts, build.ends, build.flags
         )
@@ -440,3 +429,9 @@ class TokenText:
 
     def is_word(self, index: int) -> bool:
         return bool(self.flags[index] & WORD)
+
+    @cached_property
+    def soft_wraps(self) -> frozenset[int]:
+        """Tokens that follow a line break that is a soft wrap of prose, not the end of a
+        row, item or field (the layout model, `concord.text.layout`)."""
+        return _soft_wrap_tokens(self)

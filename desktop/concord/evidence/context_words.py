@@ -46,12 +46,17 @@ HEDGE = _words(
     """possible possibly probable probably likely unlikely suspected suspect suspicion
     query questionable presumed presumptive equivocal r/o differential consistent-with
     in-keeping-with suggestive-of compatible-with concerning-for rule-out to-exclude
-    cannot-exclude"""
+    cannot-exclude undiagnosed unconfirmed unproven provisional tentative putative
+    concern-for worrisome-for question-of risk-of risk-for evaluate-for evaluation-for
+    assess-for screen-for screening-for workup-for"""
 )
+"""Uncertainty before a finding: it is suspected, feared, to be looked for, not diagnosed
+("undiagnosed | sleep apnoea", "at risk of | delirium", "evaluate for | CAD")."""
 HEDGE_AFTER = _words(
     """? query possible probable likely unlikely suspected questionable not-excluded
     not-ruled-out cannot-be-excluded cannot-be-ruled-out can-not-be-ruled-out
-    not-been-ruled-out to-be-excluded to-be-ruled-out not-confirmed"""
+    not-been-ruled-out to-be-excluded to-be-ruled-out not-confirmed unconfirmed
+    to-be-confirmed"""
 )
 FAMILY = _words(
     """family fh fhx mother father mum dad brother sister sibling siblings parent parents
@@ -67,16 +72,30 @@ HISTORY = _words(
     "previous previously prior old former remote childhood resolved h/o hx-of history-of ex"
 )
 HISTORY_AFTER = _words("resolved resolving in-remission historical previously")
+HISTORY_OWN = _words("s/p status-post")
+"""A quote with one of these, a history cue or a year of its own already places what it
+says in the past: a history cue before or after it ("history of | lymphoma 2009 treated
+with ABVD | , in remission") does not change what it says."""
+TREATED_WORDS = _words("treated underwent completed s/p status-post")
+"""A quote saying what was done for a finding ("lymphoma treated with ABVD") is its history:
+an outcome after it ("| , in remission", "| , resolving") changes nothing it says."""
 CONDITION_AFTER = _words(
     """if only-if unless provided-that providing-that provided providing as-long-as
     so-long-as subject-to conditional-on conditional-upon dependent-on depending-on
-    contingent-on"""
+    contingent-on as-needed as-required when-needed when-required when-necessary prn p.r.n
+    on-demand"""
 )
 PARTICIPLE_CONDITIONS = frozenset({"provided", "providing"})
 """A condition only when a clause follows ("spinal | provided platelets remain above 80");
 closing the phrase they are participles ("Information leaflet provided.")."""
-"""A condition right after a finding or a plan makes it conditional: "epidural | only if INR
-< 1.4", "proceed with spinal | unless platelets fall", "oramorph 5 mg | if required"."""
+"""A condition after a finding, a plan or a dose makes it conditional: "epidural | only if INR
+< 1.4", "proceed with spinal | unless platelets fall", "oramorph 5 mg | if required",
+"oxycodone 5 mg every 6 hours | PRN", "with dosing | guidance as needed"."""
+CONDITION_WORDS = 3
+"""Words that may stand between a quote and the condition closing its phrase."""
+NEW_ITEM_WORDS = frozenset(_words("and or plus with then but"))
+"""Between a quote and a condition, one of these starts another item the condition may
+belong to ("aspirin daily | and paracetamol as needed")."""
 CHECKLIST_NO = _words("no not nil n denies denied deny")
 """Answers that negate a label only when they stand in its value slot ("Chest pain: no")."""
 NEGATION_AFTER_EXTRA = _words("nil neg")
@@ -111,11 +130,23 @@ QUOTE_OPENERS = frozenset(
 does not need bridging"); any other word before it is governed by what precedes the quote
 ("[no evidence of] metastases and no enlarged nodes")."""
 LINK_WORDS = frozenset(
-    _words("and now since subsequently then has had have been was were is are fully treated")
+    _words(
+        """and now since subsequently then has had have been was were is are fully treated
+        considered felt thought deemed believed judged"""
+    )
 )
+FAMILY_LINKS = frozenset(_words("in his her their the a an both"))
+"""Words between a finding and the relative it belongs to ("breast cancer in his mother")."""
+RELATIVE_WORDS = frozenset(_words("which who whose that"))
+"""A relative clause opened right after a quote says something of it (", which was excluded
+on CT"): these link a finding to the cue after it."""
+MEANS_WORDS = frozenset(_words("on by with at in after following via"))
+"""A cue after a finding may go on with how or when ("excluded on duplex", "ruled out by
+CT", "suspected on the first study") and still close the finding's phrase; "negative for"
+says something of another finding."""
 """Words that may stand between a finding and the cue after it ("PE considered and ruled
-out", "pneumonia treated and resolved"); any other word makes the cue another finding's
-("Murphy's sign positive, rebound negative")."""
+out", "pneumonia treated and resolved", "PE was felt unlikely"); any other word makes the
+cue another finding's ("Murphy's sign positive, rebound negative")."""
 PHRASE_WORDS = frozenset(
     _words("with and or but of on in for to at by from since after before while")
 )
@@ -174,6 +205,8 @@ NEGATION_AFTER = CueSet.of((*POST_CUES, *NEGATION_AFTER_EXTRA, *PREDICATE_NEGATI
 NEGATION_ANY = CueSet.of((*PRE_CUES, *POST_CUES))
 PSEUDO_NEGATION = CueSet.of(PSEUDO_NEGATIONS)
 NOT_A_CUE = CueSet.of(NOT_CONTEXT)
+HISTORY_OF_ITS_OWN = CueSet.of((*HISTORY, *HISTORY_OWN))
+TREATED = CueSet.of(TREATED_WORDS)
 TERMINATOR = CueSet.of((*TERMINATORS, *CLAUSE_VERBS, *CLAUSE_OPENERS))
 CHECKLIST = CueSet.of(CHECKLIST_NO)
 BEFORE: dict[ContextKind, CueSet] = {

@@ -10,7 +10,10 @@ class Problem(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    check: str = Field(description="chain, decisions, users, cases, signatures, anchor, pdf")
+    check: str = Field(
+        description="chain, decisions, users, records, cases, signatures, attribution, anchor, "
+        "pdf, clock"
+    )
     detail: str
     seq: int | None = Field(default=None, description="Audit row involved, if one is")
     subject: str = Field(default="", description="Decision, user, case, file ... involved")
@@ -30,6 +33,11 @@ class IntegrityReport(BaseModel):
         "anchor, signature or PDF no longer finds; None when none is known"
     )
     problems: list[Problem] = Field(default_factory=list)
+    warnings: list[Problem] = Field(
+        default_factory=list,
+        description="Reported, not failing: clocks that ran backwards against the chain, "
+        "unsigned rows of enrolled users, anchor files dropped from anchors.json",
+    )
     checked: dict[str, int] = Field(
         default_factory=dict,
         description="How many of each were checked: decisions, users, cases, signatures, "

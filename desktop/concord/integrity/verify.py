@@ -10,13 +10,20 @@ dropped with the stock sqlite3 tool) shows up as a difference:
   statement in force, and nobody decided or signed after their account was revoked;
 * decisions: each row equals the full content its audit row holds; every audited decision
   still has its row; each is signed by its decider's enrolled key, with the role they had;
-* cases: each row's JSON hashes to the value audited when it was saved, and its status is
-  the last one the chain set;
+* cases: each row's JSON hashes to the value audited when it was saved (its status is
+  replayed, below);
 * signatures: each row is the one audited, and the audit head it printed is in the chain;
 * anchors: every head written outside the database is in the chain (truncation, a
   recomputed chain, a wiped table);
 * PDFs (``--pdfs DIR``): every validly signed record's audit head is in the chain and every
-  decision it carries is in the database unchanged.
+  decision it carries is in the database unchanged;
+* attribution: each signed row verifies with its user's key; the rows that move a case are
+  signed (`attribution`);
+* derived tables: records' text against their hashes, the worklist columns and child tables
+  against the case JSON, the status against the lifecycle replayed in chain order
+  (`derived`);
+* anchor files: a listed one missing or no longer growing; clocks running backwards against
+  the chain (warnings, which do not make the trail "not ok").
 """
 
 from __future__ import annotations
@@ -27,13 +34,25 @@ from pathlib import Path
 from typing import Any
 
 from concord.domain import Decision
+from concord.integrity.attribution import (
+    check_anchor_files,
+    check_attribution,
+    clock_warnings,
+)
+from concord.integrity.derived import (
+    check_case_tables,
+    check_records,
+    check_statuses,
+    load_cases,
+)
 from concord.integrity.report import IntegrityReport, Problem
 from concord.integrity.site import check_site
 from concord.integrity.trail import Trail, read_trail
 from concord.pki.credentials import statement_bytes, verify_signature
+from concord.pki.statements import enrolment_kind, statement_problem
 from concord.store import Repository
 from concord.store.anchor import anchor_files, read_anchor
-from concord.store.decision_rows import decision_from_row, decision_row
+from concord.store.decision_rows import audited_decision, decision_from_row, decision_row
 
 
 def verify_installation(
@@ -57,18 +76,30 @@ def verify_installation(
                     chain_damaged=True,
                 )
             )
+        warnings: list[Problem] = []
         keys, revoked, user_problems, users = _check_users(repo, trail)
         problems += user_problems
-        decision_problems, decisions, legacy = _check_decisions(repo, trail, keys)
+        decision_problems, decisions, legacy, by_case = _check_decisions(repo, trail, keys)
         problems += decision_problems + _after_revocation(trail, revoked)
+        attributed, unsigned = check_attribution(trail, public_keys(keys))
+        problems += attributed
+        warnings += unsigned
         problems += _check_settings(repo, keys, revoked)
+        record_problems, records = check_records(repo, trail)
+        problems += record_problems
+        loaded, case_rows = load_cases(repo)
         case_problems, cases = _check_cases(repo, trail)
-        problems += case_problems
+        problems += case_problems + check_case_tables(repo, loaded, case_rows)
+        problems += check_statuses(trail, loaded, case_rows, by_case)
         signature_problems, signatures = _check_signatures(repo, trail)
         problems += signature_problems
+        beside = anchor_files(repo.db)[:1]
         files = [*anchor_files(repo.db), *extra_anchors]
         anchor_problems, heads = _check_anchors(trail, files)
         problems += anchor_problems
+        lagging, changed = check_anchor_files(trail, beside)
+        problems += lagging
+        warnings += changed + clock_warnings(trail)
         pdf_problems, pdfs = _check_pdfs(repo, trail, pdf_dir, home) if pdf_dir else ([], 0)
         problems += pdf_problems
         site_problems, site_items = check_site(repo)
@@ -79,8 +110,10 @@ def verify_installation(
         rows=chain.rows,
         first_bad_seq=min(seqs) if seqs else None,
         problems=problems,
+        warnings=warnings,
         checked={
             "users": users,
+            "records": records,
             "decisions": decisions,
             "cases": cases,
             "signatures": signatures,
@@ -98,6 +131,14 @@ def verify_installation(
 
 KeyHistory = dict[str, list[tuple[int, dict[str, Any]]]]
 """name -> (seq, enrolment statement) of each valid enrolment or renewal, in chain order."""
+
+
+def public_keys(history: KeyHistory) -> dict[str, list[tuple[int, str]]]:
+    """name -> (seq, public key) of each valid enrolment or renewal, for the rows' signatures."""
+    return {
+        name: [(seq, str(statement.get("public_key"))) for seq, statement in entries]
+        for name, entries in history.items()
+    }
 
 
 def _in_force_at(history: KeyHistory, name: str, seq: int) -> dict[str, Any] | None:
@@ -149,6 +190,10 @@ def _check_users(
             )
             continue
         signed_by = statement.get("revoked_by") if revokes else statement.get("enrolled_by")
+        malformed = statement_problem(what if revokes else enrolment_kind(statement), statement)
+        if malformed is not None:
+            problems.append(Problem(check="users", seq=seq, subject=name, detail=malformed))
+            continue
         if (
             signed_by != actor
             or (revokes and statement.get("name") != name)
@@ -237,9 +282,12 @@ def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
 
 def _check_decisions(
     repo: Repository, trail: Trail, keys: KeyHistory
-) -> tuple[list[Problem], int, int]:
+) -> tuple[list[Problem], int, int, dict[str, list[tuple[int, Decision]]]]:
+    """(problems, decisions checked, legacy decisions, case_id -> its audited decisions with
+    their chain positions)."""
     problems: list[Problem] = []
     legacy = 0
+    by_case: dict[str, list[tuple[int, Decision]]] = {}
     rows = list(repo.db.query("SELECT * FROM decisions ORDER BY rowid"))
     seen: set[str] = set()
     for raw in rows:
@@ -257,10 +305,11 @@ def _check_decisions(
             )
             continue
         seq, old, new = audited
+        by_case.setdefault(decision.case_id, []).append((seq, decision))
         signed_era = trail.boundary is not None and seq > trail.boundary
         if signed_era:
             stored = decision_row(decision)
-            content = new if isinstance(new, dict) else {}
+            content = audited_decision(new) if isinstance(new, dict) else {}
             changed = sorted(
                 k for k in set(stored) | set(content) if stored.get(k) != content.get(k)
             )
@@ -297,7 +346,7 @@ def _check_decisions(
                     detail="audited decision missing from the decisions table",
                 )
             )
-    return problems, len(rows), legacy
+    return problems, len(rows), legacy, by_case
 
 
 def _check_decision_signature(decision: Decision, seq: int, keys: KeyHistory) -> list[Problem]:
@@ -371,16 +420,6 @@ def _check_cases(repo: Repository, trail: Trail) -> tuple[list[Problem], int]:
                     seq=seq,
                     subject=case_id,
                     detail="the stored case (briefs, scores, gates) differs from the one audited",
-                )
-            )
-        status_seq, status = trail.case_status[case_id]
-        if status != row["status"]:
-            problems.append(
-                Problem(
-                    check="cases",
-                    seq=status_seq,
-                    subject=case_id,
-                    detail=f"status is '{row['status']}' but the audit trail says '{status}'",
                 )
             )
     present = {str(r["case_id"]) for r in rows}

@@ -8,6 +8,9 @@ Layout under ``CONCORD_HOME/pki/`` (folder mode 0700, files 0600 where the OS su
                               (`concord.pki.credentials`): identity key, a clinician's RSA
                               signing key, and, for an admin, the root key's secret
     pki/users/<safe name>.crt.pem  a clinician's certificate (public; for fingerprints)
+    pki/users/<safe name>.identity.crt.pem  the certificate of a user's Ed25519 identity key
+                              (the key that signs their decisions and label packages),
+                              issued by the root at enrolment (public)
 
 The secret that decrypts the root key is stored nowhere in clear: it lives only inside admins'
 credential files, so the root key can be used only while an admin who has typed their password
@@ -49,7 +52,7 @@ from typing import TYPE_CHECKING
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 from cryptography.x509.oid import NameOID
 
 from concord.atomic_io import ensure_private_dir, write_atomic
@@ -425,6 +428,79 @@ def write_user_certificate(home: Path, name: str, cert: x509.Certificate) -> Non
     path = certificate_path(home, name)
     ensure_private_dir(path.parent)
     write_atomic(path, cert.public_bytes(serialization.Encoding.PEM))
+
+
+def identity_certificate_path(home: Path, name: str) -> Path:
+    return pki_dir(home) / _USERS_DIR / f"{safe_name(check_user_name(name))}.identity.crt.pem"
+
+
+def issue_identity_certificate(
+    home: Path, name: str, public_key: str, root_secret: bytes, *, root_owner: str | None = None
+) -> x509.Certificate:
+    """Certify a user's Ed25519 identity key (base64, as registered) with the installation
+    root, so that what the key signs away from this workstation (a label package) can be
+    checked against the root certificate alone; writes the certificate. CN = `name`, key
+    usage digitalSignature + nonRepudiation, like a clinician's signing certificate."""
+    name = check_user_name(name)
+    root = existing_root_ca(home)
+    if root is None:
+        raise SigningError("this installation has no root certificate", subject=pki_dir(home))
+    key = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key))
+    root_key = _load_root_key(home, root_secret, owner=root_owner)
+    now = _now()
+    root_ski = root.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(
+            x509.Name(
+                [
+                    x509.NameAttribute(NameOID.COMMON_NAME, name),
+                    x509.NameAttribute(NameOID.ORGANIZATION_NAME, _ORGANISATION),
+                ]
+            )
+        )
+        .issuer_name(root.certificate.subject)
+        .public_key(key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - CLOCK_SKEW)
+        .not_valid_after(min(now + USER_VALIDITY, root.certificate.not_valid_after_utc))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(root_ski.value),
+            critical=False,
+        )
+        .sign(root_key, hashes.SHA256())
+    )
+    path = identity_certificate_path(home, name)
+    ensure_private_dir(path.parent)
+    write_atomic(path, cert.public_bytes(serialization.Encoding.PEM))
+    return cert
+
+
+def identity_certificate(home: Path, name: str) -> x509.Certificate | None:
+    """The certificate of the user's identity key, or None if none was issued."""
+    path = identity_certificate_path(home, name)
+    if not path.is_file():
+        return None
+    try:
+        return x509.load_pem_x509_certificate(path.read_bytes())
+    except ValueError as exc:
+        raise SigningError(f"cannot read the certificate of {name}: {exc}", subject=path) from exc
 
 
 def user_certificate(home: Path, name: str) -> x509.Certificate | None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from concord.domain import Decision, Record, Span
+from concord.domain.decision_history import chain_order
 from concord.report.values import value_text
 
 
@@ -61,8 +62,9 @@ def locate(record: Record, span: Span) -> str:
 
 
 def decision_history(decisions: Iterable[Decision]) -> dict[str, list[Decision]]:
-    """Decisions grouped by target, oldest first; the last of each list is in force."""
+    """Decisions grouped by target in audit-chain order; the last of each list is in force
+    (the chain says which came last, not the decisions' clocks)."""
     groups: dict[str, list[Decision]] = {}
-    for d in sorted(decisions, key=lambda d: (utc(d.at), d.decision_id)):
+    for d in chain_order(decisions):
         groups.setdefault(d.target_id, []).append(d)
     return groups

@@ -21,6 +21,7 @@ from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import GateRule
 from concord.atomic_io import write_atomic
 from concord.domain import Case, Decision, DecisionAction, Record
+from concord.domain.decision_history import chain_order
 from concord.errors import InputError
 from concord.report import sections
 from concord.report.fonts import clean, font_set
@@ -45,14 +46,14 @@ MEANING_SECOND_REVIEW = "Second review — countersigns judgements decided by ot
 
 
 def signature_meaning(decisions: list[Decision], signer: str | None = None) -> str:
-    """The meaning of a signature: from the decisions in force, or, when `signer` recorded
-    no clinician decision on the case at all (every judgement was decided by colleagues),
-    a second review that countersigns theirs (`MEANING_SECOND_REVIEW`), never "Reviewed"
-    as if the signer had decided them."""
+    """The meaning of a signature: from the decisions in force (the last of each target in
+    chain order), or, when `signer` recorded no clinician decision on the case at all (every
+    judgement was decided by colleagues), a second review that countersigns theirs
+    (`MEANING_SECOND_REVIEW`), never "Reviewed" as if the signer had decided them."""
     if signer is not None and not any(d.counts_for_signoff and d.user == signer for d in decisions):
         return MEANING_SECOND_REVIEW
     latest: dict[str, Decision] = {}
-    for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
+    for d in chain_order(d for d in decisions if d.counts_for_signoff):
         latest[d.target_id] = d
     if any(d.action == DecisionAction.OVERRIDE for d in latest.values()):
         return MEANING_OVERRIDES
@@ -91,8 +92,10 @@ def render_review_pdf(
     reviewed, not_reviewed = review_counts(case, decisions)
     amended = tuple(
         d
-        for d in decisions
-        if supersedes is not None and d.counts_for_signoff and d.at > supersedes.signed_at
+        for d in chain_order(decisions)
+        if supersedes is not None
+        and d.counts_for_signoff
+        and (d.seq is None or d.seq > supersedes.audit_head_seq)
     )
     ctx = sections.ReviewContext(
         case=case,

@@ -1,4 +1,14 @@
-"""The review record as JSON: the same content as the PDF, attached inside it."""
+"""The review record as JSON: the same content as the PDF, attached inside it.
+
+Versioned (STYLE rule 14): `version` says which shape a record has, and `read_review_record`
+reads every version this Concord knows into the current one.
+
+* 1 -- ``"schema": "concord.review-record/1"``, no `version` field; decisions without
+  `payload_version` (signed under decision payload version 1) and without chain positions;
+  `decisions_in_force` chosen by the decisions' clock times.
+* 2 -- `version`: 2; every decision carries its `payload_version` and its chain position
+  `seq`, and the decision in force on a target is the last in chain order.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +21,10 @@ from concord.report._format import iso_utc
 if TYPE_CHECKING:
     from concord.report.sections import ReviewContext
 
-SCHEMA = "concord.review-record/1"
+VERSION = 2
+SCHEMA = f"concord.review-record/{VERSION}"
 ATTACHMENT_NAME = "review-record.json"
+_SCHEMA_PREFIX = "concord.review-record/"
 
 
 def review_record(review: ReviewContext) -> dict[str, Any]:
@@ -21,6 +33,7 @@ def review_record(review: ReviewContext) -> dict[str, Any]:
     seq, head_hash = review.audit_head
     return {
         "schema": SCHEMA,
+        "version": VERSION,
         "case": case.model_dump(mode="json"),
         "record": {
             "name": record.name,
@@ -63,3 +76,32 @@ def review_record(review: ReviewContext) -> dict[str, Any]:
 
 def to_bytes(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True).encode("utf-8")
+
+
+def record_version(payload: dict[str, Any]) -> int:
+    """The version of an attached record: its `version`, else the one its schema names."""
+    version = payload.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        return version
+    schema = str(payload.get("schema", ""))
+    if schema.startswith(_SCHEMA_PREFIX) and schema[len(_SCHEMA_PREFIX) :].isdigit():
+        return int(schema[len(_SCHEMA_PREFIX) :])
+    raise ValueError("the attached review record names no version")
+
+
+def read_review_record(payload: dict[str, Any]) -> dict[str, Any]:
+    """An attached review record in the current shape, whichever version wrote it. A newer
+    version than this Concord knows is refused (ValueError), never half read."""
+    version = record_version(payload)
+    if version > VERSION or version < 1:
+        raise ValueError(
+            f"the attached review record is version {version}; this Concord reads 1 to {VERSION}"
+        )
+    if version == 1:
+        # decisions signed under payload version 1, positions unknown (read as None)
+        decisions = [
+            {**d, "payload_version": d.get("payload_version", 1)} if isinstance(d, dict) else d
+            for d in payload.get("decisions", [])
+        ]
+        payload = {**payload, "version": 1, "decisions": decisions}
+    return payload

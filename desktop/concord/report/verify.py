@@ -35,7 +35,7 @@ from typing import Any
 
 from concord.errors import ConcordError
 from concord.pki.keys import existing_root_ca
-from concord.report.record_json import ATTACHMENT_NAME
+from concord.report.record_json import ATTACHMENT_NAME, read_review_record
 
 PDF_HEADER = b"%PDF-"
 _HEADER_WINDOW = 1024  # PDF readers accept the header anywhere in the first 1 KiB
@@ -334,7 +334,8 @@ def _common_name(cert: Any) -> str | None:
 
 
 def attached_record(data: bytes) -> dict[str, Any] | None:
-    """The attached review-record.json, if present and parseable."""
+    """The attached review-record.json in the current shape (`read_review_record`: older
+    versions are read too), if present, parseable and of a version this Concord knows."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -344,6 +345,6 @@ def attached_record(data: bytes) -> dict[str, Any] | None:
         if not payloads:
             return None
         parsed = json.loads(payloads[-1])
+        return read_review_record(parsed) if isinstance(parsed, dict) else None
     except (PyPdfError, ValueError, KeyError, TypeError):
         return None
-    return parsed if isinstance(parsed, dict) else None

@@ -27,6 +27,7 @@ from concord.accounts.session import Session, require_role, revocation_of
 from concord.domain import ResourceVersions, UserRole
 from concord.errors import AuthError, InputError, NotFoundError
 from concord.pki.credentials import statement_bytes, verify_signature
+from concord.pki.statements import STATEMENT_FIELDS, statement_problem
 from concord.site.figures import ModelReport, ResourcesReport
 from concord.site.policy import SitePolicy, evaluate
 from concord.site.store import SiteStore, report_sha256, require_report
@@ -35,55 +36,22 @@ from concord.store.codec import from_json
 
 ACCEPT_ACTION = "site accept"
 ACCEPTANCE_VERSION = 1
-ACCEPTANCE_FIELDS: dict[int, tuple[str, ...]] = {
-    1: (
-        "version",
-        "acceptance_id",
-        "validation_id",
-        "validation_kind",
-        "report_sha256",
-        "model_sha256",
-        "model_name",
-        "resources",
-        "policy_sha256",
-        "clinician",
-        "admin",
-        "reason",
-        "at",
-    ),
-}
-"""version -> the fields an acceptance of that version signs. Never edit a released list."""
+ACCEPTANCE_FIELDS = STATEMENT_FIELDS["acceptance"]
+"""version -> the fields an acceptance of that version signs (besides `version` itself), in
+`pki.statements`, beside enrolments and revocations. Never edit a released list."""
 MAX_REASON_CHARS = 500
-SIGN_OFF_FIELDS: tuple[str, ...] = (
-    "version",
-    "kind",
-    "validation_id",
-    "candidate",
-    "dropped",
-    "user",
-    "reason",
-    "at",
-)
-"""Version 1 of the statement a clinician signs to let a change of resources drop findings
-clinicians confirmed (kept inside the resources validation report). Never edit; add one."""
+SIGN_OFF_FIELDS = STATEMENT_FIELDS["resources sign-off"]
+"""The statement a clinician signs to let a change of resources drop findings clinicians
+confirmed (kept inside the resources validation report)."""
 
 
 def acceptance_problem(statement: Any) -> str | None:
     """Why `statement` is not a well-formed acceptance of a known version (None: it is)."""
     if not isinstance(statement, dict):
         return "the acceptance statement is not an object"
-    version = statement.get("version")
-    fields = ACCEPTANCE_FIELDS.get(version) if isinstance(version, int) else None
-    if fields is None:
-        return f"the acceptance statement is of unknown version {version!r}"
-    if set(statement) != set(fields):
-        extra = sorted(set(statement) - set(fields))
-        missing = sorted(set(fields) - set(statement))
-        return (
-            f"the acceptance statement does not have version {version}'s fields"
-            + (f" (extra: {', '.join(extra)})" if extra else "")
-            + (f" (missing: {', '.join(missing)})" if missing else "")
-        )
+    problem = statement_problem("acceptance", statement)
+    if problem is not None:
+        return problem
     try:
         ResourceVersions.model_validate(statement["resources"])
     except ValidationError:
@@ -209,9 +177,9 @@ def sign_off_problems(repo: Repository) -> list[tuple[str, str]]:
         if not isinstance(report, ResourcesReport) or report.sign_off is None:
             continue
         statement = report.sign_off.statement
-        problem = None
-        if set(statement) != set(SIGN_OFF_FIELDS) or statement.get("version") != 1:
-            problem = "the sign-off statement does not have version 1's fields"
+        problem = statement_problem("resources sign-off", statement)
+        if problem is not None:
+            pass
         elif statement.get("validation_id") != report.validation_id:
             problem = "the sign-off was made for another validation"
         else:
@@ -290,6 +258,7 @@ def accept(
         _require_active(repo, admin)
         entry = append_audit(
             repo.db.conn,
+            signer=admin,
             user=admin.name,
             action=ACCEPT_ACTION,
             entity=f"acceptance:{statement['acceptance_id']}",

@@ -1,9 +1,19 @@
 """The hash-chained, append-only audit trail.
 
-Each row's `hash` is SHA-256 over the canonical JSON of every other column, `seq` and
-`prev_hash` included; `prev_hash` is the previous row's hash (64 zeros for the first row).
-Editing a row breaks its own hash, deleting one leaves a gap in `seq` and a broken link,
-reordering rows breaks both. Triggers refuse UPDATE and DELETE from the application.
+Each row's `hash` is SHA-256 over the canonical JSON of the columns its `row_version` lists
+(`HASHED_COLUMNS`), `seq` and `prev_hash` included; `prev_hash` is the previous row's hash (64
+zeros for the first row). Editing a row breaks its own hash, deleting one leaves a gap in
+`seq` and a broken link, reordering rows breaks both. Triggers refuse UPDATE and DELETE from
+the application.
+
+Row versions (STYLE rule 14; never edit a released list, add a version):
+
+* 1 -- the thirteen columns of migration 1; rows written before migration 5.
+* 2 -- version 1 plus `row_version` and `signature`: the row's actor, when signed in, signs
+  the canonical JSON of every other hashed column (`signed_bytes`), the chain position and the
+  previous row's hash included, with their own key; `audit verify` checks it against the key
+  they were enrolled with. A row of someone not signed in (a failed sign-in, the system)
+  carries no signature.
 
 `append_audit` must be called inside the transaction that makes the change it describes.
 """
@@ -14,7 +24,7 @@ import hashlib
 import socket
 import sqlite3
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from sqlite_utils import Database
@@ -26,7 +36,7 @@ from concord.store.codec import to_json, utc_iso, utc_now
 GENESIS_HASH = "0" * 64
 """`prev_hash` of the first row."""
 
-HASHED_COLUMNS = (
+HASHED_COLUMNS_V1 = (
     "seq",
     "at",
     "user",
@@ -41,7 +51,34 @@ HASHED_COLUMNS = (
     "prompt_version",
     "prev_hash",
 )
-"""Every column but `hash`, in table order; all of them go into the hash."""
+"""Version 1: every column of migration 1 but `hash`, in table order."""
+
+HASHED_COLUMNS: dict[int, tuple[str, ...]] = {
+    1: HASHED_COLUMNS_V1,
+    2: (*HASHED_COLUMNS_V1, "row_version", "signature"),
+}
+"""row_version -> the columns that go into the row's hash."""
+
+ROW_VERSION = 2
+"""The version rows are written at once migration 5 has added its columns."""
+
+SIGNED_COLUMNS: dict[int, tuple[str, ...]] = {
+    2: tuple(c for c in HASHED_COLUMNS[2] if c != "signature"),
+}
+"""row_version -> the columns the actor signs (a version-1 row is never signed)."""
+
+
+class AuditSigner(Protocol):
+    """Someone signed in who signs the rows attributed to them (a `Session`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def sign(self, payload: bytes) -> str: ...
+
+
+_signers: dict[tuple[str, str], AuditSigner] = {}
+"""(database file, user name) -> the signed-in user who signs that user's rows there."""
 
 
 class AuditEntry(BaseModel):
@@ -62,7 +99,11 @@ class AuditEntry(BaseModel):
     model_sha256: str = Field(description="Model involved, if any")
     prompt_version: str = Field(description="Prompt hash or version involved, if any")
     prev_hash: str = Field(description="Hash of the previous row (64 zeros for the first)")
-    hash: str = Field(description="SHA-256 of the canonical JSON of all columns above")
+    hash: str = Field(description="SHA-256 of the canonical JSON of the hashed columns")
+    row_version: int = Field(default=1, description="Which columns are hashed and signed")
+    signature: str = Field(
+        default="", description="The actor's base64 Ed25519 signature of `signed_bytes` ('' none)"
+    )
 
 
 class AuditReport(BaseModel):
@@ -77,10 +118,56 @@ class AuditReport(BaseModel):
     )
 
 
+def _version(row: Mapping[str, Any]) -> int:
+    return int(row.get("row_version") or 1)
+
+
 def row_hash(row: Mapping[str, Any]) -> str:
-    """SHA-256 over the canonical JSON of the hashed columns, exactly as stored."""
-    payload = {column: row[column] for column in HASHED_COLUMNS}
+    """SHA-256 over the canonical JSON of the row's version's columns, exactly as stored (an
+    unknown version hashes to nothing a row can hold)."""
+    columns = HASHED_COLUMNS.get(_version(row))
+    if columns is None:
+        return "unknown row version"
+    payload = {column: row[column] for column in columns}
     return hashlib.sha256(to_json(payload).encode("utf-8")).hexdigest()
+
+
+def signed_bytes(row: Mapping[str, Any]) -> bytes | None:
+    """What the actor of a row signs; None for a version that is never signed."""
+    columns = SIGNED_COLUMNS.get(_version(row))
+    if columns is None:
+        return None
+    return to_json({column: row[column] for column in columns}).encode("utf-8")
+
+
+def _database_file(conn: sqlite3.Connection) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2]) if row and row[2] else ""
+
+
+def sign_rows_as(conn: sqlite3.Connection, signer: AuditSigner) -> None:
+    """From now on, in this process, rows attributed to `signer.name` in this database are
+    signed with their key (called when they sign in, so every write of theirs, on whatever
+    connection or thread, is signed without each caller passing the key)."""
+    _signers[(_database_file(conn), signer.name)] = signer
+
+
+def has_signed_rows(conn: sqlite3.Connection) -> bool:
+    """Whether the audit table has migration 5's columns (rows are version 2)."""
+    try:
+        cursor = conn.execute("SELECT * FROM audit LIMIT 0")
+    except sqlite3.OperationalError:
+        return False  # no audit table yet: the first migration is being applied
+    return "row_version" in {d[0] for d in cursor.description}
+
+
+def forget_signer(conn: sqlite3.Connection, name: str) -> None:
+    """`name`'s key changed (a renewal): the key this process held no longer signs for them."""
+    _signers.pop((_database_file(conn), name), None)
+
+
+def _row_version(conn: sqlite3.Connection) -> int:
+    return ROW_VERSION if has_signed_rows(conn) else 1
 
 
 def _next_position(conn: sqlite3.Connection) -> tuple[int, str]:
@@ -103,10 +190,15 @@ def append_audit(
     reason: str = "",
     model_sha256: str = "",
     prompt_version: str = "",
+    signer: AuditSigner | None = None,
 ) -> AuditEntry:
-    """Append one row to the chain. Refuses to run outside a transaction."""
+    """Append one row to the chain. Refuses to run outside a transaction. The row is signed
+    by `signer` (who must be `user`), else by `user` if they signed in to this database in
+    this process (`sign_rows_as`), else not at all."""
     if not conn.in_transaction:
         raise StoreError("audit rows must be written inside the transaction they describe")
+    if signer is not None and signer.name != user:
+        raise StoreError(f"{signer.name} cannot sign an audit row attributed to {user}")
     seq, prev_hash = _next_position(conn)
     row: dict[str, Any] = {
         "seq": seq,
@@ -123,6 +215,12 @@ def append_audit(
         "prompt_version": prompt_version,
         "prev_hash": prev_hash,
     }
+    version = _row_version(conn)
+    if version >= 2:
+        row["row_version"] = version
+        signer = signer or _signers.get((_database_file(conn), user))
+        payload = signed_bytes(row)
+        row["signature"] = signer.sign(payload) if signer is not None and payload else ""
     row["hash"] = row_hash(row)
     columns = ", ".join(f'"{c}"' for c in row)
     marks = ", ".join("?" for _ in row)

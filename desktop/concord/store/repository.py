@@ -21,8 +21,10 @@ from concord.store.audit import (
     GENESIS_HASH,
     AuditEntry,
     AuditReport,
+    AuditSigner,
     append_audit,
     audit_head,
+    forget_signer,
     iter_audit,
     verify_chain,
 )
@@ -60,9 +62,22 @@ SELECT c.case_id, c.record_id, r.name AS record_name, c.status, c.worst_grade,
 """
 
 
+_DECISIONS = """
+SELECT d.*, a.seq AS seq
+  FROM decisions d
+  LEFT JOIN audit a ON a.entity = 'decision:' || d.decision_id AND a.action LIKE 'decide%'
+ WHERE {where}
+ ORDER BY a.seq IS NULL, a.seq, d.rowid
+"""
+"""Decisions with their chain positions; only the filters given are written into WHERE, so
+SQLite uses the index on case_id / target_id (an `:x IS NULL OR` filter scans the table)."""
+
 M = TypeVar("M", bound=BaseModel)
 USER_REVOKE = "user revoke"
 """The audit action of a signed revocation of a user's account."""
+SIGN_CONTENT_VERSION = 2
+"""The content of a `sign` audit row: 0 -- before migration 4, the PDF's hash and meaning; 1
+-- the signatures row and the status; 2 -- the same with "version", in a signed audit row."""
 
 
 def _case_status(value: CaseStatus | str) -> CaseStatus:
@@ -199,6 +214,7 @@ class Repository:
                 reason="credential renewed (password change)",
                 new_value={"statement": statement, "signature": signature},
             )
+        forget_signer(self.db.conn, str(statement["name"]))  # the old key signs no more rows
 
     def enrolment_history(self) -> dict[str, list[tuple[int, dict[str, Any]]]]:
         """name -> the (seq, statement) of each enrolment and renewal in the audit trail, in
@@ -357,7 +373,13 @@ class Repository:
         return [CaseSummary.model_validate(r) for r in self.db.query(_CASE_SUMMARIES)]
 
     def set_case_status(
-        self, case_id: str, status: CaseStatus | str, user: str, reason: str = ""
+        self,
+        case_id: str,
+        status: CaseStatus | str,
+        user: str,
+        reason: str = "",
+        *,
+        signer: AuditSigner | None = None,
     ) -> None:
         status = _case_status(status)
         with write_transaction(self.db):
@@ -371,11 +393,12 @@ class Repository:
                 old_value=str(old),
                 new_value=str(status),
                 reason=reason,
+                signer=signer,
             )
 
     # decisions -------------------------------------------------------------------------
 
-    def append_decision(self, decision: Decision) -> bool:
+    def append_decision(self, decision: Decision, *, signer: AuditSigner | None = None) -> bool:
         """Append a decision and its audit row together; the audit row holds the decision's
         whole stored row (`decision_rows.audited_content`), so the chain, not the table, is
         the record. Returns False (and writes nothing) when the same decision is already
@@ -400,6 +423,7 @@ class Repository:
                 reason=decision.reason,
                 model_sha256=decision.shown.get("model_sha256", ""),
                 prompt_version=decision.shown.get("prompt_sha256", ""),
+                signer=signer,
             )
         return True
 
@@ -417,11 +441,18 @@ class Repository:
         return True
 
     def decisions(self, case_id: str | None = None, target_id: str | None = None) -> list[Decision]:
-        """Decisions in the order they were appended, optionally for one case / target."""
-        sql = "SELECT * FROM decisions WHERE (:case IS NULL OR case_id = :case)"
-        sql += " AND (:target IS NULL OR target_id = :target) ORDER BY rowid"
-        rows = self.db.query(sql, {"case": case_id, "target": target_id})
+        """Decisions in audit-chain order, each with its chain position (`Decision.seq`),
+        optionally for one case / target. The chain, not anyone's clock, says which came
+        first; a decision without an audit row (a damaged trail) comes last."""
+        filters = {"case_id": case_id, "target_id": target_id}
+        given = {column: value for column, value in filters.items() if value is not None}
+        where = " AND ".join(f"d.{column} = :{column}" for column in given) or "1"
+        rows = self.db.query(_DECISIONS.format(where=where), given)
         return [decision_from_row(r) for r in rows]
+
+    def decisions_after(self, case_id: str, seq: int) -> list[Decision]:
+        """The case's decisions whose audit rows come after chain position `seq`."""
+        return [d for d in self.decisions(case_id=case_id) if d.seq is None or d.seq > seq]
 
     # signatures ------------------------------------------------------------------------
 
@@ -438,16 +469,26 @@ class Repository:
         certificate_sha256: str = "",
         reviewed: int = 0,
         not_reviewed: int = 0,
+        signer: AuditSigner | None = None,
     ) -> Signature:
         """Record that `user` signed the case's PDF, and mark the case signed, together.
-        `audit_head` is the (seq, hash) printed in the PDF; it must exist in the trail. A
-        signature of an amended case supersedes the case's latest earlier signature."""
+        `audit_head` is the (seq, hash) printed in the PDF; it must exist in the trail, and
+        no decision on the case may come after it in the chain (the PDF would not hold it).
+        A signature of an amended case supersedes the case's latest earlier signature. The
+        audit row is signed by `signer`, the clinician (see `store.audit`)."""
         moment = utc_iso(signed_at or utc_now(), what="signed_at")
         with write_transaction(self.db):
             old = self.case_status(case_id)
             if not old.signable:
                 raise InputError(f"case is '{old.value}': it cannot be signed", subject=case_id)
             self._check_head(*audit_head)
+            late = self.decisions_after(case_id, audit_head[0])
+            if late:
+                raise InputError(
+                    f"{len(late)} decision(s) were recorded on the case after the review record "
+                    "was rendered: it no longer holds them; sign again",
+                    subject=case_id,
+                )
             earlier = self.latest_signature(case_id)
             row = {
                 "case_id": case_id,
@@ -473,8 +514,13 @@ class Repository:
                 action="sign",
                 entity=f"case:{case_id}",
                 old_value=str(old),
-                new_value={**row, "status": str(CaseStatus.SIGNED)},
+                new_value={
+                    **row,
+                    "status": str(CaseStatus.SIGNED),
+                    "version": SIGN_CONTENT_VERSION,
+                },
                 reason=meaning,
+                signer=signer,
             )
         signature = self.latest_signature(case_id)
         assert signature is not None

@@ -1,4 +1,4 @@
-"""Migration 5: site validation. Never edit once released; add a new migration instead.
+"""Migration 7: site validation. Never edit once released; add a new migration instead.
 
 cases:              `mode` -- clinical, demonstration or silent, fixed when the case was run
                     (NULL: run before site validation existed); the worklist and the review

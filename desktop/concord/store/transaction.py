@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from concord.errors import StoreError
-from concord.store.anchor import record_head
+from concord.store.anchor import forget_audited_config, note_anchor_config, record_head
 
 BUSY_TIMEOUT_MS = 5000
 """How long a writer waits for another process's write lock before giving up."""
@@ -90,9 +90,11 @@ def write_transaction(db: Database) -> Iterator[Database]:
     except sqlite3.OperationalError as exc:
         raise write_failure(db, exc) from exc
     try:
+        note_anchor_config(db)
         yield db
         db.conn.execute("COMMIT")
     except BaseException as exc:
+        forget_audited_config(db)
         if db.conn.in_transaction:
             # SQLite rolls back by itself when it cannot; the first error is the one to report
             with contextlib.suppress(sqlite3.Error):

@@ -7,16 +7,25 @@ wraps at 80 columns): a reader reads on, and "Her potassium was" + line break + 
 this morning" is one sentence. `soft_wraps` finds the breaks of the second kind; every
 other break is kept as the end of a row, item or field.
 
-A break between two non-blank lines is a soft wrap when neither line is a table row (a tab,
-a pipe, or a column gap of two or more spaces between cells on a line that is not long
-prose), the next line is not a list item, a heading, a "Label:" field or a dated entry,
-the line before does not end a sentence, nor end in a colon or is a short "Label: value"
-field, and one of these holds:
+A line is a table row when a pipe stands between its cells, or a column gap: a tab or two
+or more spaces, not after sentence punctuation (". " twice, "HISTORY:  The patient",
+"HISTORY:<tab>The patient") nor after a word a sentence cannot end on ("she has
+undiagnosed" with two spaces). Spaces are not columns on a scan's evenly spaced lines
+(`evenly_spaced`), nor where a typist's stray double spaces sit in a line of prose ("takes
+50 mg  twice daily and ...") unless the line above or below has a column starting at the
+same place (a two-column table whose cells are sentences). Indentation is not a column.
+
+A break between two non-blank lines is a soft wrap when neither line is a table row, the
+next line is not a list item, a heading or a "Label:" field, the line before does not end a
+sentence nor end in a colon, and one of these holds:
   * the next line starts in lower case ("an ejection fraction" / "of 25%");
   * the line before ends on a word that cannot end a sentence ("was", "of", "with", "the");
   * the line before is long prose (words, few digits) that ran to the paragraph's width,
     and the next line carries the sentence on (a long line breaks where the margin is, not
     where the sentence ends).
+A short "Label: value" field, a short list item and a next line opening with a date end
+where they are unless the line before ends on a word a sentence cannot end on ("PMH: no
+history of" / "diabetes", "admitted on" / "12/03/2024 with ...").
 """
 
 from __future__ import annotations
@@ -34,13 +43,30 @@ CONTINUING_WORDS = frozenset(_CONTINUING.split())
 WIDTH_SHARE = 0.8
 """A line at least this share of the paragraph's widest line ran out of width."""
 MIN_WRAP_WIDTH = 45
+"""...and at least this many characters: shorter lines end where the writer ended them."""
 PROSE_DIGIT_SHARE = 0.15
 """A line whose characters are more than this share digits is results, not prose."""
-"""...and at least this many characters: shorter lines end where the writer ended them."""
+SENTENCE_MIN_WORDS = 8
+SENTENCE_WORD_SHARE = 0.7
+"""A line of at least SENTENCE_MIN_WORDS words, this share of its space-separated parts
+holding a letter, is a sentence: double spaces typed inside it are not columns."""
+TYPED_GAP = 2
+"""The width of a typist's stray double space."""
+EVEN_SPACING_MIN_GAPS = 4
+"""A line needs at least this many wide spaces for its spacing to read as even."""
+EVEN_SPACING_MAX_WIDTH = 3
+"""...none of them wider than this (columns are aligned, so their gaps vary and grow)."""
+EVEN_SPACING_WORD_SHARE = 2 / 3
+"""...and at least this share of its space-separated parts holding a letter (prose, not a
+row of values)."""
+WORD_LOOK_BACK = 40
+"""Characters looked back from a gap for the word before it."""
+MAX_SCAN_PARAGRAPH = 50
+"""Lines looked back along a scan's paragraph of evenly spaced lines."""
 
 _LINE_RE = re.compile(r"[^\n]*")
 _GAP_RE = re.compile(r"\S(?:\t|[ ]{2,})(?=\S)")
-_ROW_CHARS_RE = re.compile(r"[\t|¦│┃]")
+_PIPE_RE = re.compile(r"[|¦│┃]")
 _ITEM_RE = re.compile(
     r"[ \t]*(?:[-*•◦▪‣⁃●○■□►▶➢➤∙·#>]|\d{1,2}[.)](?!\d)|[a-zA-Z][.)](?=[ \t])|\(\w{1,3}\))[ \t]*"
 )
@@ -52,8 +78,11 @@ _DATED_RE = re.compile(
     r"(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
-_SENTENCE_END_RE = re.compile(r"[.!?:;][\"')\]]*[ \t]*$")
-_LAST_WORD_RE = re.compile(r"([A-Za-z]+)[,]?[ \t]*$")
+_SENTENCE_END_RE = re.compile(r"[.!?:;][\"')\]]*\s*$")
+_LAST_WORD_RE = re.compile(r"([A-Za-z]+)[,]?\s*$")
+_WORD_BEFORE_RE = re.compile(r"([A-Za-z]+)$")
+_SPACING_RE = re.compile(r"[ \t]+")
+_PIPES = "|¦│┃"
 _CAPS_RE = re.compile(r"[A-Z][A-Z0-9 /&()\-]{2,}")
 
 
@@ -91,12 +120,100 @@ def _width(text: str, line: tuple[int, int]) -> int:
 
 
 def is_row(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] (one line) is a table row: a tab or a pipe, or a column gap
-    that is not a sentence's double space."""
-    line = text[start:end]
-    if _ROW_CHARS_RE.search(line):
+    """Whether text[start:end] (one line) is a table row: a pipe between its cells, or a
+    column gap (module doc)."""
+    body = text[start:end].strip()
+    if not body:
+        return False
+    if _PIPE_RE.search(body):
         return True
-    return any(line[m.start()] not in ".!?:,;" for m in _GAP_RE.finditer(line))
+    gaps = _column_gaps(text[start:end])
+    if not gaps:
+        return False
+    if _scanned(text, start, end):
+        return False
+    if all(width == TYPED_GAP for width in gaps.values()) and _sentence(body):
+        return _aligned(text, start, end, gaps)
+    return True
+
+
+def _column_gaps(line: str) -> dict[int, int]:
+    """Column gaps of `line`: where the cell after each starts -> the gap's width (a tab's is
+    1). Spaces or a tab after sentence punctuation or after a word a sentence cannot end on
+    are not gaps."""
+    gaps = {}
+    for m in _GAP_RE.finditer(line):
+        if line[m.start()] in ".!?:,;":
+            continue
+        word = _WORD_BEFORE_RE.search(line[max(0, m.start() - WORD_LOOK_BACK) : m.start() + 1])
+        if word is not None and word.group(1).lower() in CONTINUING_WORDS:
+            continue
+        gaps[m.end()] = m.end() - m.start() - 1
+    return gaps
+
+
+def _sentence(body: str) -> bool:
+    """A line of words that reads as a sentence (SENTENCE_MIN_WORDS, SENTENCE_WORD_SHARE)."""
+    parts = body.split()
+    words = sum(any(c.isalpha() for c in p) for p in parts)
+    return words >= SENTENCE_MIN_WORDS and words >= SENTENCE_WORD_SHARE * len(parts)
+
+
+def _aligned(text: str, start: int, end: int, gaps: dict[int, int]) -> bool:
+    """Whether the line above or below has a cell starting where one of `gaps` ends."""
+    neighbours = []
+    if start > 0:
+        neighbours.append(text[text.rfind("\n", 0, start - 1) + 1 : start - 1])
+    if end < len(text):
+        below_end = text.find("\n", end + 1)
+        neighbours.append(text[end + 1 : len(text) if below_end < 0 else below_end])
+    return any(gaps.keys() & _column_gaps(line).keys() for line in neighbours)
+
+
+def _scanned(text: str, start: int, end: int) -> bool:
+    """Whether the line text[start:end] is a scan's evenly spaced prose: on its own, or as a
+    line with fewer wide spaces going on a paragraph of such lines (`evenly_spaced`)."""
+    if evenly_spaced(text[start:end]):
+        return True
+    for _ in range(MAX_SCAN_PARAGRAPH):
+        if start == 0 or not evenly_spaced(text[start:end], paragraph=True):
+            return False
+        end = start - 1
+        start = text.rfind("\n", 0, end) + 1
+        if evenly_spaced(text[start:end]):
+            return True
+    return False
+
+
+def evenly_spaced(line: str, paragraph: bool = False) -> bool:
+    """Whether the wide spaces of `line` are its word spacing rather than column gaps: no
+    tab or pipe, at least EVEN_SPACING_MIN_GAPS runs of 2..EVEN_SPACING_MAX_WIDTH spaces,
+    at least twice as many as single spaces between words (a single space at a lone
+    punctuation mark is a scan's too: "( left", "80 – 99 %"), and mostly words among the
+    parts with a letter or digit ("Her  CRP  is  now  4  mg/L .", not
+    "Hb  121  g/L  130-180  LOW"). A short line that goes on a `paragraph` of evenly spaced
+    lines needs only one wide space ("no  visual  symptoms .")."""
+    if "\t" in line or any(p in line for p in _PIPES):
+        return False
+    # the parts between the runs of spaces, so that run k lies between parts k and k + 1
+    # (str.split() also splits at a carriage return or a form feed, which are not runs)
+    body = line.strip()
+    parts = _SPACING_RE.split(body)
+    runs = [len(r) for r in _SPACING_RE.findall(body)]
+    wide = sum(r > 1 for r in runs)
+    if wide < (1 if paragraph else EVEN_SPACING_MIN_GAPS) or max(runs) > EVEN_SPACING_MAX_WIDTH:
+        return False
+    spoken = [any(c.isalnum() for c in p) for p in parts]
+    single = sum(r == 1 and spoken[k] and spoken[k + 1] for k, r in enumerate(runs))
+    if wide < 2 * single:
+        return False
+    words = sum(any(c.isalpha() for c in p) for p in parts)
+    return words >= EVEN_SPACING_WORD_SHARE * sum(spoken)
+
+
+def opens_entry(line: str) -> bool:
+    """Whether `line` opens a list item, a "Label:" field or a dated entry of its own."""
+    return bool(_ITEM_RE.match(line) or _FIELD_RE.match(line) or _DATED_RE.match(line))
 
 
 def _is_soft(text: str, a: tuple[int, int], b: tuple[int, int], widest: int) -> bool:
@@ -106,20 +223,23 @@ def _is_soft(text: str, a: tuple[int, int], b: tuple[int, int], widest: int) -> 
         return False
     if is_row(text, *a) or is_row(text, *b):
         return False
-    if _ITEM_RE.match(second) or _FIELD_RE.match(second) or _DATED_RE.match(second):
+    if _ITEM_RE.match(second) or _FIELD_RE.match(second):
         return False
     if _SENTENCE_END_RE.search(first):
         return False
-    if _FIELD_RE.match(first) and len(first.rstrip()) < MIN_WRAP_WIDTH:
-        return False  # a short "Label: value" line is a complete field
-    stripped = first.strip()
-    if _CAPS_RE.fullmatch(stripped) or _ITEM_RE.match(first) and len(stripped) < 25:
-        return False  # a heading in capitals; a short list item
-    head = second.lstrip()
-    if head[:1].islower():
-        return True
     last = _LAST_WORD_RE.search(first)
-    if last is not None and last.group(1).lower() in CONTINUING_WORDS:
+    continuing = last is not None and last.group(1).lower() in CONTINUING_WORDS
+    if _DATED_RE.match(second) and not continuing:
+        return False
+    stripped = first.strip()
+    if _CAPS_RE.fullmatch(stripped):
+        return False  # a heading in capitals
+    short_field = _FIELD_RE.match(first) is not None and len(first.rstrip()) < MIN_WRAP_WIDTH
+    short_item = _ITEM_RE.match(first) is not None and len(stripped) < 25
+    if (short_field or short_item) and not continuing:
+        return False  # a short "Label: value" line is a complete field; a short list item
+    head = second.lstrip()
+    if head[:1].islower() or continuing:
         return True
     width = len(first.rstrip())
     return (

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from concord.accounts.session import Session
 from concord.domain import GateStatus
@@ -212,6 +212,18 @@ def _signed_in(screenshot: Path | None) -> tuple[Session | None, bool]:
     return dialog.session, True
 
 
+def _recover_interrupted_signings() -> list[str]:
+    """Complete or roll back a signing a crash interrupted; the notes say where the PDF is."""
+    from concord.signoff import recover_interrupted_signings
+    from concord.store import Repository
+
+    with Repository.open() as repo:
+        notes = recover_interrupted_signings(repo)
+    for note in notes:
+        print(f"concord gui: {note}", file=sys.stderr)
+    return notes
+
+
 def run_app(
     demo: bool = False,
     screenshot: Path | None = None,
@@ -241,6 +253,7 @@ def run_app(
         return 1
     if not go_on:
         return 0
+    notes = _recover_interrupted_signings()
     window = MainWindow(session=session)
     if session is not None:
         from concord.ui.signin import SessionLock
@@ -254,6 +267,8 @@ def run_app(
         window_geometry.place(window)
     sys.excepthook = _excepthook(window)
     window.show()
+    if notes and screenshot is None:
+        QMessageBox.information(window, "Interrupted signing", "\n\n".join(notes))
     controller = None
     if demo or screenshot is not None:
         controller = DemoController(window, screenshot, page)

@@ -10,6 +10,7 @@ from concord.errors import ConcordError
 from concord.pipeline import NO_OPERATION
 from concord.site import site_note
 from concord.store import Repository
+from concord.store.clock import case_clock_steps
 from concord.workbench.patient_name import display_name
 
 
@@ -59,7 +60,29 @@ def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
         status=repo.case_status(case_id),
         decisions=tuple(repo.decisions(case_id=case_id)),
         gates=case.gates,
-        note=site_note(repo, case) if case.mode in _MARKED else "",
+        note=" ".join(
+            n
+            for n in (
+                site_note(repo, case) if case.mode in _MARKED else "",
+                clock_note(repo, case_id),
+            )
+            if n
+        ),
+    )
+
+
+def clock_note(repo: Repository, case_id: str) -> str:
+    """A warning for the case header when a clock ran backwards among the case's rows
+    (order is the chain's; the times shown may be wrong), '' otherwise."""
+    steps = case_clock_steps(repo.db, case_id)
+    if not steps:
+        return ""
+    first = steps[0]
+    more = f" (and {len(steps) - 1} more)" if len(steps) > 1 else ""
+    return (
+        f"Clock warning: {first.action} by {first.user} is stamped {first.at[:19]}Z, "
+        f"before the entry it follows in the audit trail{more}. The order shown is the audit "
+        "trail's; the times may be wrong."
     )
 
 

@@ -29,11 +29,11 @@ from concord.domain import (
     Target,
     TargetKind,
 )
-from concord.domain.decision_history import is_withdrawal, standing_decisions
+from concord.domain.decision_history import chain_order, is_withdrawal, standing_decisions
+from concord.labels.reasons import ACCEPT_REASON
+from concord.labels.reasons import BULK_REASON as BULK_REASON  # re-exported for the pages
 from concord.review import make_decision, parse_override, required_targets
 
-ACCEPT_REASON = "accepted as shown"
-BULK_REASON = "bulk accept: the {n} remaining optional judgement(s), not reviewed one by one"
 GROUP_PREFIX = "quotes:"  # the failed quotes of one brief
 REPEAT_PREFIX = "same:"  # one finding repeated in several comparisons
 
@@ -103,7 +103,7 @@ class QueueEntry:
     def shown(self, blind: bool) -> Decision | None:
         """The latest decision the reviewer may see on the entry."""
         found = [d for d in self.shown_each(blind) if d is not None]
-        return max(found, key=lambda d: d.at) if found else None
+        return chain_order(found)[-1] if found else None
 
 
 def _latest(decisions: Sequence[Decision], user: str | None) -> dict[str, Decision]:

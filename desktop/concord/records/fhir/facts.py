@@ -265,6 +265,7 @@ def device_facts(device: Any, spans: _Spans, local_id: str) -> list[CodedFact]:
 
 def allergy_facts(allergy: Any, spans: _Spans, local_id: str) -> list[CodedFact]:
     clinical = codings(allergy.clinicalStatus)
+    verification = codings(allergy.verificationStatus)
     return [
         CodedFact(
             kind=FactKind.ALLERGY,
@@ -272,6 +273,7 @@ def allergy_facts(allergy: Any, spans: _Spans, local_id: str) -> list[CodedFact]
             codes=codings(allergy.code),
             name=concept_name(allergy.code),
             span=spans.first("name"),
+            status=verification[0].code if verification else "",
             clinical_status=clinical[0].code if clinical else "",
             effective=day_of(allergy.recordedDate),
         )
