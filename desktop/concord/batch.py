@@ -109,7 +109,9 @@ def _run_one(
     first = len(runtime.log)
     runtime.label = "screen"
     case = None
-    for event in svc.run_panel(record, runtime, settings):
+    # A server's model cannot be hashed from here, so no acceptance can cover it: batch
+    # cases are silent (stored and compared, never in a review queue or a PDF).
+    for event in svc.run_panel(record, runtime, settings, silent=True):
         label = _label_for(event)
         if label is not None:
             runtime.label = label
@@ -210,6 +212,7 @@ def run_batch(
     sha256 = UNVERIFIED_MODEL_SHA256
     # Load the shared, read-only resources here, not racing in the workers.
     _ = (svc.profiles, svc.screen, svc.lexicon, svc.config, svc.repo)
+    svc.keep_versions(svc.resources)  # stored from this thread: the workers only read
 
     started = time.perf_counter()
     report = BatchReport()

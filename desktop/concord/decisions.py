@@ -28,6 +28,10 @@ from concord.review import outstanding, require_reason
 from concord.store import Repository, write_transaction
 from concord.store.label_store import append_provenance
 
+SILENT_REFUSAL = (
+    "the case is a silent run (its model and resources are not accepted for patients): "
+    "it is stored for comparison and is not for review"
+)
 REVIEWED_REASON = "every required judgement decided by a clinician"
 AMENDED_REASON = "a clinician decided after the case was signed: it must be signed again"
 
@@ -96,6 +100,8 @@ def record_decision(
                 f"the decision is on {signed.case_id}, not on {case.case_id}",
                 subject=signed.decision_id,
             )
+        if case is not None and case.silent:
+            raise InputError(SILENT_REFUSAL, subject=case.case_id)
         created = repo.append_decision(signed, signer=session)
         if created and provenance is not None:
             append_provenance(repo.db.conn, signed, provenance)

@@ -20,7 +20,7 @@ from concord.adjudication.gates import addressing_items, triggered
 from concord.adjudication.llm_matcher import LlmMatchProposer
 from concord.adjudication.panel import judge_panel, proposer_asks
 from concord.agents.profiles import AgentProfile
-from concord.agents.prompts import build_record_block
+from concord.agents.prompts import PromptSet, build_record_block
 from concord.agents.runner import propose_operation, run_agent, run_agents
 from concord.domain import Brief, Case, GateHit, Record
 from concord.domain.gate import Severity
@@ -110,10 +110,14 @@ def run_panel(
     screen: RecordScreen,
     lexicon: Lexicon,
     config: ScoringConfig,
+    prompts: PromptSet | None = None,
     settings: PanelSettings | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> Iterator[RunEvent]:
+    """`prompts`: the prompt set of the resources the run is made with (the installed one
+    when not given); the anaesthetist chooses its consults among `profiles`' specialists."""
     settings = settings or PanelSettings()
+    consult_ids = tuple(p for p, prof in profiles.items() if prof.role == "specialist")
     started = time.perf_counter()
     timings: dict[str, float] = {}
 
@@ -144,7 +148,7 @@ def run_panel(
         yield RunEvent(Stage.SURGEON, "surgeon agent proposing an operation", 0, 1, agent="surgeon")
         try:
             operation = propose_operation(
-                runtime, profiles["surgeon"], record, should_stop=should_stop
+                runtime, profiles["surgeon"], record, should_stop=should_stop, prompts=prompts
             )
             note = f"proposed operation: {operation}"
         except ModelOutputError as exc:
@@ -159,7 +163,13 @@ def run_panel(
         Stage.ANAESTHETIST, "anaesthetist agent writing the risk brief", 0, 1, agent="anaesthetist"
     )
     anaesthetist = run_agent(
-        runtime, profiles["anaesthetist"], record, operation=operation, should_stop=should_stop
+        runtime,
+        profiles["anaesthetist"],
+        record,
+        operation=operation,
+        should_stop=should_stop,
+        specialist_ids=consult_ids,
+        prompts=prompts,
     )
     yield RunEvent(
         Stage.ANAESTHETIST,
@@ -186,6 +196,7 @@ def run_panel(
         record,
         operation=operation,
         should_stop=should_stop,
+        prompts=prompts,
     )
     for n, brief in enumerate(written, start=1):
         briefs.append(brief)
@@ -202,7 +213,8 @@ def run_panel(
     briefs[1:] = sorted(briefs[1:], key=lambda b: order[b.agent])
 
     rules = screen.definitions
-    proposer = LlmMatchProposer(runtime, build_record_block(record)) if settings.judges else None
+    block = build_record_block(record, prompts)
+    proposer = LlmMatchProposer(runtime, block) if settings.judges else None
     if proposer is not None:  # every judge run of every brief, decoded together
         asks = [
             ask

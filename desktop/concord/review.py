@@ -7,12 +7,20 @@ Decision through the repository.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from concord.adjudication.targets import case_targets
-from concord.domain import Case, Decision, DecisionAction, Target, TargetKind
+from concord.domain import (
+    Case,
+    Decision,
+    DecisionAction,
+    Target,
+    TargetKind,
+    TargetRef,
+    TargetRefError,
+)
 from concord.domain.decision_history import standing_decisions
 from concord.errors import InputError, NotFoundError
 from concord.store.codec import content_sha256
@@ -22,11 +30,34 @@ DISAGREEMENT_VALUES = ("confirmed", "rejected", "minor", "moderate", "major")
 MATCH_VALUES = ("valid", "invalid")
 
 
-def find_target(case: Case, target_id: str) -> Target:
+def find_target(case: Case, target_id: str, known_gates: Collection[str] = ()) -> Target:
+    """The judgement `target_id` names. `known_gates`: the gate ids of the case's gate set;
+    a gate among them that the screen did not report is a judgement too (value
+    'not_triggered'), so a clinician can add a finding the screen missed."""
     for target in case_targets(case):
         if target.id == target_id:
             return target
+    missed = missed_gate_target(case, target_id, known_gates)
+    if missed is not None:
+        return missed
     raise NotFoundError("no such judgement in this case", subject=f"{case.case_id}/{target_id}")
+
+
+def missed_gate_target(case: Case, target_id: str, known_gates: Collection[str]) -> Target | None:
+    """`gate/<id>` for a known gate the screen did not report on this record."""
+    try:
+        ref = TargetRef.parse(target_id)
+    except TargetRefError:
+        return None
+    reported = {g.gate_id for g in case.gates}
+    if ref.kind is not TargetKind.GATE or ref.subject in reported or ref.subject not in known_gates:
+        return None
+    return Target(
+        id=target_id,
+        kind=TargetKind.GATE,
+        value="not_triggered",
+        label=f"Record screen: {ref.subject} (not reported by the screen)",
+    )
 
 
 def parse_override(target: Target, raw: str) -> Any:
@@ -100,9 +131,11 @@ def make_decision(
     blind: bool = False,
     decision_id: str | None = None,
     at: datetime | None = None,
+    known_gates: Collection[str] = (),
 ) -> Decision:
-    """Accept (override is None) or override one judgement. The reason is mandatory."""
-    target = find_target(case, target_id)
+    """Accept (override is None) or override one judgement. The reason is mandatory.
+    `known_gates`: see `find_target` (a finding the screen missed)."""
+    target = find_target(case, target_id, known_gates)
     require_reason(reason, subject=target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)

@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
 from concord import paths
-from concord.adjudication.config import ScoringConfig, load_scoring_config
-from concord.agents.profiles import AgentProfile, assign_gates, load_profiles
-from concord.domain import Record
+from concord.adjudication.config import ScoringConfig
+from concord.agents.profiles import AgentProfile
+from concord.domain import RESOURCE_PARTS, Case, CaseMode, Record, ResourceVersions
 from concord.llm.isolated import IsolatedRuntime
 from concord.llm.llama_cpp_runtime import default_threads
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.llm.runtime import Runtime
 from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
 from concord.pipeline import PanelSettings, RunEvent, run_panel
+from concord.resources import Resources
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
+from concord.site import SiteStore, case_mode
 from concord.store import Repository
+from concord.store.codec import system_user
 
 BACKSTOP_SECONDS = 30.0
 """How long after the child's own watchdog should have stopped it the outer one gives up."""
+
+
+def _stamped(case: Case, resources: Resources, mode: CaseMode, acceptance_id: str) -> Case:
+    return case.model_copy(
+        update={"resources": resources.versions, "mode": mode, "acceptance_id": acceptance_id}
+    )
 
 
 class Services:
@@ -31,6 +41,7 @@ class Services:
         self._database = database
         self._ui = ui
         self._runtimes: dict[str, Runtime] = {}
+        self._kept: set[ResourceVersions] = set()
 
     @cached_property
     def repo(self) -> Repository:
@@ -41,21 +52,27 @@ class Services:
         return ModelStore.open()
 
     @cached_property
+    def resources(self) -> Resources:
+        """The installed gates, lexicon, prompts, agents and scoring, with their versions:
+        the one copy every run, screen and PDF of these services reads."""
+        return Resources.installed()
+
+    @property
     def profiles(self) -> dict[str, AgentProfile]:
         """The agent profiles, each with the gates it owns (stated in the gate files)."""
-        return assign_gates(load_profiles(), self.screen.owners())
+        return dict(self.resources.profiles)
 
-    @cached_property
+    @property
     def screen(self) -> RecordScreen:
-        return RecordScreen.load()
+        return self.resources.screen
 
-    @cached_property
+    @property
     def lexicon(self) -> Lexicon:
-        return Lexicon.load()
+        return self.resources.lexicon
 
-    @cached_property
+    @property
     def config(self) -> ScoringConfig:
-        return load_scoring_config()
+        return self.resources.scoring
 
     def model_entry(self, name_or_path: str | None) -> ModelEntry:
         return self.models.resolve(name_or_path) if name_or_path else self.models.default()
@@ -87,19 +104,52 @@ class Services:
         runtime: Runtime,
         settings: PanelSettings | None = None,
         should_stop: Callable[[], bool] = lambda: False,
+        *,
+        resources: Resources | None = None,
+        silent: bool = False,
     ) -> Iterator[RunEvent]:
-        """The panel on `record` with this installation's agents, screen, lexicon and
-        scoring: the one way the app, the CLI and the batch runner run it."""
-        return run_panel(
+        """The panel on `record` with this installation's resources (or `resources`): the
+        one way the app, the CLI, the batch runner and site validation run it.
+
+        The case carries the versions of the resources it was run with and its mode, fixed
+        now: clinical where the site accepted (model, versions), demonstration for the
+        embedded model before any acceptance, silent otherwise or when `silent` is asked
+        (validation runs)."""
+        used = resources or self.resources
+        self.keep_versions(used)
+        mode, acceptance_id = (
+            (CaseMode.SILENT, "")
+            if silent
+            else case_mode(self.repo, runtime.model_sha256, used.versions)
+        )
+        for event in run_panel(
             record,
             runtime,
-            profiles=self.profiles,
-            screen=self.screen,
-            lexicon=self.lexicon,
-            config=self.config,
+            profiles=used.profiles,
+            screen=used.screen,
+            lexicon=used.lexicon,
+            config=used.scoring,
+            prompts=used.prompts,
             settings=settings,
             should_stop=should_stop,
-        )
+        ):
+            if event.case is not None:
+                event = replace(event, case=_stamped(event.case, used, mode, acceptance_id))
+            yield event
+
+    def keep_versions(self, resources: Resources) -> None:
+        """Store the text of each resource version not stored yet, so every case can be
+        read (its scoring, its gates) with the versions it was made with."""
+        versions = resources.versions
+        if versions in self._kept:
+            return  # (batch workers share these services: no database access from them)
+        store = SiteStore(self.repo)
+        missing = [p for p in RESOURCE_PARTS if not store.has_snapshot(p, getattr(versions, p))]
+        if missing:
+            store.save_snapshots(
+                versions, {p: resources.snapshot(p) for p in RESOURCE_PARTS}, system_user()
+            )
+        self._kept.add(versions)
 
     def close(self) -> None:
         for runtime in self._runtimes.values():

@@ -41,10 +41,17 @@ from concord.report.pdf import render_review_pdf, signature_meaning
 from concord.report.sections import PriorSignature
 from concord.report.sign import sign_pdf_bytes
 from concord.report.verify import VerifyResult, verify_pdf
+from concord.resources import case_resources
 from concord.review import outstanding, review_counts
+from concord.site import site_note
 from concord.store import Repository, Signature
 from concord.store.audit import signed_bytes
 from concord.store.transaction import disk_is_full, is_disk_full_error
+
+SILENT_PDF_REFUSAL = (
+    "the case is a silent run (its model and resources are not accepted for patients): "
+    "silent results are never put in a review PDF"
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,9 @@ def sign_case(
     require_active(repo, session)
     home = Path(home) if home is not None else paths.concord_home()
     case = repo.get_case(case_id)
+    if case.silent:
+        raise InputError(SILENT_PDF_REFUSAL, subject=case_id)
+    used = case_resources(repo, case)
     head = repo.audit_head()  # first: a decision after it is refused when recording
     decisions = repo.decisions(case_id=case_id)
     remaining = outstanding(case, decisions)
@@ -126,9 +136,11 @@ def sign_case(
                 signed_at=signed_at,
                 audit_head=head,
                 out=unsigned,
-                rules=rules,
+                rules=rules if rules is not None else used.screen.definitions,
                 supersedes=prior,
                 root_fingerprint=_root_fingerprint(home),
+                scoring=used.scoring,
+                site_note=site_note(repo, case),
             )
             data = unsigned.read_bytes()
         except OSError as exc:

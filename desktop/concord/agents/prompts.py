@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from concord.agents.profiles import AgentProfile, AgentRole
 from concord.domain.record import Record
+from concord.errors import InputError
 
 BLOCK_OPEN = "<<<PATIENT_RECORD"
 BLOCK_CLOSE = "PATIENT_RECORD>>>"
@@ -24,10 +26,55 @@ _ANGLES = re.compile(r"<{3,}|>{3,}")
 NEUTRAL_WORD = "patient-record"
 
 
-def preamble_text() -> str:
-    from concord.paths import resources_dir
+class PromptSet:
+    """The prompt files (`resources/prompts/`), read once: name -> text. Build with `load`;
+    `Resources` holds the one a run uses, so a candidate prompt folder can be validated
+    beside the installed one."""
 
-    return (resources_dir() / "prompts" / PREAMBLE_FILE).read_text(encoding="utf-8").strip()
+    def __init__(self, files: Mapping[str, str]) -> None:
+        self.files = dict(files)
+
+    @classmethod
+    def load(cls, folder: Path | None = None) -> PromptSet:
+        if folder is None:
+            from concord.paths import resources_dir
+
+            folder = resources_dir() / "prompts"
+        if not folder.is_dir():
+            raise InputError("prompt folder does not exist", subject=folder)
+        try:
+            files = {
+                p.name: p.read_text(encoding="utf-8")
+                for p in sorted(folder.iterdir())
+                if p.is_file()
+            }
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read a prompt file: {exc}", subject=folder) from exc
+        return cls(files)
+
+    @classmethod
+    def installed(cls) -> PromptSet:
+        """The installed prompt folder, read once per process and folder (for callers that
+        are given no prompt set: tests, the bench)."""
+        from concord.paths import resources_dir
+
+        folder = resources_dir() / "prompts"
+        if folder not in _INSTALLED:
+            _INSTALLED[folder] = cls.load(folder)
+        return _INSTALLED[folder]
+
+    def text(self, name: str) -> str:
+        try:
+            return self.files[name]
+        except KeyError:
+            raise InputError(f"prompt file {name} is missing from the prompt set") from None
+
+
+_INSTALLED: dict[Path, PromptSet] = {}
+
+
+def preamble_text(prompts: PromptSet | None = None) -> str:
+    return (prompts or PromptSet.installed()).text(PREAMBLE_FILE).strip()
 
 
 def neutralise(text: str) -> str:
@@ -40,9 +87,9 @@ def _one_line(text: str) -> str:
     return " ".join(neutralise(text).split())
 
 
-def build_record_block(record: Record) -> str:
+def build_record_block(record: Record, prompts: PromptSet | None = None) -> str:
     """Preamble, then every record line as `L<n>: <text>`, grouped by document."""
-    parts = [preamble_text(), "", BLOCK_OPEN]
+    parts = [preamble_text(prompts), "", BLOCK_OPEN]
     by_source: dict[str, list[str]] = {}
     for line in record.lines:
         by_source.setdefault(line.source_id, []).append(f"{line.line_id}: {neutralise(line.text)}")
@@ -62,10 +109,8 @@ OPERATION_MAX_CHARS = 200
 NO_OPERATION = "not stated (assume the operation the record most plausibly points to)"
 
 
-def template_text(name: str) -> str:
-    from concord.paths import resources_dir
-
-    return (resources_dir() / "prompts" / name).read_text(encoding="utf-8")
+def template_text(name: str, prompts: PromptSet | None = None) -> str:
+    return (prompts or PromptSet.installed()).text(name)
 
 
 def operation_text(operation: str) -> str:
@@ -74,7 +119,12 @@ def operation_text(operation: str) -> str:
     return f'"{cleaned}"' if cleaned else NO_OPERATION
 
 
-def brief_prompt(profile: AgentProfile, operation: str, specialist_ids: Sequence[str] = ()) -> str:
+def brief_prompt(
+    profile: AgentProfile,
+    operation: str,
+    specialist_ids: Sequence[str] = (),
+    prompts: PromptSet | None = None,
+) -> str:
     limits = profile.max_items
     gate_instruction = (
         '\nIn "top_risks", "gates" may name the safety gates a risk addresses, from: '
@@ -89,7 +139,7 @@ def brief_prompt(profile: AgentProfile, operation: str, specialist_ids: Sequence
         if profile.role == AgentRole.ANAESTHETIST
         else ""
     )
-    return template_text(BRIEF_TEMPLATE_FILE).format(
+    return template_text(BRIEF_TEMPLATE_FILE, prompts).format(
         title=profile.title,
         title_upper=profile.title.upper(),
         focus=profile.focus,
@@ -106,17 +156,27 @@ def brief_prompt(profile: AgentProfile, operation: str, specialist_ids: Sequence
     )
 
 
-def surgeon_prompt(profile: AgentProfile) -> str:
-    return template_text(SURGEON_TEMPLATE_FILE).format(
+def surgeon_prompt(profile: AgentProfile, prompts: PromptSet | None = None) -> str:
+    return template_text(SURGEON_TEMPLATE_FILE, prompts).format(
         title=profile.title, title_upper=profile.title.upper(), focus=profile.focus
     )
 
 
-def prompt_sha256(template_name: str, profile: AgentProfile, extra: Sequence[str] = ()) -> str:
+def prompt_sha256(
+    template_name: str,
+    profile: AgentProfile,
+    extra: Sequence[str] = (),
+    prompts: PromptSet | None = None,
+) -> str:
     """Hash of everything that shapes the prompt: preamble, template, profile (and extras
     such as the anaesthetist's list of specialists)."""
     digest = hashlib.sha256()
-    parts = (preamble_text(), template_text(template_name), profile.canonical_json(), *extra)
+    parts = (
+        preamble_text(prompts),
+        template_text(template_name, prompts),
+        profile.canonical_json(),
+        *extra,
+    )
     for part in parts:
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")

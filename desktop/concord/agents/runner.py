@@ -39,6 +39,7 @@ from concord.agents.output import (
 from concord.agents.profiles import AgentProfile, AgentRole, MaxItems, load_profiles, specialists
 from concord.agents.prompts import (
     BRIEF_TEMPLATE_FILE,
+    PromptSet,
     brief_prompt,
     build_record_block,
     prompt_sha256,
@@ -193,6 +194,7 @@ def brief_task(
     max_tokens: int | None = None,
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
+    prompts: PromptSet | None = None,
 ) -> AgentTask[BriefOut]:
     """The attempts of an anaesthetist or specialist at its brief on `record`; `max_tokens`
     None: the cap follows the item budget of each attempt (`brief_token_cap`)."""
@@ -201,7 +203,7 @@ def brief_task(
             "the surgeon proposes an operation; use propose_operation", subject=profile.id
         )
     consult_ids = _consult_ids(profile, specialist_ids)
-    prefix = build_record_block(record)
+    prefix = build_record_block(record, prompts)
     ids = frozenset(line_ids(record))
     words = line_word_counts(record)
 
@@ -212,7 +214,7 @@ def brief_task(
             if limits == profile.max_items
             else profile.model_copy(update={"max_items": limits})
         )
-        prompt = brief_prompt(budget, operation, consult_ids)
+        prompt = brief_prompt(budget, operation, consult_ids, prompts)
         context = OutputContext(
             line_ids=ids,
             tags=frozenset(profile.tags),
@@ -242,10 +244,11 @@ def _brief(
     profile: AgentProfile,
     record: Record,
     consult_ids: Sequence[str],
+    prompts: PromptSet | None = None,
 ) -> Brief:
     bookkeeping = {
         "model_sha256": runtime.model_sha256,
-        "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids),
+        "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids, prompts),
     }
     if task.answer is not None:
         return to_brief(
@@ -285,6 +288,7 @@ def run_agents(
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
     should_stop: StopCheck | None = None,
+    prompts: PromptSet | None = None,
 ) -> Iterator[Brief]:
     """Each agent's brief on `record`, in the order they finish; the agents are decoded
     together by a parallel runtime. A brief is FAILED (with reason and raw output) if no
@@ -298,13 +302,15 @@ def run_agents(
             max_tokens=max_tokens,
             specialist_ids=specialist_ids,
             seed=seed,
+            prompts=prompts,
         )
         for profile in profiles
     }
     by_id = {profile.id: profile for profile in profiles}
     for task in run_tasks(runtime, list(tasks.values()), should_stop):
         profile = by_id[task.name]
-        yield _brief(task, runtime, profile, record, _consult_ids(profile, specialist_ids))
+        consult_ids = _consult_ids(profile, specialist_ids)
+        yield _brief(task, runtime, profile, record, consult_ids, prompts)
 
 
 def run_agent(
@@ -318,6 +324,7 @@ def run_agent(
     specialist_ids: Sequence[str] | None = None,
     seed: int = DEFAULT_SEED,
     should_stop: StopCheck | None = None,
+    prompts: PromptSet | None = None,
 ) -> Brief:
     """The agent's brief on `record` (see `run_agents`)."""
     (brief,) = run_agents(
@@ -330,6 +337,7 @@ def run_agent(
         specialist_ids=specialist_ids,
         seed=seed,
         should_stop=should_stop,
+        prompts=prompts,
     )
     return brief
 
@@ -342,12 +350,13 @@ def propose_operation(
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     seed: int = DEFAULT_SEED,
     should_stop: StopCheck | None = None,
+    prompts: PromptSet | None = None,
 ) -> str:
     """The operation the surgeon agent proposes. ModelOutputError if no valid answer."""
-    prefix = build_record_block(record)
+    prefix = build_record_block(record, prompts)
 
     def plan(attempt: int, refusal: Refusal | None, _scale: float) -> Attempt[str]:
-        prompt = surgeon_prompt(surgeon_profile)
+        prompt = surgeon_prompt(surgeon_profile, prompts)
         temperature, attempt_seed = _settings(attempt, refusal, seed)
         request = GenerationRequest(
             prefix=prefix,

@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "concord.cli.gui",
     "concord.cli.batch",
     "concord.cli.labels",
+    "concord.cli.validate",
 )
 OPTIONAL_COMMAND_MODULES = (
     "concord.cli.astrid",

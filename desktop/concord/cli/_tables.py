@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from concord.domain import Case
+from concord.domain import Case, CaseMode
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:
@@ -17,10 +17,21 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def case_summary(case: Case, record_name: str) -> str:
+MODE_TEXT = {
+    CaseMode.CLINICAL: "clinical",
+    CaseMode.DEMONSTRATION: "DEMO",
+    CaseMode.SILENT: "SILENT",
+}
+"""How `concord cases` marks a case's mode ('-': run before site validation)."""
+
+
+def case_summary(case: Case, record_name: str, *, cap: float | None = None) -> str:
+    """The case as a few lines and a table; `cap`: the overall cap on a missed major gate of
+    the case's scoring config."""
     fired = [g.gate_id for g in case.gates if g.status.value == "triggered"]
     head = [
         f"Case {case.case_id}  record {case.record_id}  ({record_name})",
+        f"  mode: {case.mode_label}",
         f"  operation: {case.operation}  [{case.operation_source}]",
         f"  red flags (record screen): {', '.join(fired) if fired else 'none'}",
     ]
@@ -37,7 +48,7 @@ def case_summary(case: Case, record_name: str) -> str:
                 card.specialist,
                 f"{card.overall:5.1f}",
                 card.grade,
-                "capped ≤69" if card.capped else "-",
+                ("capped" + (f" ≤{cap:g}" if cap is not None else "")) if card.capped else "-",
                 "YES" if card.human_review else "no",
                 ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "-",
             ]

@@ -7,14 +7,16 @@ from pathlib import Path
 
 from concord.adjudication.targets import case_targets
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
-from concord.cli._tables import case_summary, table
+from concord.cli._tables import MODE_TEXT, case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
-from concord.domain import LabelProvenance, Record
+from concord.domain import CaseMode, LabelProvenance, Record
 from concord.pipeline import PanelSettings
 from concord.records import load_record
+from concord.resources import case_resources
 from concord.review import make_decision, outstanding
 from concord.services import Services
+from concord.site import site_note
 from concord.store import export_labels_csv, export_labels_jsonl
 from concord.store.clock import case_clock_steps
 
@@ -105,6 +107,10 @@ def case_json(svc: Services, case_id: str) -> dict:
     decisions = svc.repo.decisions(case_id=case_id)
     return {
         "case_id": case.case_id,
+        "mode": case.mode.value if case.mode else None,
+        "silent": case.silent,
+        "site": site_note(svc.repo, case),
+        "resources": case.resources.as_dict() if case.resources else None,
         "status": svc.repo.case_status(case_id).value,
         "worst_grade": case.worst_grade,
         "human_review": case.human_review,
@@ -133,7 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(case_json(svc, case.case_id))
     else:
-        print(case_summary(case, record.name))
+        print(case_summary(case, record.name, cap=svc.config.overall_cap_on_major_miss))
     return 0
 
 
@@ -143,10 +149,19 @@ def cmd_cases(args: argparse.Namespace) -> int:
         emit_json({"cases": [c.model_dump(mode="json") for c in cases]})
         return 0
     rows = [
-        [c.case_id, c.record_id, c.status, c.worst_grade or "-", "YES" if c.human_review else "no"]
+        [
+            c.case_id,
+            c.record_id,
+            c.status,
+            c.worst_grade or "-",
+            "YES" if c.human_review else "no",
+            MODE_TEXT.get(c.mode, "-") if c.mode else "-",
+        ]
         for c in cases
     ]
-    print(table(["case", "record", "status", "worst grade", "review"], rows))
+    print(table(["case", "record", "status", "worst grade", "review", "mode"], rows))
+    if any(c.mode is CaseMode.SILENT for c in cases):
+        print("SILENT: run with a model/resources the site has not accepted; not for review")
     return 0
 
 
@@ -158,7 +173,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     case = svc.repo.get_case(args.case_id)
     record = svc.repo.get_record(case.record_id)
-    print(case_summary(case, record.name))
+    if case.mode is not CaseMode.CLINICAL:
+        print(f"*** {data['site']} ***")
+    cap = case_resources(svc.repo, case).scoring.overall_cap_on_major_miss
+    print(case_summary(case, record.name, cap=cap))
     print(f"\nstatus: {data['status']}; outstanding before signing: {len(data['outstanding'])}")
     for warning in data["clock_warnings"]:
         print(f"warning: {warning['detail']}")
@@ -188,6 +206,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         override=args.override,
         decision_id=args.decision_id,
         at=earlier.at if earlier else None,
+        known_gates=case_resources(svc.repo, case).gate_ids,
     )
     how = LabelProvenance(bulk=False, judge_run=case.case_id)
     outcome = record_decision(svc.repo, session, decision, case=case, provenance=how)

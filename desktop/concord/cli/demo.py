@@ -107,6 +107,6 @@ def _run_patients(
         seconds = time.perf_counter() - t0
         summaries.append((case, record, seconds))
         if not args.json:
-            print(case_summary(case, record.name))
+            print(case_summary(case, record.name, cap=svc.config.overall_cap_on_major_miss))
             print(f"  time: {seconds:.1f} s\n", flush=True)
     return summaries

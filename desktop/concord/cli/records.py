@@ -8,7 +8,8 @@ from pathlib import Path
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.evidence.align import read_evidence_jsonl, verify_lines
 from concord.records import load_record
-from concord.screen.record_screen import RecordScreen, screen_to_json
+from concord.resources import Resources
+from concord.screen.record_screen import screen_to_json
 from concord.workbench.imports import import_paths
 
 
@@ -86,7 +87,7 @@ def _import_folders(args: argparse.Namespace) -> int:
 
 
 def cmd_screen(args: argparse.Namespace) -> int:
-    screen = RecordScreen.load()
+    screen = Resources.installed().screen
     records = [(path, load_record(path)) for path in args.paths]
     results = [screen_to_json(str(path), screen.screen(record)) for path, record in records]
     if args.json:

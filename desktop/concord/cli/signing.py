@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_export_pdf(args: argparse.Namespace) -> int:
     svc = services()
     session = sign_in_as(svc, args.user)
-    signed = sign_case(svc.repo, session, args.case_id, out=args.out, rules=svc.screen.definitions)
+    signed = sign_case(svc.repo, session, args.case_id, out=args.out)
     data = {
         "path": str(signed.path),
         "meaning": signed.meaning,

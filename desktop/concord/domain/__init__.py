@@ -31,6 +31,7 @@ from concord.domain.scorecard import (
 )
 from concord.domain.target import TargetKind, TargetRef, TargetRefError
 from concord.domain.user import UserRole
+from concord.domain.versions import RESOURCE_PARTS, CaseMode, ResourceVersions
 
 __all__ = [
     "Alignment",
@@ -43,6 +44,7 @@ __all__ = [
     "BriefSection",
     "BriefStatus",
     "Case",
+    "CaseMode",
     "CaseStatus",
     "Decision",
     "DecisionAction",
@@ -56,7 +58,9 @@ __all__ = [
     "LabelProvenance",
     "Line",
     "MatchMethod",
+    "RESOURCE_PARTS",
     "Record",
+    "ResourceVersions",
     "Scorecard",
     "Severity",
     "SourceDocument",

@@ -13,6 +13,7 @@ from concord.domain.brief import Brief, BriefStatus
 from concord.domain.gate import GateHit, GateStatus, Severity
 from concord.domain.scorecard import Scorecard
 from concord.domain.target import TargetKind, TargetRef
+from concord.domain.versions import CaseMode, ResourceVersions
 
 
 class CaseStatus(StrEnum):
@@ -131,6 +132,19 @@ class Case(Frozen):
     judge_failures: tuple[str, ...] = Field(default=(), description="Judge runs that failed")
     injection: tuple[InjectionFinding, ...] = ()
     batch: BatchProvenance | None = None
+    resources: ResourceVersions | None = Field(
+        default=None,
+        description="Content hashes of the gates, lexicon, prompts, agents and scoring the "
+        "case was run with (None: run before versions were recorded)",
+    )
+    mode: CaseMode | None = Field(
+        default=None,
+        description="clinical, demonstration or silent, fixed at run time by the site's "
+        "acceptances (None: run before site validation existed)",
+    )
+    acceptance_id: str = Field(
+        default="", description="The site acceptance covering (model, resources), if any"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -202,6 +216,17 @@ class Case(Frozen):
     def human_review(self) -> bool:
         """Any triggered major gate, a failed run, a mutual omission or a judge's flag."""
         return bool(self.review_reasons)
+
+    @property
+    def silent(self) -> bool:
+        """Run with a (model, resources) combination the site has not accepted."""
+        return self.mode is CaseMode.SILENT
+
+    @property
+    def mode_label(self) -> str:
+        if self.mode is None:
+            return "recorded before site validation"
+        return self.mode.label
 
     @property
     def initial_status(self) -> CaseStatus:

@@ -38,6 +38,7 @@ _CASE_COLUMNS = (
     "model_sha256",
     "model_name",
     "config_version",
+    "mode",
 )
 """Columns of `cases` derived from the case JSON (status is replayed; json is hashed)."""
 _RUN_IGNORED = ("ended_at",)

@@ -46,6 +46,7 @@ from concord.integrity.derived import (
     load_cases,
 )
 from concord.integrity.report import IntegrityReport, Problem
+from concord.integrity.site import check_site
 from concord.integrity.trail import Trail, read_trail
 from concord.pki.credentials import statement_bytes, verify_signature
 from concord.pki.statements import enrolment_kind, statement_problem
@@ -101,6 +102,8 @@ def verify_installation(
         warnings += changed + clock_warnings(trail)
         pdf_problems, pdfs = _check_pdfs(repo, trail, pdf_dir, home) if pdf_dir else ([], 0)
         problems += pdf_problems
+        site_problems, site_items = check_site(repo)
+        problems += site_problems
     seqs = [p.seq for p in problems if p.seq is not None and p.chain_damaged]
     return IntegrityReport(
         ok=not problems,
@@ -116,6 +119,7 @@ def verify_installation(
             "signatures": signatures,
             "anchor_heads": heads,
             "pdfs": pdfs,
+            "site_validation": site_items,
         },
         anchors=[str(f) for f in files if f.exists()],
         legacy_decisions=legacy,

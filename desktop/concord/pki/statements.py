@@ -33,6 +33,25 @@ STATEMENT_FIELDS: dict[str, dict[int, tuple[str, ...]]] = {
     "setting": {
         1: ("key", "value", "set_by", "at"),
     },
+    "acceptance": {  # site validation: a clinician and an admin accept (model, resources)
+        1: (
+            "acceptance_id",
+            "validation_id",
+            "validation_kind",
+            "report_sha256",
+            "model_sha256",
+            "model_name",
+            "resources",
+            "policy_sha256",
+            "clinician",
+            "admin",
+            "reason",
+            "at",
+        ),
+    },
+    "resources sign-off": {  # a clinician lets a change of resources drop confirmed findings
+        1: ("kind", "validation_id", "candidate", "dropped", "user", "reason", "at"),
+    },
 }
 
 

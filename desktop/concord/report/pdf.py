@@ -17,6 +17,7 @@ from typing import Any
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 
+from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import GateRule
 from concord.atomic_io import write_atomic
 from concord.domain import Case, Decision, DecisionAction, Record
@@ -72,17 +73,22 @@ def render_review_pdf(
     rules: Mapping[str, GateRule] | None = None,
     supersedes: sections.PriorSignature | None = None,
     root_fingerprint: str = "",
+    scoring: ScoringConfig | None = None,
+    site_note: str = "",
 ) -> dict[str, Any]:
     """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict.
 
-    `rules`: the record screen's gate rules (what addresses a gate); loaded from the
-    resources when not given. `supersedes`: the earlier signature an amended case replaces.
-    `root_fingerprint`: the installation root's SHA-256, printed in the signature block.
+    `rules`: the record screen's gate rules (what addresses a gate) and `scoring` the
+    scoring config, both of the case's own resource versions (`resources.case_resources`);
+    the installed ones when not given. `site_note`: what the case may be used for (its site
+    acceptance, or demonstration only). `supersedes`: the earlier signature an amended case
+    replaces. `root_fingerprint`: the installation root's SHA-256, printed in the signature
+    block.
     """
     if rules is None:
-        from concord.screen.record_screen import RecordScreen
+        from concord.resources import Resources
 
-        rules = RecordScreen.load().definitions
+        rules = Resources.installed().screen.definitions
     reviewed, not_reviewed = review_counts(case, decisions)
     amended = tuple(
         d
@@ -105,6 +111,8 @@ def render_review_pdf(
         supersedes=supersedes,
         amended_after=amended,
         root_fingerprint=root_fingerprint,
+        scoring=scoring,
+        site_note=site_note,
     )
     _check_inputs(ctx)
     payload = review_record(ctx)

@@ -21,7 +21,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from concord.adjudication.config import load_scoring_config, subscore_title
+from concord.adjudication.config import ScoringConfig, load_scoring_config, subscore_title
 from concord.adjudication.gates import GateRule, addressing_items
 from concord.domain import (
     UNVERIFIED_MODEL_SHA256,
@@ -29,6 +29,7 @@ from concord.domain import (
     BriefSection,
     BriefStatus,
     Case,
+    CaseMode,
     Decision,
     DecisionAction,
     GateHit,
@@ -103,6 +104,19 @@ class ReviewContext:
     """Clinician decisions made after the superseded signature."""
     root_fingerprint: str = ""
     """SHA-256 of the installation root certificate the signer's key is certified by."""
+    scoring: ScoringConfig | None = None
+    """The scoring config of the case's own version (the installed one when None)."""
+    site_note: str = ""
+    """What the case may be used for: the site acceptance, or demonstration only."""
+
+    @property
+    def scoring_config(self) -> ScoringConfig:
+        return self.scoring if self.scoring is not None else load_scoring_config()
+
+    @property
+    def cap_text(self) -> str:
+        """The overall cap on a missed major gate, as the case's scoring config sets it."""
+        return f"{self.scoring_config.overall_cap_on_major_miss:g}"
 
     def __post_init__(self) -> None:
         self.history = decision_history(self.decisions)
@@ -188,6 +202,8 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
         ["Case created", human_utc(case.created_at)],
         ["Model", _model_line(case)],
         ["Scoring configuration", case.config_version or "—"],
+        ["Resource versions", case.resources.short() if case.resources else "not recorded"],
+        ["Site acceptance", ctx.site_note or case.mode_label],
     ]
     rows.append(["Review", review_statement(ctx)])
     ident = table(rows, [110, FRAME_WIDTH - 110], header=False, zebra=False)
@@ -200,6 +216,8 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
     else:
         status = _banner("No automatic flag for human review.", OK_BG, colors.HexColor("#2E7D32"))
     out_extra: list[Flowable] = []
+    if case.mode is CaseMode.DEMONSTRATION:
+        out_extra += [Spacer(1, 6), _banner(f"<b>{esc(ctx.site_note)}</b>", ALERT_BG, ALERT_BORDER)]
     if ctx.supersedes is not None:
         out_extra = [Spacer(1, 6), _banner(supersession_markup(ctx), ALERT_BG, ALERT_BORDER)]
     return [
@@ -379,7 +397,7 @@ def _addressed_by(brief: Brief | None, gate: GateHit, rules: Mapping[str, GateRu
 
 def summary(ctx: ReviewContext) -> list[Flowable]:
     st = styles()
-    scoring = load_scoring_config()
+    scoring = ctx.scoring_config
     out: list[Flowable] = [markup("2. Adjudication summary", st.h1)]
     out.append(
         para(
@@ -398,7 +416,7 @@ def summary(ctx: ReviewContext) -> list[Flowable]:
             "Specialist",
             "Overall (0–100)",
             "Grade",
-            "Capped at 69",
+            f"Capped at {ctx.cap_text}",
             "Human review",
             "Disagreements major / moderate / minor",
             "Judge runs (spread)",
@@ -639,7 +657,7 @@ def _scorecard(ctx: ReviewContext, card: Scorecard) -> list[Flowable]:
         f"<b>inputs:</b> {esc(inputs_text(card.overall_trace.inputs))}<br/>"
         f"<b>formula:</b> {esc(card.overall_trace.formula)}<br/>"
         f"<b>result:</b> {esc(number(card.overall_trace.result, 1))}"
-        + (" — capped at 69 (missed major gate)" if card.capped else "")
+        + (f" — capped at {ctx.cap_text} (missed major gate)" if card.capped else "")
     )
     grade_row = len(rows)
     rows.append(
@@ -647,7 +665,7 @@ def _scorecard(ctx: ReviewContext, card: Scorecard) -> list[Flowable]:
             markup(f"<b>Overall</b><br/>grade: <b>{esc(card.grade)}</b>", st.cell),
             para("1.00", st.cell),
             "",
-            para("≤ 69" if card.capped else "—", st.cell),
+            para(f"≤ {ctx.cap_text}" if card.capped else "—", st.cell),
             "",
             para(number(card.overall, 1), st.cell_bold),
             markup(overall_trace, st.cell),

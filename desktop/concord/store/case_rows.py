@@ -20,6 +20,7 @@ def case_row(case: Case, status: str) -> dict[str, Any]:
         "model_sha256": case.model_sha256,
         "model_name": case.model_name,
         "config_version": case.config_version,
+        "mode": None if case.mode is None else case.mode.value,
         "json": case.model_dump_json(),
     }
 

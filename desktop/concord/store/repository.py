@@ -48,14 +48,15 @@ SELECT r.record_id, r.name, r.imported_at,
          WHERE g.case_id = c.case_id AND g.status = 'triggered') AS triggered_gates
   FROM records r
   LEFT JOIN cases c ON c.rowid = (
-       SELECT c2.rowid FROM cases c2 WHERE c2.record_id = r.record_id
+       SELECT c2.rowid FROM cases c2
+        WHERE c2.record_id = r.record_id AND c2.mode IS NOT 'silent'
         ORDER BY c2.created_at DESC, c2.rowid DESC LIMIT 1)
  ORDER BY r.imported_at, r.rowid
 """
 
 _CASE_SUMMARIES = """
 SELECT c.case_id, c.record_id, r.name AS record_name, c.status, c.worst_grade,
-       c.human_review, c.created_at
+       c.human_review, c.created_at, c.mode
   FROM cases c JOIN records r ON r.record_id = c.record_id
  ORDER BY c.created_at, c.rowid
 """

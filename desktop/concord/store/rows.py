@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from concord.domain import CaseStatus, UserRole
+from concord.domain import CaseMode, CaseStatus, UserRole
 
 
 class _Row(BaseModel):
@@ -39,7 +39,9 @@ class RecordSummary(_Row):
     record_id: str
     name: str
     imported_at: AwareDatetime
-    latest_case_id: str | None = Field(default=None, description="Most recent case, if any")
+    latest_case_id: str | None = Field(
+        default=None, description="Most recent case that is not silent, if any"
+    )
     latest_status: CaseStatus | None = None
     worst_grade: str | None = Field(default=None, description="Of the latest case")
     human_review: bool | None = Field(default=None, description="Of the latest case")
@@ -54,6 +56,10 @@ class CaseSummary(_Row):
     worst_grade: str | None
     human_review: bool
     created_at: AwareDatetime
+    mode: CaseMode | None = Field(
+        default=None,
+        description="clinical, demonstration or silent (None: run before site validation)",
+    )
 
 
 class Signature(_Row):

@@ -45,6 +45,7 @@ from concord.ui.messages import show_error
 from concord.ui.patients_page import PatientsPage
 from concord.ui.qa_page import QaReviewView
 from concord.ui.shortcuts_dialog import ShortcutsDialog
+from concord.ui.validation_page import ValidationPage
 from concord.ui.workers import JobRunner, PanelRunner
 from concord.ui.worklist import WorklistView
 from concord.workbench.imports import import_qa_file, import_question_file
@@ -55,8 +56,14 @@ from concord.workbench.users import user_role
 QA_FILTER = "QA items (*.jsonl *.csv);;All files (*)"
 QUESTION_FILTER = "Question sets (*.jsonl *.json *.csv);;All files (*)"
 UI_MAX_SPECIALISTS = 4
-PAGE_PATIENTS, PAGE_QA, PAGE_GRADING, PAGE_AGREEMENT = range(4)
-PAGE_TITLES = ("Patients", "QA review (ASTRID)", "Answer grading (EVAL)", "Agreement")
+PAGE_PATIENTS, PAGE_QA, PAGE_GRADING, PAGE_AGREEMENT, PAGE_VALIDATION = range(5)
+PAGE_TITLES = (
+    "Patients",
+    "QA review (ASTRID)",
+    "Answer grading (EVAL)",
+    "Agreement",
+    "Site validation",
+)
 BLIND_TEXT = "BLIND MODE — verdicts hidden until you answer (B)"
 
 
@@ -107,17 +114,27 @@ class MainWindow(QMainWindow):
         self.grading_view = GradingView(self.db, self.user, self.jobs)
         self.qa_view.signed_in = self.grading_view.signed_in = session
         self.agreement_view = AgreementView(self.db)
+        self.validation_jobs = JobRunner(runtime_factory, parent=self, name="concord-validation")
+        self.validation_page = ValidationPage(self.db, self.validation_jobs, self.user)
         self.page_list: list[Page] = [
             self.patients,
             self.qa_view,
             self.grading_view,
             self.agreement_view,
+            self.validation_page,
         ]
         self.pages = QTabWidget()
         self.pages.setObjectName("mainPages")
         self.pages.setDocumentMode(True)
-        for page in (self.patients, self.qa_view, self.grading_view, self.agreement_view):
-            index = self.pages.addTab(page, page.title)
+        widgets: tuple[QWidget, ...] = (
+            self.patients,
+            self.qa_view,
+            self.grading_view,
+            self.agreement_view,
+            self.validation_page,
+        )
+        for page, widget in zip(self.page_list, widgets, strict=True):
+            index = self.pages.addTab(widget, page.title)
             self.pages.setTabToolTip(index, page.tip)
         self.pages.setStyleSheet("QTabBar::tab { padding: 6px 16px; font-weight: bold; }")
         self.blind_label = QLabel(BLIND_TEXT)
@@ -148,6 +165,7 @@ class MainWindow(QMainWindow):
         self.case_view.run_panel.set_models(names, default, note)
         self.qa_view.judge.set_models(*model_choices("judge"))
         self.grading_view.generate.set_models(names, default, note)
+        self.validation_page.set_models(names, default)
         self.pages.currentChanged.connect(self._page_changed)
         self._update_actions()
         self.worklist.table.setFocus()  # ↑/↓ and Enter work from the start
@@ -428,8 +446,10 @@ class MainWindow(QMainWindow):
         window_geometry.remember(self)
         self.runner.cancel()
         self.jobs.cancel()
+        self.validation_jobs.cancel()
         self.runner.shutdown(wait_ms=5_000)
         self.jobs.shutdown(wait_ms=5_000)
+        self.validation_jobs.shutdown(wait_ms=5_000)
         self.db.shutdown()
         super().closeEvent(event)
 

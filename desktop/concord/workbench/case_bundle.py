@@ -4,21 +4,14 @@ case (or, not run yet, the record screen's result), the case status and the deci
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
-from concord.domain import Case, CaseStatus, Decision, GateHit, Record
+from concord.domain import Case, CaseMode, CaseStatus, Decision, GateHit, Record
 from concord.errors import ConcordError
 from concord.pipeline import NO_OPERATION
+from concord.site import site_note
 from concord.store import Repository
 from concord.store.clock import case_clock_steps
 from concord.workbench.patient_name import display_name
-
-
-class _Screen(Protocol):
-    def screen(self, record: Record) -> tuple[GateHit, ...]: ...
-
-
-_SCREEN: list[_Screen] = []  # the RecordScreen, loaded once in the database thread
 
 
 @dataclass(frozen=True)
@@ -40,11 +33,9 @@ class CaseBundle:
 def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
     """Record-screen gates for a record without a case, and a note; never raises."""
     try:
-        if not _SCREEN:
-            from concord.screen.record_screen import RecordScreen
+        from concord.resources import Resources
 
-            _SCREEN.append(RecordScreen.load())
-        return _SCREEN[0].screen(record), ""
+        return Resources.installed().screen.screen(record), ""
     except ConcordError as exc:
         return (), f"Record screen unavailable: {exc.one_line()}"
     except Exception as exc:  # a broken screen must not hide the record
@@ -69,7 +60,14 @@ def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
         status=repo.case_status(case_id),
         decisions=tuple(repo.decisions(case_id=case_id)),
         gates=case.gates,
-        note=clock_note(repo, case_id),
+        note=" ".join(
+            n
+            for n in (
+                site_note(repo, case) if case.mode in _MARKED else "",
+                clock_note(repo, case_id),
+            )
+            if n
+        ),
     )
 
 
@@ -86,6 +84,10 @@ def clock_note(repo: Repository, case_id: str) -> str:
         f"before the entry it follows in the audit trail{more}. The order shown is the audit "
         "trail's; the times may be wrong."
     )
+
+
+_MARKED = (CaseMode.DEMONSTRATION, CaseMode.SILENT)
+"""Modes the case page states in its banner (site validation)."""
 
 
 def operation_text(case: Case) -> str:
