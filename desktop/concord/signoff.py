@@ -27,7 +27,7 @@ from concord.report.pdf import render_review_pdf, signature_meaning
 from concord.report.sections import PriorSignature
 from concord.report.sign import sign_pdf_bytes
 from concord.report.verify import VerifyResult, verify_pdf
-from concord.review import outstanding, review_counts
+from concord.review import missing_dispositions, outstanding, review_counts
 from concord.store import Repository, Signature
 from concord.store.transaction import disk_is_full, is_disk_full_error
 
@@ -73,6 +73,15 @@ def sign_case(
     home = Path(home) if home is not None else paths.concord_home()
     case = repo.get_case(case_id)
     decisions = repo.decisions(case_id=case_id)
+    no_disposition = missing_dispositions(case, decisions)
+    if no_disposition:  # whatever the status: a failed run's red flags are red flags too
+        titles = {g.gate_id: g.title or g.gate_id for g in case.gates}
+        named = ", ".join(f"{titles.get(g, g)} ({g})" for g in no_disposition)
+        raise InputError(
+            f"red flag(s) without a clinician's disposition: {named}; record one per red flag "
+            "(proceed, postpone, refer or not relevant here, with a reason) before signing",
+            subject=case_id,
+        )
     remaining = outstanding(case, decisions)
     if remaining and repo.case_status(case_id) != CaseStatus.RUN_FAILED:
         raise InputError(

@@ -9,7 +9,7 @@ from concord.domain.case import (
     InjectionFinding,
     Target,
 )
-from concord.domain.decision import Decision, DecisionAction
+from concord.domain.decision import Decision, DecisionAction, Disposition
 from concord.domain.evidence import (
     Alignment,
     AlignmentStatus,
@@ -43,6 +43,7 @@ __all__ = [
     "CaseStatus",
     "Decision",
     "DecisionAction",
+    "Disposition",
     "Disagreement",
     "DisagreementKind",
     "EvidenceLine",

@@ -19,6 +19,35 @@ class DecisionAction(StrEnum):
     OVERRIDE = "override"
 
 
+class Disposition(StrEnum):
+    """What the clinician decides to do about a red flag (a triggered gate). Recorded as a
+    decision on `gate/<gate_id>/disposition` whose new value is one of these; no AI value is
+    shown for it, so it is never an 'accept'."""
+
+    PROCEED = "proceed"
+    POSTPONE = "postpone"
+    REFER = "refer"
+    NOT_RELEVANT = "not-relevant"
+
+    @property
+    def label(self) -> str:
+        """How it reads for a clinician."""
+        return _DISPOSITION_TITLES[self]
+
+    @property
+    def short(self) -> str:
+        """One or two words, for a button."""
+        return self.value.replace("-", " ").capitalize()
+
+
+_DISPOSITION_TITLES = {
+    Disposition.PROCEED: "Proceed — addressed in the plan",
+    Disposition.POSTPONE: "Postpone surgery",
+    Disposition.REFER: "Refer before surgery",
+    Disposition.NOT_RELEVANT: "Not relevant here",
+}
+
+
 class Decision(Frozen):
     decision_id: str = Field(description="Created by the caller, so a retried write is idempotent")
     case_id: str = Field(description="Case (or QA item set / eval set) the target belongs to")

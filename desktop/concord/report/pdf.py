@@ -19,7 +19,7 @@ from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 
 from concord.adjudication.gates import GateRule
 from concord.atomic_io import write_atomic
-from concord.domain import Case, Decision, DecisionAction, Record
+from concord.domain import Case, Decision, DecisionAction, Record, TargetKind
 from concord.errors import InputError
 from concord.report import sections
 from concord.report.fonts import clean, font_set
@@ -35,7 +35,7 @@ from concord.report.styles import (
     para,
     styles,
 )
-from concord.review import review_counts
+from concord.review import review_tally
 
 SIGNATURE_FIELD = "ClinicianSignature"
 MEANING_ACCEPTED = "Reviewed — judgements accepted"
@@ -43,11 +43,17 @@ MEANING_OVERRIDES = "Reviewed — with overrides"
 
 
 def signature_meaning(decisions: list[Decision]) -> str:
-    """The default meaning of a signature, from the decisions in force."""
+    """The default meaning of a signature, from the decisions in force. A red flag's
+    disposition is the clinician's own decision, not an override of the AI."""
     latest: dict[str, Decision] = {}
     for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
         latest[d.target_id] = d
-    if any(d.action == DecisionAction.OVERRIDE for d in latest.values()):
+    if any(
+        d.action == DecisionAction.OVERRIDE
+        and d.target_kind != TargetKind.DISPOSITION
+        and d.new_value is not None  # a withdrawal is no override
+        for d in latest.values()
+    ):
         return MEANING_OVERRIDES
     return MEANING_ACCEPTED
 
@@ -74,7 +80,7 @@ def render_review_pdf(
         from concord.screen.record_screen import RecordScreen
 
         rules = RecordScreen.load().definitions
-    reviewed, not_reviewed = review_counts(case, decisions)
+    tally = review_tally(case, decisions)
     amended = tuple(
         d
         for d in decisions
@@ -89,8 +95,9 @@ def render_review_pdf(
         signed_at=signed_at,
         audit_head=audit_head,
         rules=rules,
-        reviewed=reviewed,
-        not_reviewed=not_reviewed,
+        tally=tally,
+        reviewed=tally.decided,
+        not_reviewed=tally.not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
     )

@@ -4,20 +4,13 @@ case (or, not run yet, the record screen's result), the case status and the deci
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 from concord.domain import Case, CaseStatus, Decision, GateHit, Record
-from concord.errors import ConcordError
 from concord.pipeline import NO_OPERATION
 from concord.store import Repository
 from concord.workbench.patient_name import display_name
-
-
-class _Screen(Protocol):
-    def screen(self, record: Record) -> tuple[GateHit, ...]: ...
-
-
-_SCREEN: list[_Screen] = []  # the RecordScreen, loaded once in the database thread
+from concord.workbench.red_flags import SHARED
+from concord.workbench.run_failure import failure_text
 
 
 @dataclass(frozen=True)
@@ -30,6 +23,7 @@ class CaseBundle:
     decisions: tuple[Decision, ...] = ()
     gates: tuple[GateHit, ...] = ()
     note: str = ""
+    signed_by: str | None = None  # who signed its latest signature, if any
 
     @property
     def name(self) -> str:
@@ -38,16 +32,8 @@ class CaseBundle:
 
 def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
     """Record-screen gates for a record without a case, and a note; never raises."""
-    try:
-        if not _SCREEN:
-            from concord.screen.record_screen import RecordScreen
-
-            _SCREEN.append(RecordScreen.load())
-        return _SCREEN[0].screen(record), ""
-    except ConcordError as exc:
-        return (), f"Record screen unavailable: {exc.one_line()}"
-    except Exception as exc:  # a broken screen must not hide the record
-        return (), f"Record screen unavailable: {type(exc).__name__}: {exc}"
+    gates = SHARED.gates(record)
+    return gates, SHARED.problem if not gates else ""
 
 
 def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
@@ -62,12 +48,15 @@ def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
 
 def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
     case = repo.get_case(case_id)
+    signature = repo.latest_signature(case_id)
     return CaseBundle(
         record=repo.get_record(case.record_id),
         case=case,
         status=repo.case_status(case_id),
         decisions=tuple(repo.decisions(case_id=case_id)),
         gates=case.gates,
+        note=failure_text(case),
+        signed_by=signature.user if signature is not None else None,
     )
 
 
