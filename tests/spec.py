@@ -18,3 +18,41 @@ SPEC_GATES = frozenset(
     }
 )
 """The ten gates of the record screen (the product specification)."""
+
+SPEC_GATES_NEW = frozenset(
+    {
+        "decompensated_heart_failure",
+        "recent_mi_or_revascularisation",
+        "significant_arrhythmia",
+        "severe_pulmonary_hypertension",
+        "severe_valve_disease_or_mechanical_valve",
+        "cied",
+        "haemodynamic_instability_or_sepsis",
+        "anticoagulant_current",
+        "p2y12_inhibitor_current",
+        "bleeding_disorder",
+        "mh_susceptibility",
+        "difficult_airway",
+        "aspiration_risk",
+        "drug_anaphylaxis",
+        "recent_stroke_tia",
+        "severe_renal_impairment",
+        "dysnatraemia",
+        "severe_respiratory_disease",
+        "recent_vte",
+        "neuromuscular_or_neurodegenerative",
+        "liver_disease_or_alcohol_excess",
+        "pregnancy",
+        "anaemia",
+        "diabetes_high_risk",
+        "chronic_steroid",
+        "osa",
+        "morbid_obesity",
+        "severe_hypertension",
+        "stable_cardiac_disease",
+        "periop_drug_allergy",
+    }
+)
+"""The thirty gates SPEC's gate table adds to the ten (issue 23). Their corpora in
+tests/screen/corpus/ were written before their rules; a corpus line whose gate the screen
+does not load yet is skipped, not failed."""

@@ -2,11 +2,18 @@
 
 `corpus/<gate_id>.jsonl` holds phrasings written as clinics write them - positives
 ("triggered"), hard negatives ("negated": negated, a relative's, planned, resolved,
-superseded, answered no...) and look-alikes that must not be read as the gate at all
-("none": targets, thresholds, protocol text, other valves, other stents). `gates.jsonl`
-holds the first corpus (one line per row with its gate). `distractors.jsonl` holds text
-that must fire no gate. `records/` holds whole records with the gates they must and must
-not trigger.
+superseded, answered no...), look-alikes that must not be read as the gate at all
+("none": targets, thresholds, protocol text, other valves, other stents), and hard
+negatives that only must not fire ("silent": negated or absent, either is right). Lines
+may carry the style they are written in (`us`, `uk`, `ehr`, `dictated`) and a `class` tag
+saying what they test. `gates.jsonl` (the first corpus) and `reading_classes.jsonl`
+(reading classes on the first ten gates) name their gate on each line.
+`distractors.jsonl` and `distractors_40.jsonl` hold text that must fire no gate.
+`records/` holds whole records with the gates they must and must not trigger.
+
+The corpora for the thirty gates SPEC's table adds were written before their rules: a line
+or record expectation whose gate the screen does not load yet is skipped (or left out),
+not failed.
 """
 
 from __future__ import annotations
@@ -22,10 +29,27 @@ from concord.domain.gate import GateStatus
 from concord.domain.record import Record, SourceDocument
 from concord.records import load_record
 from concord.screen.record_screen import RecordScreen
-from tests.spec import SPEC_GATES
+from tests.spec import SPEC_GATES, SPEC_GATES_NEW
 
 CORPUS = Path(__file__).parent / "corpus"
 HEADER = "Planned surgery date: 2026-12-01\nDate: 2026-11-20\n"
+ALL_GATES = SPEC_GATES | SPEC_GATES_NEW
+GATE_NAMED_FILES = frozenset({"gates.jsonl", "reading_classes.jsonl"})
+DISTRACTOR_FILES = frozenset({"distractors.jsonl", "distractors_40.jsonl"})
+EXPECTS = frozenset({"triggered", "negated", "none", "silent"})
+STYLES = ("us", "uk", "ehr", "dictated")
+READING_CLASSES = (
+    "wrapped_prose",
+    "number_words",
+    "lab_shorthand",
+    "assessment_abbreviation",
+    "superseded_value",
+    "unit_not_analyte",
+    "negation_brackets",
+    "non_coronary_stent",
+    "treated_event",
+    "crescendo_words",
+)
 
 
 def _rows() -> list[dict[str, Any]]:
@@ -35,15 +59,16 @@ def _rows() -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             row = json.loads(line)
-            if path.stem != "gates" and path.stem != "distractors":
+            if path.name not in GATE_NAMED_FILES and path.name not in DISTRACTOR_FILES:
                 row["gate_id"] = path.stem
             row["file"] = path.name
             rows.append(row)
     return rows
 
 
-ROWS = [r for r in _rows() if r["file"] != "distractors.jsonl"]
-DISTRACTORS = [r["text"] for r in _rows() if r["file"] == "distractors.jsonl"]
+ALL_ROWS = _rows()
+ROWS = [r for r in ALL_ROWS if r["file"] not in DISTRACTOR_FILES]
+DISTRACTORS = [r["text"] for r in ALL_ROWS if r["file"] in DISTRACTOR_FILES]
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +92,13 @@ def status_of(screen: RecordScreen, gate_id: str, text: str, *, header: bool = T
     "row", ROWS, ids=[f"{r['gate_id']}:{r['expect']}:{r['text'][:40]}" for r in ROWS]
 )
 def test_corpus_line(screen: RecordScreen, row: dict[str, Any]) -> None:
+    if row["gate_id"] not in screen.definitions:
+        pytest.skip(f"gate not defined yet: {row['gate_id']}")
     got = status_of(screen, row["gate_id"], row["text"], header=row.get("header", True))
-    assert got == row["expect"]
+    if row["expect"] == "silent":
+        assert got != GateStatus.TRIGGERED.value
+    else:
+        assert got == row["expect"]
 
 
 @pytest.mark.parametrize("text", DISTRACTORS, ids=[t[:40] for t in DISTRACTORS])
@@ -77,13 +107,48 @@ def test_distractor_fires_no_gate(screen: RecordScreen, text: str) -> None:
     assert fired == []
 
 
+def test_corpus_lines_are_well_formed() -> None:
+    for row in ROWS:
+        assert row["expect"] in EXPECTS, row
+        assert row["gate_id"] in ALL_GATES, row
+        assert row.get("style", "us") in STYLES, row
+    for row in ALL_ROWS:
+        assert isinstance(row["text"], str) and row["text"].strip(), row
+    for row in (r for r in ROWS if r["file"] == "reading_classes.jsonl"):
+        assert row["class"] in READING_CLASSES, row
+        assert row["gate_id"] in SPEC_GATES, row
+
+
 def test_corpus_is_large_enough() -> None:
     counts = Counter((r["gate_id"], r["expect"]) for r in ROWS)
-    for gate_id in SPEC_GATES:
+    for gate_id in SPEC_GATES - SPEC_GATES_NEW:
         assert counts[(gate_id, "triggered")] >= 25, gate_id
         assert counts[(gate_id, "negated")] + counts[(gate_id, "none")] >= 15, gate_id
         assert counts[(gate_id, "negated")] >= 3, gate_id
     assert len(DISTRACTORS) >= 30
+
+
+@pytest.mark.parametrize("gate_id", sorted(SPEC_GATES_NEW))
+def test_new_gate_corpus_covers_every_style(gate_id: str) -> None:
+    """A new gate's corpus: >= 12 positives and >= 12 hard negatives ("silent"), with at
+    least two of each in every style (US prose, UK letter, EHR lines, dictation)."""
+    assert (CORPUS / f"{gate_id}.jsonl").is_file(), gate_id
+    rows = [r for r in ROWS if r["file"] == f"{gate_id}.jsonl"]
+    assert all(r["expect"] in ("triggered", "silent") for r in rows), gate_id
+    counts = Counter(r["expect"] for r in rows)
+    assert counts["triggered"] >= 12, gate_id
+    assert counts["silent"] >= 12, gate_id
+    by_style = Counter((r["style"], r["expect"]) for r in rows)
+    for style in STYLES:
+        assert by_style[(style, "triggered")] >= 2, (gate_id, style)
+        assert by_style[(style, "silent")] >= 2, (gate_id, style)
+
+
+def test_reading_classes_are_covered() -> None:
+    rows = [r for r in ROWS if r["file"] == "reading_classes.jsonl"]
+    counts = Counter(r["class"] for r in rows)
+    for name in READING_CLASSES:
+        assert counts[name] >= 6, name
 
 
 EXPECTED_RECORDS: dict[str, dict[str, list[str]]] = json.loads(
@@ -91,14 +156,22 @@ EXPECTED_RECORDS: dict[str, dict[str, list[str]]] = json.loads(
 )
 
 
+def test_record_expectations_name_spec_gates() -> None:
+    for name, expected in EXPECTED_RECORDS.items():
+        triggered, not_triggered = set(expected["triggered"]), set(expected["not_triggered"])
+        assert triggered | not_triggered <= ALL_GATES, name
+        assert not triggered & not_triggered, name
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED_RECORDS))
 def test_whole_record(screen: RecordScreen, name: str) -> None:
     record = load_record(CORPUS / "records" / name)
     hits = screen.screen(record)
     triggered = {h.gate_id for h in hits if h.status is GateStatus.TRIGGERED}
+    defined = set(screen.definitions)
     expected = EXPECTED_RECORDS[name]
-    assert set(expected["triggered"]) <= triggered
-    assert not set(expected["not_triggered"]) & triggered
+    assert set(expected["triggered"]) & defined <= triggered
+    assert not set(expected["not_triggered"]) & defined & triggered
     for hit in hits:
         for span in hit.evidence:
             assert record.document(span.source_id).text[span.start : span.end] == span.text

@@ -28,7 +28,7 @@ def test_a_right_to_left_override_is_read_in_display_order() -> None:
 
 
 def test_line_endings_and_dotted_acronyms() -> None:
-    assert reading_text("a\r\nb\rc").text == "a\nb\nc"
+    assert reading_text("A.\r\nB.\rC").text == "A.\nB.\nC"
     assert reading_text("Dx: L.R.T.I. on CXR").text == "Dx: LRTI on CXR"
 
 
@@ -64,8 +64,10 @@ def test_every_span_maps_back_inside_the_original(original: str) -> None:
             a, b = read.span(start, end)
             assert 0 <= a <= b <= len(original)
             if end > start and "\u202e" not in original and "." not in original:
-                # what the original span reads as holds what was matched
-                assert read.text[start:end] in reading_text(original[a:b]).text
+                # what the original span reads as holds what was matched (a line feed
+                # reads as a space where prose wraps, which its neighbours decide)
+                alone = reading_text(original[a:b]).text.replace("\n", " ")
+                assert read.text[start:end].replace("\n", " ") in alone
         here = read.span(start, start)
         assert here >= previous  # spans move forward with the read text
         previous = here
@@ -80,4 +82,4 @@ def test_inserting_invisible_characters_never_changes_what_is_read(
     text = base
     for pos in sorted(positions, reverse=True):
         text = text[:pos] + data.draw(st.sampled_from(INVISIBLE)) + text[pos:]
-    assert reading_text(text).text == base
+    assert reading_text(text).text == reading_text(base).text

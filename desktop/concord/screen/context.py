@@ -26,7 +26,8 @@ the order they are tried:
 8. History, as the gate allows (`HistoryPolicy`): exposures count whenever they happened;
    states (an infection, ischaemia) resolve - the sentence says "resolved", "previous",
    "as a child", the mention is in the past medical history, or it is dated more than
-   `HISTORICAL_DAYS` before the reference date - unless the sentence says it is current
+   the gate's window (`HISTORICAL_DAYS` unless it sets one) before the reference date -
+   unless the sentence says it is current
    ("ongoing", "still", "on antibiotics"); structural findings (severe AS) resolve only when
    the record says so or names what resolved them (a past valve replacement).
 
@@ -131,6 +132,7 @@ class Situation:
     history: HistoryPolicy = HistoryPolicy.COUNTS
     reference: date | None = None  # surgery date, else the record's present
     resolved_by: frozenset[str] = frozenset()  # concepts whose past mention resolves it
+    window_days: int = HISTORICAL_DAYS  # dated more than this before the reference: history
 
 
 class ContextReader:
@@ -152,15 +154,24 @@ class ContextReader:
     # -- public ---------------------------------------------------------------------------
 
     def verdict(
-        self, d: ReadDocument, start: int, end: int, situation: Situation
+        self,
+        d: ReadDocument,
+        start: int,
+        end: int,
+        situation: Situation,
+        *,
+        relatives: bool = True,
     ) -> Verdict | None:
-        """Why the mention text[start:end] is not a finding in the patient, or None."""
+        """Why the mention text[start:end] is not a finding in the patient, or None.
+        `relatives=False`: a relative's finding is not a reason (MH susceptibility)."""
+        section = self._section(d, start)
+        if section is not None and (relatives or section.reason is not Reason.FAMILY):
+            return section
         return (
-            self._section(d, start)
-            or self.answered_no(d, end)
+            self.answered_no(d, end)
             or self.negated_after(d, end)
             or self.negated_before(d, start)
-            or self.family(d, start, end)
+            or (self.family(d, start, end) if relatives else None)
             or self.hypothetical(d, start, end)
             or (self.planned(d, start, end, situation) if situation.intervention else None)
             or self.history(d, start, end, situation)
@@ -336,7 +347,7 @@ class ContextReader:
             nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
             anchor = d.written or reference
             _, latest = nearest.interval(anchor)
-            if latest < reference - timedelta(days=HISTORICAL_DAYS):
+            if latest < reference - timedelta(days=situation.window_days):
                 return Verdict(Reason.HISTORY, f"dated {text[nearest.start : nearest.end]}")
         return None
 

@@ -81,6 +81,27 @@ class _SectionsIn(_Strict):
     plan: list[str]
     protocol: list[str]
     current: list[str]
+    medication: list[str] = Field(default=[], description="The current medication list")
+    past_medication: list[str] = Field(default=[], description="Stopped or past medicines")
+    allergy: list[str] = Field(default=[], description="Allergies and adverse reactions")
+
+
+class _MedicationIn(_Strict):
+    """Words that say whether a medicine is taken now (`concord.screen.medication_rules`)."""
+
+    stopped: list[str] = Field(description="Stopped for good ('discontinued', 'came off')")
+    held: list[str] = Field(description="Held for now ('on hold', 'last dose')")
+    instruction: list[str] = Field(description="To be stopped: still taken ('stop 5 days pre-op')")
+    for_surgery: list[str] = Field(description="Stopped or held for this operation")
+    past_before: list[str] = Field(description="Before a medicine no longer taken ('was on')")
+    course_before: list[str] = Field(description="Before a course that may be over")
+    current: list[str] = Field(description="Taken now, whatever else is said ('still on')")
+    intolerance_before: list[str] = Field(description="Not taken: intolerant, allergic")
+    prophylaxis: list[str] = Field(description="A preventive dose")
+    treatment: list[str] = Field(description="A treatment dose")
+    non_systemic: list[str] = Field(description="Routes that act locally (inhaled, topical)")
+    short_course: list[str] = Field(description="A short course (days), not long-term use")
+    long_term: list[str] = Field(description="Long-term use")
 
 
 class ContextFileIn(_Strict):
@@ -95,6 +116,7 @@ class ContextFileIn(_Strict):
     values: _ValuesIn
     terminators: list[str]
     sections: _SectionsIn
+    medication: _MedicationIn
 
 
 def phrase_alternation(phrases: list[str]) -> str:
@@ -163,6 +185,28 @@ def word_re(phrases: list[str], *, flags: int = re.IGNORECASE) -> CueSet:
     return CueSet(phrases, re.compile(rf"(?<![A-Za-z0-9])(?:{body})(?![A-Za-z0-9])", flags))
 
 
+MEDICATION_CUES = tuple(_MedicationIn.model_fields)
+
+
+@dataclass(frozen=True)
+class MedicationCues:
+    """The medication word lists, compiled (see `_MedicationIn` for each list's meaning)."""
+
+    stopped: CueSet
+    held: CueSet
+    instruction: CueSet
+    for_surgery: CueSet
+    past_before: CueSet
+    course_before: CueSet
+    current: CueSet
+    intolerance_before: CueSet
+    prophylaxis: CueSet
+    treatment: CueSet
+    non_systemic: CueSet
+    short_course: CueSet
+    long_term: CueSet
+
+
 @dataclass(frozen=True)
 class Cues:
     """Compiled word lists. Build with `Cues.load`."""
@@ -199,12 +243,22 @@ class Cues:
     header_words: frozenset[str]
     terminators: CueSet
     section_names: dict[str, str]  # folded lower-case header -> section kind
+    medication: MedicationCues
 
     @classmethod
     def load(cls, path: Path) -> Cues:
         raw = read_resource_file(path, ContextFileIn, "context file")
         sections: dict[str, str] = {}
-        for kind in ("family", "history", "plan", "protocol", "current"):
+        for kind in (
+            "family",
+            "history",
+            "plan",
+            "protocol",
+            "current",
+            "medication",
+            "past_medication",
+            "allergy",
+        ):
             for name in getattr(raw.sections, kind):
                 sections.setdefault(" ".join(fold_text(name).lower().split()), kind)
         return cls(
@@ -247,6 +301,9 @@ class Cues:
             header_words=frozenset(fold_text(w).lower() for w in raw.values.header_words),
             terminators=word_re(raw.terminators),
             section_names=sections,
+            medication=MedicationCues(
+                **{name: word_re(getattr(raw.medication, name)) for name in MEDICATION_CUES}
+            ),
         )
 
 

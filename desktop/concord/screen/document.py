@@ -24,6 +24,8 @@ _CELL_SPLIT = re.compile(r"\t+|\s*\|\s*|[ ]{2,}")
 SENTENCE_REACH = 300  # characters searched each side for a sentence's end
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s|$)|\n(?![ \t]*[a-z])|\n[ \t]*\n")
 _LINE_RE = re.compile(r"\n")
+ENTRY_LINE = 140  # a line this long or shorter is one entry of a list; longer is prose
+_ENTRY_CUT_RE = re.compile(r"[;](?=\s|$)|\s(?:and|but|whereas|while)\s|,\s*(?:then|now)\s")
 
 
 @dataclass
@@ -126,6 +128,19 @@ class ReadDocument:
         right_match = _SENTENCE_END_RE.search(text, end, min(len(text), end + reach))
         right = right_match.start() if right_match else min(len(text), end + reach)
         return left, right
+
+    def entry_bounds(self, start: int, end: int) -> tuple[int, int]:
+        """The entry a span belongs to: its line when the line is a list entry or a table row
+        (at most ENTRY_LINE characters, or cells), else its clause of a sentence (cut at a
+        semicolon, and at "and", "but", "whereas" between clauses)."""
+        line_start, line_end = self.line_bounds(start)
+        if line_end - line_start <= ENTRY_LINE or len(self.cells(line_start, line_end)) > 1:
+            return line_start, max(line_end, min(end, len(self.text)))
+        left, right = self.sentence_bounds(start, end)
+        for cut in _ENTRY_CUT_RE.finditer(self.text, left, start):
+            left = cut.end()
+        after = _ENTRY_CUT_RE.search(self.text, end, right)
+        return left, after.start() if after is not None else right
 
     def paragraph_bounds(self, start: int, end: int, reach: int = 600) -> tuple[int, int]:
         """The paragraph (between blank lines) around a span, at most `reach` each side."""

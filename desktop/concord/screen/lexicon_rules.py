@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from concord.domain.gate import GateStatus
-from concord.screen.context import HistoryPolicy
+from concord.screen.context import HistoryPolicy, Reason
 from concord.screen.document import ReadDocument
 from concord.screen.findings import Finding
 from concord.screen.lexicon import Mention
@@ -45,9 +45,22 @@ def finding(
 def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[Finding]:
     history = HistoryPolicy(rule.history)
     resolved_by = frozenset(rule.resolved_by)
+    near, unless = frozenset(rule.near), frozenset(rule.unless_near)
     for d, m in s.mentions(rule.concepts):
         term = d.text[m.start : m.end]
-        verdict = s.context.verdict(d, m.start, m.end, s.situation(m, history, resolved_by))
+        if (near or rule.near_sections) and not _near(d, m, near, rule.near_sections):
+            continue
+        if unless and _near(d, m, unless, []):
+            continue
+        situation = s.situation(m, history, resolved_by, rule.within_days)
+        verdict = s.context.verdict(d, m.start, m.end, situation)
+        if verdict is not None and rule.relatives_count and verdict.reason is Reason.FAMILY:
+            relative = verdict.cue
+            verdict = s.context.verdict(d, m.start, m.end, situation, relatives=False)
+            if verdict is None:
+                detail = f"'{term}' in a blood relative ('{relative}'): the patient's risk too"
+                yield finding(gate_id, GateStatus.TRIGGERED, d, m.start, m.end, detail)
+                continue
         if verdict is not None:
             yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, verdict.describe(term))
             continue
@@ -61,6 +74,22 @@ def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[
                 yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, f"'{term}': {why}")
                 continue
         yield finding(gate_id, GateStatus.TRIGGERED, d, m.start, m.end, f"'{term}' in record")
+
+
+def _near(d: ReadDocument, m: Mention, concepts: frozenset[str], sections: list[str]) -> bool:
+    """Whether one of `concepts` is named in the mention's entry (its list line or clause),
+    or the mention lies in a section of one of the `sections` kinds."""
+    if sections:
+        section = d.sections.at(m.start)
+        if section is not None and section.kind.value in sections:
+            return True
+    if not concepts:
+        return False
+    start, end = d.entry_bounds(m.start, m.end)
+    return any(
+        other.concepts & concepts and (other.start, other.end) != (m.start, m.end)
+        for other in d.starting_in(start, end)
+    )
 
 
 def graded_findings(gate_id: str, rule: GradedRule, s: Screening) -> Iterator[Finding]:
@@ -77,7 +106,8 @@ def graded_findings(gate_id: str, rule: GradedRule, s: Screening) -> Iterator[Fi
             detail = f"'{written}': {rule.scale} below the threshold"
             yield finding(gate_id, GateStatus.NEGATED, d, start, end, detail)
             continue
-        verdict = s.context.verdict(d, start, end, s.situation(m, history, resolved_by))
+        situation = s.situation(m, history, resolved_by, rule.within_days)
+        verdict = s.context.verdict(d, start, end, situation)
         if verdict is not None:
             yield finding(gate_id, GateStatus.NEGATED, d, start, end, verdict.describe(written))
             continue

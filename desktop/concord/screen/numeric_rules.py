@@ -114,11 +114,12 @@ def quantity_spec(rule: NumericRule | RisingRule) -> QuantitySpec:
         plausible=rule.plausible,
         bare_scaling=tuple(_scaling(b) for b in rule.bare_value),
         max_gap=rule.max_gap if isinstance(rule, NumericRule) else 40,
+        pair=rule.pair if isinstance(rule, NumericRule) else None,
     )
 
 
-def _scaling(b: BareValue) -> tuple[str, float, float]:
-    return (b.when, b.bound, b.factor)
+def _scaling(b: BareValue) -> tuple[str, float, float, float]:
+    return (b.when, b.bound, b.factor, b.offset)
 
 
 def _labels(s: Screening, concept: str) -> list[str]:
@@ -257,10 +258,13 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
     def fires(v: Value) -> bool:
         return compare(worst(v), rule.threshold)
 
+    if rule.only_without and any(s.mentions(rule.only_without)):
+        return  # e.g. a haematocrit, where the record gives a haemoglobin
     found = observations(s, rule.concept, quantity_spec(rule), fires, rule.separate_conditions)
     later = _Later(found) if rule.latest_decides and any(o.fires for o in found) else None
+    near = frozenset(rule.near)
     for o in found:
-        if not o.fires or o.target:
+        if not o.fires or o.target or near and not _near(o, near):
             continue
         d, v = o.d, o.value
         detail = _detail(rule, d, o, unit) + _annotations(rule, s, o)
@@ -319,6 +323,12 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
             )
             continue
         yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, worst(v), unit, o.when)
+
+
+def _near(o: _Observation, concepts: frozenset[str]) -> bool:
+    """Whether one of `concepts` is named in the value's sentence ("AF, rate 130")."""
+    left, right = o.d.sentence_bounds(min(o.label.start, o.value.start), o.value.end)
+    return any(m.concepts & concepts for m in o.d.starting_in(left, right))
 
 
 def _successor(

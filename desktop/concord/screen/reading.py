@@ -20,8 +20,12 @@ original, so that `original[start:end]` is still the evidence.
   look like; the Greek letters clinicians use as symbols (µ, α, β, γ, δ ...) stay.
 * Everything else goes through NFKC ("Ｋ＋" -> "K+", "×" stays, "µ" -> "μ").
 
-Dotted acronyms ("L.R.T.I.") read without their dots, and a word one typing slip away from a
-word of the screen's vocabulary reads as that word (see `SpellingVocabulary`).
+Dotted acronyms ("L.R.T.I.") read without their dots; numbers dictated as words read as
+digits ("a potassium of six point two" reads "a potassium of 6.2",
+`concord.text.numwords`); a line break where prose only ran out of width reads as a space
+("Her potassium was" / "6.6 mmol/L" is one sentence; `concord.text.layout` - table rows,
+list items and fields keep their breaks); and a word one typing slip away from a word of
+the screen's vocabulary reads as that word (see `SpellingVocabulary`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+
+from concord.text.layout import soft_wraps
+from concord.text.numwords import number_word_spans
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\uff07"
@@ -330,8 +337,14 @@ def reading_text(original: str, spelling: SpellingVocabulary | None = None) -> R
         _Edit(m.start(), m.end(), m.group().replace(".", ""))
         for m in _DOTTED_ACRONYM_RE.finditer(read.text)
     ]
+    numbers = [_Edit(n.start, n.end, n.digits) for n in number_word_spans(read.text)]
+    word_edits.extend(numbers)
+    word_edits.extend(_Edit(at, at + 1, " ") for at in soft_wraps(read.text))
     if spelling is not None:
+        spoken = [(n.start, n.end) for n in numbers]
         for m in _WORD_RE.finditer(read.text):
+            if any(s <= m.start() < e for s, e in spoken):
+                continue
             fixed = spelling.correct(m.group())
             if fixed is not None:
                 word_edits.append(_Edit(m.start(), m.end(), fixed))

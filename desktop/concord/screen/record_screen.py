@@ -31,6 +31,7 @@ from concord import paths
 from concord.domain.gate import GateHit
 from concord.domain.record import Record
 from concord.errors import InputError
+from concord.screen.bmi_rule import bmi_findings
 from concord.screen.coded import CodedScreen, FreeTextValues, limits_of, merge_hits
 from concord.screen.context import ContextReader
 from concord.screen.cues import Cues
@@ -39,6 +40,7 @@ from concord.screen.document import ReadDocument
 from concord.screen.findings import Finding, GateHeader, ValueSeen, hits_from_findings
 from concord.screen.lexicon import Lexicon
 from concord.screen.lexicon_rules import graded_findings, lexicon_findings
+from concord.screen.medication_rules import medication_findings
 from concord.screen.numeric_rules import (
     numeric_findings,
     observations,
@@ -49,10 +51,12 @@ from concord.screen.qualifiers import Scale, load_scales
 from concord.screen.reading import SpellingVocabulary, reading_text
 from concord.screen.rules import (
     AnyRule,
+    BmiRule,
     GateDefinition,
     GateFile,
     GradedRule,
     LexiconRule,
+    MedicationRule,
     NumericRule,
     RisingRule,
     concept_ids,
@@ -229,6 +233,10 @@ class RecordScreen:
             return numeric_findings(gate_id, rule, s, unit)
         if isinstance(rule, RisingRule):
             return rising_findings(gate_id, rule, s)
+        if isinstance(rule, MedicationRule):
+            return medication_findings(gate_id, rule, s)
+        if isinstance(rule, BmiRule):
+            return bmi_findings(gate_id, rule, s)
         return stent_findings(gate_id, rule, s)
 
 

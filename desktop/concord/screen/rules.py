@@ -9,16 +9,24 @@ and the terms that show a brief has addressed it. Rule types:
   states ("pneumonia 2019, resolved" is reported as negated), ``explicit`` for structural
   findings that only a stated resolution or a past intervention (``resolved_by``) ends.
   ``explained_by``: a stated cause with none of ``unless`` makes it negated.
+  ``within_days`` makes a state an event with a window: dated more than that many days
+  before the surgery it is history (stroke or TIA 90, myocardial infarction 60).
 * ``graded``   - a mention fires when a qualifier of a scale in ``qualifiers.json`` written
   with it reaches ``at_least`` ("critical AS", "LV function: severely impaired").
 * ``numeric``  - concept, comparator, threshold and unit: the value written for the
   mention is converted to the unit; a range or a qualifier ("25-30%", "<30%") fires when
   its worst possible value crosses the threshold. The latest value decides: a result
-  superseded by a later one that does not cross is reported as negated.
+  superseded by a later one that does not cross is reported as negated. A rule may read
+  one part of a pair (``pair``: "BP 190/110", "190 over 110") and may need a concept in
+  the value's sentence (``near``: a heart rate with atrial fibrillation).
 * ``rising``   - a series of values for the concept that rises by at least ``min_ratio``
   (a troponin of 14 then 60), in one series or across dated results.
 * ``temporal`` - coronary stent recency: drug-eluting < ``des_days``, bare-metal <
   ``bms_days`` before the surgery date, type unknown treated as drug-eluting.
+* ``medication`` - a medicine currently taken (`concord.screen.medication_rules`): its
+  status read from the list entry or sentence (stopped, held for surgery, previously on,
+  a past course, prophylactic doses, the route, a short course).
+* ``bmi`` - body mass index stated, or computed from the latest weight and height.
 """
 
 from __future__ import annotations
@@ -65,6 +73,28 @@ class LexiconRule(_Strict):
     )
     resolved_by: list[str] = Field(default=[], description="Past interventions that resolve it")
     explained_by: Explanation | None = None
+    within_days: int | None = Field(
+        default=None,
+        gt=0,
+        description="With history 'resolves': a mention dated more than this many days before "
+        "the reference date is history (default 56); an event window (stroke 90, MI 60)",
+    )
+    near: list[str] = Field(
+        default=[],
+        description="Concepts one of which must be named in the mention's entry (its list line "
+        "or clause): anaphylaxis fires only with a drug, latex or chlorhexidine",
+    )
+    near_sections: list[str] = Field(
+        default=[],
+        description="Section kinds that count as `near` ('allergy': a drug in the allergy list)",
+    )
+    unless_near: list[str] = Field(
+        default=[], description="Concepts in the entry that leave the finding to another gate"
+    )
+    relatives_count: bool = Field(
+        default=False,
+        description="A blood relative's finding is the patient's risk too (MH susceptibility)",
+    )
     value_decides: bool = Field(
         default=False,
         description="A mention followed by a value of its quantity ('raised INR 1.3') is "
@@ -82,15 +112,18 @@ class GradedRule(_Strict):
     at_least: float = Field(description="Grade at or above which it fires")
     history: HistoryIn = "counts"
     resolved_by: list[str] = []
+    within_days: int | None = Field(default=None, gt=0)
     note: str = ""
 
 
 class BareValue(_Strict):
-    """How a number written with no unit is scaled: 45000 platelets are 45 ×10⁹/L."""
+    """How a number written with no unit is scaled: 45000 platelets are 45 ×10⁹/L; an HbA1c
+    of 9.1 is a percentage (x 10.929 - 23.5 gives mmol/mol)."""
 
     when: Literal[">=", "<"]
     bound: float
     factor: float = Field(gt=0)
+    offset: float = 0.0
 
 
 class NumericRule(_Strict):
@@ -115,6 +148,20 @@ class NumericRule(_Strict):
         description="A result superseded by a later one that does not cross is not fired",
     )
     max_gap: int = Field(default=40, ge=0, description="Characters between mention and value")
+    pair: Literal["first", "second"] | None = Field(
+        default=None,
+        description="A value written as a pair ('BP 190/110', '190 over 110'): which part",
+    )
+    near: list[str] = Field(
+        default=[],
+        description="Concepts one of which must be named in the value's sentence "
+        "(a heart rate > 110 fires only with atrial fibrillation)",
+    )
+    only_without: list[str] = Field(
+        default=[],
+        description="Quantities whose value, written anywhere in the record, leaves this rule "
+        "silent (a haematocrit counts only where no haemoglobin is given)",
+    )
     note: str = ""
 
 
@@ -143,7 +190,65 @@ class StentRule(_Strict):
     note: str = ""
 
 
-AnyRule = LexiconRule | GradedRule | NumericRule | RisingRule | StentRule
+class ProphylacticDose(_Strict):
+    """Doses of a medicine that prevent rather than treat: a single dose at or below
+    `at_most` (in `unit`), or words of prophylaxis, does not fire."""
+
+    concepts: list[str] = Field(min_length=1)
+    at_most: float = Field(gt=0)
+    unit: Literal["mg", "units"]
+
+
+class DoseEquivalent(_Strict):
+    concept: str
+    factor: float = Field(gt=0, description="Reference-drug mg per mg of this drug")
+
+
+class DailyDose(_Strict):
+    """A daily dose threshold in mg of a reference drug (prednisolone), with equivalents."""
+
+    at_least: float = Field(gt=0)
+    reference: str = Field(description="Lexicon concept of the reference drug")
+    equivalents: list[DoseEquivalent] = []
+
+
+class MedicationRule(_Strict):
+    """A medicine currently taken: on the current medication list or described as taken now,
+    including one being stopped or held for this operation (the detail says so). Stopped
+    for good, a past course, a relative's, planned or if-needed does not fire."""
+
+    type: Literal["medication"]
+    concepts: list[str] = Field(min_length=1)
+    stopped_within_days: int = Field(
+        default=14,
+        ge=0,
+        description="Stopped or held this many days or fewer before the reference date "
+        "still counts (held for this operation); steroids: 90",
+    )
+    prophylactic: list[ProphylacticDose] = []
+    daily_dose: DailyDose | None = None
+    long_term: bool = Field(
+        default=False, description="A short course (days) does not fire; chronic use does"
+    )
+    systemic_only: bool = Field(
+        default=False, description="Inhaled, topical, nasal, eye and joint routes do not fire"
+    )
+    note: str = ""
+
+
+class BmiRule(_Strict):
+    """Body mass index at or above `at_least`: stated, or computed from the latest weight
+    and height written in one document (kg, lb, st; cm, m, in, ft and in)."""
+
+    type: Literal["bmi"]
+    concept: str = Field(description="Lexicon concept of a stated BMI")
+    weight: str = Field(description="Lexicon concept of body weight")
+    height: str = Field(description="Lexicon concept of height")
+    at_least: float
+    note: str = ""
+
+
+AnyRule = LexiconRule | GradedRule | NumericRule | RisingRule | StentRule | MedicationRule | BmiRule
 Rule = Annotated[AnyRule, Field(discriminator="type")]
 
 
@@ -197,6 +302,8 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
     if isinstance(rule, LexiconRule):
         yield from rule.concepts
         yield from rule.resolved_by
+        yield from rule.near
+        yield from rule.unless_near
         if rule.explained_by is not None:
             yield from rule.explained_by.causes
             yield from rule.explained_by.unless
@@ -207,11 +314,22 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
         yield rule.concept
         yield from rule.annotate_if
         yield from rule.separate_conditions
+        yield from rule.near
+        yield from rule.only_without
     elif isinstance(rule, RisingRule):
         yield rule.concept
         if rule.explained_by is not None:
             yield from rule.explained_by.causes
             yield from rule.explained_by.unless
+    elif isinstance(rule, MedicationRule):
+        yield from rule.concepts
+        for dose in rule.prophylactic:
+            yield from dose.concepts
+        if rule.daily_dose is not None:
+            yield rule.daily_dose.reference
+            yield from (e.concept for e in rule.daily_dose.equivalents)
+    elif isinstance(rule, BmiRule):
+        yield from (rule.concept, rule.weight, rule.height)
     else:
         yield from (rule.des_concept, rule.bms_concept, rule.any_concept)
 

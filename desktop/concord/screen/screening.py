@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from concord.evidence.injection import PATTERNS as INJECTION_PATTERNS
-from concord.screen.context import ContextReader, HistoryPolicy, Situation
+from concord.screen.context import HISTORICAL_DAYS, ContextReader, HistoryPolicy, Situation
 from concord.screen.dates import RecordClock
 from concord.screen.document import ReadDocument
 from concord.screen.lexicon import Lexicon, Mention
@@ -35,6 +35,7 @@ class Screening:
         mention: Mention,
         history: HistoryPolicy,
         resolved_by: frozenset[str] = frozenset(),
+        window_days: int | None = None,
     ) -> Situation:
         intervention = any(
             self.lexicon.concepts[cid].intervention
@@ -46,6 +47,7 @@ class Screening:
             history=history,
             reference=self.clock.reference,
             resolved_by=resolved_by,
+            window_days=window_days or HISTORICAL_DAYS,
         )
 
     def injected(self, d: ReadDocument, start: int, end: int) -> bool:

@@ -25,6 +25,9 @@ class SectionKind(StrEnum):
     PLAN = "plan"
     PROTOCOL = "protocol"
     CURRENT = "current"
+    MEDICATION = "medication"
+    PAST_MEDICATION = "past_medication"
+    ALLERGY = "allergy"
 
 
 @dataclass(frozen=True)

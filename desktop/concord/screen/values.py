@@ -63,6 +63,7 @@ _QUALIFIER_BEFORE = re.compile(
 _LOWER_BOUND = {">", ">=", "≥", "=>", "greater than", "more than", "above", "over", "at least"}
 _UPPER_BOUND = {"<", "<=", "≤", "=<", "less than", "below", "under", "at most", "up to"}
 _DECADE_RE = re.compile(r"(?P<where>high|low|mid|upper|lower)?[\s-]*$", re.IGNORECASE)
+_PAIR_TAIL = re.compile(rf"[ \t]*(?:/|over)[ \t]*(?P<b>{NUMBER})(?![\d/])", re.IGNORECASE)
 _RANGE_TAIL = re.compile(rf"\s*%?\s*(?:-|–|to)\s*(?P<b>{NUMBER})(?![\d/])")
 _LINK_VERBS = (
     r"(?:rising|risen|rose|increasing|increased|climbing|climbed|going\s+up|gone\s+up|up|"
@@ -180,8 +181,10 @@ class QuantitySpec:
     concept: str
     quantity: str | None
     plausible: tuple[float, float]
-    bare_scaling: tuple[tuple[str, float, float], ...] = ()  # (">=" or "<", bound, factor)
+    bare_scaling: tuple[tuple[str, float, float, float], ...] = ()
+    """(">=" or "<", bound, factor, offset): how a number with no unit is scaled."""
     max_gap: int = 40
+    pair: str | None = None  # "first" or "second": a value written as a pair ("190/110")
 
 
 @dataclass(frozen=True)
@@ -247,8 +250,17 @@ class ValueReader:
         first = _to_float(m.group("n"))
         low = high = first
         end = m.end()
+        start = m.start()
         decade = text[end : end + 1] == "s" and not text[end + 1 : end + 2].isalpha()
-        if decade and first >= 10 and first % 10 == 0:
+        pair = _PAIR_TAIL.match(text, end, limit) if spec.pair is not None else None
+        if spec.pair == "second" and pair is None:
+            return None  # "BP 190": no diastolic written
+        if pair is not None:  # "190/110", "190 over 110": the part the rule reads
+            if spec.pair == "second":
+                first = low = high = _to_float(pair.group("b"))
+                start = pair.start("b")
+            end = pair.end()
+        elif decade and first >= 10 and first % 10 == 0:
             where = _DECADE_RE.search(before)
             word = (where.group("where") or "").lower() if where else ""
             low, high = {
@@ -265,22 +277,22 @@ class ValueReader:
                 second = _to_float(tail.group("b"))
                 low, high = min(first, second), max(first, second)
                 end = tail.end()
-        unit, unit_end = self.units.unit_at(text, end)
+        unit, unit_end = self.units.unit_at(text, end, spec.quantity)
         if unit is None:
             paren = _OPEN_PAREN.match(text, end, limit)
             flag = _FLAG_AFTER.match(text, end, limit)
             if paren is not None and flag is None:
-                unit, inner_end = self.units.unit_at(text, paren.end())
+                unit, inner_end = self.units.unit_at(text, paren.end(), spec.quantity)
                 close = _CLOSE_PAREN.match(text, inner_end, limit) if unit else None
                 unit_end = close.end() if close else unit_end
                 if close is None:
                     unit = None
         if unit is not None and unit.quantity != spec.quantity:
             return None
-        factor = unit.factor if unit is not None else _bare_factor(spec, low)
+        factor, offset = (unit.factor, unit.offset) if unit is not None else _bare(spec, low)
         if unit is not None:
             end = unit_end
-        low, high = low * factor, high * factor
+        low, high = low * factor + offset, high * factor + offset
         plausible_low, plausible_high = spec.plausible
         if not (plausible_low <= low and high <= plausible_high):
             return None
@@ -295,7 +307,7 @@ class ValueReader:
         flag = _FLAG_AFTER.match(text, end, limit)
         if flag is not None and not text[flag.end() : flag.end() + 1].isalnum():
             end = flag.end()
-        return Value(low=low, high=high, start=m.start(), end=end, qualified=qualified)
+        return Value(low=low, high=high, start=start, end=end, qualified=qualified)
 
     # -- 1. combined fields ---------------------------------------------------------------
 
@@ -372,7 +384,7 @@ class ValueReader:
             return None  # a row of several labels: a header, not this label's row
         header = self._header_above(d, line_start)
         roles = header.roles(text, line_start, cells) if header else [None] * len(cells)
-        unit = self._label_unit(text, own, mention)
+        unit = self._label_unit(text, own, mention, spec)
         flags: list[int] = []
         for i, (c0, c1) in enumerate(cells):
             cell = text[c0:c1].strip()
@@ -382,7 +394,7 @@ class ValueReader:
             if (role is not None and role.role == "unit") or (
                 role is None and self.units.is_unit(cell.strip("()[] "))
             ):
-                unit = self.units.is_unit(cell.strip("()[] ")) or unit
+                unit = self.units.is_unit(cell.strip("()[] "), spec.quantity) or unit
             if _FLAG_CELL.match(cell):
                 flags.append(i)
         if unit is not None and unit.quantity != spec.quantity:
@@ -431,9 +443,11 @@ class ValueReader:
         rest = re.sub(r"[:\-–=*#•>]", " ", rest)
         return all(self.units.is_unit(w) or w.lower() in _LABEL_WORDS for w in rest.split())
 
-    def _label_unit(self, text: str, cell: tuple[int, int], mention: Mention) -> UnitForm | None:
+    def _label_unit(
+        self, text: str, cell: tuple[int, int], mention: Mention, spec: QuantitySpec
+    ) -> UnitForm | None:
         m = re.search(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]", text[mention.end : cell[1]])
-        return self.units.is_unit(m.group(1)) if m else None
+        return self.units.is_unit(m.group(1), spec.quantity) if m else None
 
     def _cell_value(
         self, text: str, start: int, end: int, spec: QuantitySpec, unit: UnitForm | None
@@ -450,11 +464,10 @@ class ValueReader:
         value = self._value_at(text, number, spec, stripped[: m.start("n")], end)
         if value is None:
             return None
-        if unit is not None and self.units.unit_at(text, number.end())[0] is None:
-            bare = _bare_factor(spec, _to_float(number.group("n")))
-            scale = unit.factor / bare
-            low = value.low * scale if math.isfinite(value.low) else value.low
-            high = value.high * scale if math.isfinite(value.high) else value.high
+        if unit is not None and self.units.unit_at(text, number.end(), spec.quantity)[0] is None:
+            factor, shift = _bare(spec, _to_float(number.group("n")))
+            low = unit.to_canonical((value.low - shift) / factor)
+            high = unit.to_canonical((value.high - shift) / factor)
             plausible_low, plausible_high = spec.plausible
             if not (plausible_low <= low and high <= plausible_high):
                 return None
@@ -507,7 +520,7 @@ class ValueReader:
         own_index = next((i for i, c in enumerate(cells) if c[0] <= mention.start < c[1]), None)
         if own_index is None:
             return None
-        label_unit = self._label_unit(text, cells[own_index], mention)
+        label_unit = self._label_unit(text, cells[own_index], mention, spec)
         values: list[Value] = []
         number = d.line_number(line_start)
         for below in range(1, COLUMN_TABLE_ROWS + 1):
@@ -831,11 +844,12 @@ def _to_float(written: str) -> float:
     return float(written.replace(",", ""))
 
 
-def _bare_factor(spec: QuantitySpec, value: float) -> float:
-    for comparator, bound, factor in spec.bare_scaling:
+def _bare(spec: QuantitySpec, value: float) -> tuple[float, float]:
+    """(factor, offset) that turn a number written with no unit into the canonical unit."""
+    for comparator, bound, factor, offset in spec.bare_scaling:
         if (comparator == ">=" and value >= bound) or (comparator == "<" and value < bound):
-            return factor
-    return 1.0
+            return factor, offset
+    return 1.0, 0.0
 
 
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -1,0 +1,374 @@
+"""Medicines currently taken (`medication` rules): an anticoagulant, a P2Y12 inhibitor, a
+GLP-1 receptor agonist, insulin, a systemic steroid.
+
+A medicine fires when the record shows it taken now: on a medication list, or described as
+taken ("on apixaban for AF"). One being stopped or held for this operation fires too, and
+the detail says so, because the plan must be checked. What does not fire, and is reported
+as negated with the reason:
+
+* the context the whole screen reads (`concord.screen.context`): negated, a relative's,
+  hypothetical or if-needed, planned and not yet started;
+* its place: an allergy list, a list of past or discontinued medicines;
+* its status in its entry (the list line, the table row, or the sentence): stopped for good
+  ("discontinued 2019", "came off it after the bleed"), or stopped more than
+  `stopped_within_days` before the surgery (a date or "3 months ago" by the stop); a
+  medicine the patient was on before ("previously on warfarin", "switched from warfarin
+  to apixaban"); a past course ("completed 6 months of rivaroxaban in 2023"); one the
+  patient cannot take ("intolerant of clopidogrel");
+* its dose, where the rule says: a preventive dose of a heparin ("enoxaparin 40 mg SC daily",
+  "heparin 5000 units SC TDS", "for VTE prophylaxis") - a treatment dose, a weight-based dose
+  or an infusion fires, and a dose not written fires (in doubt, the screen fires); a daily
+  dose below the rule's threshold in equivalents of a reference drug (a steroid below 5 mg
+  of prednisolone a day);
+* its route, where the rule wants systemic use: inhaled, topical, nasal, eye, joint;
+* its duration, where the rule wants long-term use: a short course ("x 5 days", "rescue
+  pack") unless it is said to be long-term.
+
+A status word belongs to the medicine nearest to it in the entry, so "warfarin stopped,
+apixaban started" stops warfarin only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from concord.domain.gate import GateStatus
+from concord.screen.context import HistoryPolicy
+from concord.screen.cues import CueSet, MedicationCues
+from concord.screen.dates import TimeMention, times_in
+from concord.screen.document import ReadDocument
+from concord.screen.findings import Finding
+from concord.screen.lexicon import Mention
+from concord.screen.lexicon_rules import finding
+from concord.screen.rules import MedicationRule, ProphylacticDose
+from concord.screen.screening import Screening
+from concord.screen.sections import SectionKind
+
+BEFORE_REACH = 45  # characters before a medicine a "was on" cue may stand
+DOSE_REACH = 45  # characters after a medicine where its dose is written
+SHORT_COURSE_DAYS = 28  # a course this long or shorter is not long-term use
+
+_DOSE_RE = re.compile(
+    r"(?<![A-Za-z0-9.])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<u>mg|milligrams?|mcg|micrograms?|µg|μg|"
+    r"grams?|g|units?|iu|u|international\s+units)?(?P<kg>\s*/\s*kg)?(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_FREQUENCY = (
+    (re.compile(r"weekly|once\s+a\s+week|every\s+week|q\s?7\s?d|/\s?week", re.I), 1 / 7),
+    (re.compile(r"alternate\s+days?|every\s+other\s+day|q\.?o\.?d", re.I), 0.5),
+    (re.compile(r"q\.?d\.?s|q\.?i\.?d|four\s+times|q\s?6\s?h|6[\s-]?hourly", re.I), 4.0),
+    (re.compile(r"t\.?d\.?s|t\.?i\.?d|three\s+times|q\s?8\s?h|8[\s-]?hourly", re.I), 3.0),
+    (re.compile(r"b\.?d|b\.?i\.?d|twice|q\s?12\s?h|12[\s-]?hourly", re.I), 2.0),
+)
+_DURATION_RE = re.compile(
+    r"(?:for|x|×|over)\s*(?P<n>\d+)\s*(?P<u>days?|d|weeks?|wks?|w|months?|mo|mths?|years?|yrs?)"
+    r"(?![A-Za-z])|(?P<n2>\d+)[\s-]*(?P<u2>days?|weeks?|wk|months?)[\s-]*(?:course|supply)",
+    re.IGNORECASE,
+)
+_DAYS = {"d": 1, "day": 1, "w": 7, "wk": 7, "week": 7, "mo": 30, "mth": 30, "month": 30}
+_DAYS.update({"y": 365, "yr": 365, "year": 365})
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """Where a medicine's status is written: its list line or table row, or its sentence."""
+
+    start: int
+    end: int
+    others: tuple[Mention, ...]  # other medicines named in it
+
+
+def medication_findings(gate_id: str, rule: MedicationRule, s: Screening) -> Iterator[Finding]:
+    cues = s.context.cues.medication
+    for d, m in s.mentions(rule.concepts):
+        term = " ".join(d.text[m.start : m.end].split())
+        situation = s.situation(m, HistoryPolicy.COUNTS)
+        verdict = s.context.verdict(d, m.start, m.end, situation)
+        if verdict is not None:
+            yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, verdict.describe(term))
+            continue
+        status, detail = _status(rule, s, d, m, cues)
+        yield finding(gate_id, status, d, m.start, m.end, f"'{term}': {detail}")
+
+
+def _status(
+    rule: MedicationRule, s: Screening, d: ReadDocument, m: Mention, cues: MedicationCues
+) -> tuple[GateStatus, str]:
+    section = d.sections.at(m.start)
+    if section is not None and section.kind is SectionKind.ALLERGY:
+        return GateStatus.NEGATED, f"in the allergy list ('{section.header}')"
+    if section is not None and section.kind is SectionKind.PAST_MEDICATION:
+        return GateStatus.NEGATED, f"in a list of past medicines ('{section.header}')"
+    entry = _entry(s, d, m)
+    text = d.text
+    current = _own(cues.current, d, m, entry)
+    cant = _before(cues.intolerance_before, d, m, entry)
+    if cant is not None:
+        return GateStatus.NEGATED, f"not taken ('{cant}')"
+    stop = _stop_status(rule, s, d, m, entry, cues, current)
+    if stop is not None:
+        return stop
+    past = _before(cues.past_before, d, m, entry)
+    if past is not None and current is None:
+        return GateStatus.NEGATED, f"no longer taken ('{past}')"
+    course = _before(cues.course_before, d, m, entry)
+    if course is not None and current is None:
+        when = _past_date(s, d, m, entry, rule.stopped_within_days)
+        if when is not None:
+            return GateStatus.NEGATED, f"a past course ('{course}' {when})"
+    dose_text = text[m.end : _dose_end(m, entry)]
+    groups = [g for g in rule.prophylactic if m.concepts & set(g.concepts)]
+    if groups:
+        return _heparin_dose(groups, d, m, entry, dose_text, cues)
+    if rule.systemic_only:
+        route = _own(cues.non_systemic, d, m, entry)
+        if route is not None:
+            return GateStatus.NEGATED, f"not systemic ('{route}')"
+    if rule.daily_dose is not None:
+        daily = _daily_dose(rule, m, dose_text)
+        if daily is not None and daily < rule.daily_dose.at_least:
+            return GateStatus.NEGATED, (
+                f"{daily:g} mg {rule.daily_dose.reference}-equivalent a day "
+                f"< {rule.daily_dose.at_least:g}"
+            )
+    if rule.long_term:
+        short = _short_course(d, m, entry, cues)
+        if short is not None:
+            return GateStatus.NEGATED, f"a short course ('{short}')"
+    where = "on the medication list" if _in_list(d, m) else "taken now"
+    return GateStatus.TRIGGERED, f"{where}: '{_shown(d, entry)}'"
+
+
+# -- status ---------------------------------------------------------------------------------
+
+
+def _stop_status(
+    rule: MedicationRule,
+    s: Screening,
+    d: ReadDocument,
+    m: Mention,
+    entry: _Entry,
+    cues: MedicationCues,
+    current: str | None,
+) -> tuple[GateStatus, str] | None:
+    """Stopped, held or to be stopped: what that means for the operation, or None."""
+    instruction = _own(cues.instruction, d, m, entry)
+    held = _own(cues.held, d, m, entry)
+    stopped = _own(cues.stopped, d, m, entry)
+    if stopped is None and held is None and instruction is None:
+        return None
+    for_surgery = cues.for_surgery.search(d.text, entry.start, entry.end)
+    shown = _shown(d, entry)
+    if instruction is not None and stopped is None:
+        return GateStatus.TRIGGERED, f"taken now, to be stopped before surgery: '{shown}'"
+    days = _days_before(s, d, m, entry)
+    cue = stopped or held
+    if days is not None:
+        if days <= rule.stopped_within_days:
+            return GateStatus.TRIGGERED, (
+                f"'{cue}' {days} days before surgery (within {rule.stopped_within_days}): "
+                f"check the plan: '{shown}'"
+            )
+        if current is None:
+            return GateStatus.NEGATED, f"'{cue}' {days} days before surgery"
+        return None
+    if for_surgery is not None:
+        return GateStatus.TRIGGERED, f"'{cue}' for this operation: check the plan: '{shown}'"
+    if stopped is None:
+        return GateStatus.TRIGGERED, f"'{held}': held now: check the plan: '{shown}'"
+    if current is not None:
+        return None  # "stopped ... restarted"
+    return GateStatus.NEGATED, f"'{stopped}'"
+
+
+def _days_before(s: Screening, d: ReadDocument, m: Mention, entry: _Entry) -> int | None:
+    """Days between the stop written in the entry ("stopped 3 weeks ago", "last dose
+    25/11", "discontinued 2019") and the reference date."""
+    when = _nearest_time(d, m, entry)
+    if when is None:
+        return None
+    _, latest = when.interval(s.clock.anchor(d.index))
+    return max(0, (s.clock.reference - latest).days)
+
+
+def _past_date(s: Screening, d: ReadDocument, m: Mention, entry: _Entry, window: int) -> str | None:
+    """The entry's date when it lies more than `window` days before the reference."""
+    when = _nearest_time(d, m, entry)
+    if when is None:
+        return None
+    _, latest = when.interval(s.clock.anchor(d.index))
+    if (s.clock.reference - latest).days > window:
+        return " ".join(d.text[when.start : when.end].split())
+    return None
+
+
+def _nearest_time(d: ReadDocument, m: Mention, entry: _Entry) -> TimeMention | None:
+    times = [
+        t for t in times_in(d.text, entry.start, entry.end) if _belongs(t.start, t.end, m, entry)
+    ]
+    if not times:
+        return None
+    return min(times, key=lambda t: min(abs(t.start - m.end), abs(m.start - t.end)))
+
+
+# -- dose, route and duration ---------------------------------------------------------------
+
+
+def _heparin_dose(
+    groups: list[ProphylacticDose],
+    d: ReadDocument,
+    m: Mention,
+    entry: _Entry,
+    dose_text: str,
+    cues: MedicationCues,
+) -> tuple[GateStatus, str]:
+    shown = _shown(d, entry)
+    treatment = _own(cues.treatment, d, m, entry)
+    if treatment is not None:
+        return GateStatus.TRIGGERED, f"treatment dose ('{treatment}'): '{shown}'"
+    prophylaxis = _own(cues.prophylaxis, d, m, entry)
+    if prophylaxis is not None:
+        return GateStatus.NEGATED, f"a preventive dose ('{prophylaxis}')"
+    dose = _DOSE_RE.search(dose_text)
+    if dose is None:
+        return GateStatus.TRIGGERED, f"dose not stated: check it: '{shown}'"
+    if dose.group("kg"):
+        return GateStatus.TRIGGERED, f"weight-based (treatment) dose: '{shown}'"
+    amount = _number(dose.group("n"))
+    unit = _unit(dose.group("u"), groups[0].unit, amount)
+    group = next((g for g in groups if g.unit == unit), groups[0])
+    if unit != group.unit:
+        return GateStatus.TRIGGERED, f"dose in {unit}: check it: '{shown}'"
+    if amount <= group.at_most:
+        return GateStatus.NEGATED, f"a preventive dose ({amount:g} {unit} <= {group.at_most:g})"
+    return GateStatus.TRIGGERED, f"treatment dose ({amount:g} {unit} > {group.at_most:g})"
+
+
+def _daily_dose(rule: MedicationRule, m: Mention, dose_text: str) -> float | None:
+    """The daily dose in mg of the rule's reference drug, when written."""
+    assert rule.daily_dose is not None
+    factors = {e.concept: e.factor for e in rule.daily_dose.equivalents}
+    factors[rule.daily_dose.reference] = 1.0
+    factor = next((f for cid, f in factors.items() if cid in m.concepts), None)
+    dose = _DOSE_RE.search(dose_text)
+    if factor is None or dose is None or dose.group("kg"):
+        return None
+    amount = _number(dose.group("n"))
+    unit = (dose.group("u") or "mg").lower()
+    if unit.startswith(("mcg", "micro", "µ", "μ")):
+        amount /= 1000
+    elif unit.startswith("g"):
+        amount *= 1000
+    elif not unit.startswith(("mg", "milli")):
+        return None
+    times = next(
+        (n for regex, n in _FREQUENCY if regex.search(dose_text, dose.end())),
+        1.0,
+    )
+    return round(amount * times * factor, 2)
+
+
+def _short_course(d: ReadDocument, m: Mention, entry: _Entry, cues: MedicationCues) -> str | None:
+    if _own(cues.long_term, d, m, entry) is not None:
+        return None
+    short = _own(cues.short_course, d, m, entry)
+    if short is not None:
+        return short
+    for found in _DURATION_RE.finditer(d.text, entry.start, entry.end):
+        if not _belongs(found.start(), found.end(), m, entry):
+            continue
+        number = int(found.group("n") or found.group("n2"))
+        unit = (found.group("u") or found.group("u2")).lower().rstrip("s")
+        days = number * next((v for k, v in _DAYS.items() if unit.startswith(k)), 1)
+        if days <= SHORT_COURSE_DAYS:
+            return " ".join(found.group().split())
+        return None
+    return None
+
+
+def _unit(written: str | None, default: str, amount: float) -> str:
+    if written is None:
+        return "units" if default == "units" and amount >= 100 else "mg"
+    low = written.lower()
+    if low.startswith(("unit", "iu", "international")) or low == "u":
+        return "units"
+    return "mg" if low.startswith(("mg", "milli")) else low
+
+
+def _number(written: str) -> float:
+    return float(written.replace(",", "."))
+
+
+# -- entries and cues -----------------------------------------------------------------------
+
+
+def _entry(s: Screening, d: ReadDocument, m: Mention) -> _Entry:
+    """The list line or table row of the mention, else its clause in a sentence."""
+    start, end = d.entry_bounds(m.start, m.end)
+    others = tuple(
+        o
+        for o in d.starting_in(start, end)
+        if o.start != m.start and _is_medicine(s, o) and not (o.concepts & m.concepts)
+    )
+    return _Entry(start, end, others)
+
+
+def _is_medicine(s: Screening, mention: Mention) -> bool:
+    return any(
+        s.lexicon.concepts[cid].intervention
+        for cid in mention.concepts
+        if cid in s.lexicon.concepts
+    )
+
+
+def _belongs(start: int, end: int, m: Mention, entry: _Entry) -> bool:
+    """Whether the words at [start, end) are nearer to `m` than to any other medicine."""
+
+    def distance(a_start: int, a_end: int) -> int:
+        if end <= a_start:
+            return a_start - end
+        if start >= a_end:
+            return start - a_end
+        return 0
+
+    own = distance(m.start, m.end)
+    return all(distance(o.start, o.end) > own for o in entry.others)
+
+
+def _own(cue: CueSet, d: ReadDocument, m: Mention, entry: _Entry) -> str | None:
+    """The first word of `cue` in the entry that belongs to `m`."""
+    for found in cue.finditer(d.text, entry.start, entry.end):
+        if found.start() < m.end and found.end() > m.start:
+            continue  # inside the medicine's own name
+        if _belongs(found.start(), found.end(), m, entry):
+            return " ".join(found.group().split())
+    return None
+
+
+def _before(cue: CueSet, d: ReadDocument, m: Mention, entry: _Entry) -> str | None:
+    """A cue ending at most BEFORE_REACH characters before `m`, in its entry, with no other
+    medicine between ("previously on warfarin", "switched from warfarin to ...")."""
+    low = max(entry.start, m.start - BEFORE_REACH)
+    found = None
+    for match in cue.finditer(d.text, low, m.start):
+        if not any(match.end() <= o.start < m.start for o in entry.others):
+            found = match
+    return " ".join(found.group().split()) if found is not None else None
+
+
+def _dose_end(m: Mention, entry: _Entry) -> int:
+    """Where the medicine's dose text ends: the next medicine, the entry's end, or a reach."""
+    nxt = min((o.start for o in entry.others if o.start > m.end), default=entry.end)
+    return min(nxt, entry.end, m.end + DOSE_REACH)
+
+
+def _in_list(d: ReadDocument, m: Mention) -> bool:
+    section = d.sections.at(m.start)
+    return section is not None and section.kind is SectionKind.MEDICATION
+
+
+def _shown(d: ReadDocument, entry: _Entry) -> str:
+    written = " ".join(d.text[entry.start : entry.end].split())
+    return written if len(written) <= 90 else written[:87] + "..."

@@ -1,0 +1,223 @@
+"""Numbers written as words, as dictation writes them, read as the digits a clinician means.
+
+A dictated note says "a potassium of six point two", "platelets of sixty-one thousand",
+"satting eighty-eight percent", "an ejection fraction of twenty to twenty-five percent",
+"troponin went from point zero four to point three one", "sodium of one twenty-one",
+"blood pressure one ninety over one ten". `number_word_spans` finds each run of number
+words and the digits it stands for:
+
+* cardinals with their joins: "sixty-one", "one hundred and twenty", "a hundred and ten",
+  "sixty-one thousand", "two thousand and nine";
+* decimals: "six point two", "point four" (0.4), "point zero four" (0.04), "two point one
+  five";
+* the dictated hundreds: a digit word then a tens or teen word is a three-digit number
+  ("one twenty-one" = 121, "one ninety" = 190, "two fifty" = 250, "one oh five" = 105);
+* each number of a range or a pair stays its own number ("twenty to twenty-five" gives
+  20 and 25; "one ninety over one ten" gives 190 and 110).
+
+A lone small word is ordinary language more often than a value ("one of", "no one", "two
+sons"): one from "two" to "nineteen" is read as a number only where a value is expected
+(after "of", "was", "is", "at", "to", "from", "over", "=" or ":", after a stage, grade,
+class or type word, or before a unit word such as "percent" or "units"); "one" alone
+never is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+UNITS = {
+    "zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9,
+}  # fmt: skip
+TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+SCALES = {"hundred": 100, "thousand": 1000}
+_NUMBER_WORDS = sorted({*UNITS, *TEENS, *TENS, *SCALES, "point", "and", "a"}, key=len, reverse=True)
+_WORD_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:" + "|".join(_NUMBER_WORDS) + r")(?![A-Za-z0-9])", re.IGNORECASE
+)
+_JOIN_RE = re.compile(r"[ \t]*-[ \t]*|[ \t]+")  # what may stand between two words of a number
+_VALUE_BEFORE_RE = re.compile(
+    r"(?:(?<![A-Za-z])(?:of|was|is|are|were|at|to|from|over|about|around|approximately|"
+    r"stage|grade|class|type|gold|nyha|asa|score|scored|x)|[=:~])[ \t]*$",
+    re.IGNORECASE,
+)
+_UNIT_AFTER_RE = re.compile(
+    r"[ \t]*(?:percent|per\s*cent|%|units?|mmol|mg|milligrams?|grams?|g/|kg|kilos?|"
+    r"millimol|milliequivalents?|beats|breaths|litres?|liters?|l/min|mm|cm|metres?|meters?|"
+    r"feet|foot|inches|pounds|lbs?|stones?|point)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_DIGIT_WORDS_AFTER_POINT = {**UNITS}
+
+
+@dataclass(frozen=True)
+class NumberWords:
+    """A run of number words at text[start:end] and the digits it stands for."""
+
+    start: int
+    end: int
+    digits: str
+
+
+def number_word_spans(text: str) -> list[NumberWords]:
+    """Every run of number words in `text` that stands for a value (module doc), in order."""
+    if not _WORD_RE.search(text):
+        return []
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD_RE.finditer(text)]
+    out: list[NumberWords] = []
+    i = 0
+    while i < len(words):
+        run = [words[i]]
+        while i + len(run) < len(words):
+            nxt = words[i + len(run)]
+            if not _JOIN_RE.fullmatch(text, run[-1][1], nxt[0]):
+                break
+            run.append(nxt)
+        out.extend(_numbers_in(text, run))
+        i += len(run)
+    return out
+
+
+def _numbers_in(text: str, run: list[tuple[int, int, str]]) -> list[NumberWords]:
+    """The numbers a run of adjacent number words holds (a run may hold several: "twenty
+    to twenty-five" is cut at "to" before it gets here; "one ninety one ten" is not)."""
+    out: list[NumberWords] = []
+    k = 0
+    while k < len(run):
+        parsed = _parse(run, k)
+        if parsed is None:
+            k += 1
+            continue
+        end_index, value = parsed
+        start, end = run[k][0], run[end_index - 1][1]
+        if _stands_for_value(text, run, k, end_index, value):
+            out.append(NumberWords(start, end, value))
+        k = end_index
+    return out
+
+
+def _stands_for_value(
+    text: str, run: list[tuple[int, int, str]], k: int, end_index: int, value: str
+) -> bool:
+    words = [w for _, _, w in run[k:end_index]]
+    if len(words) > 1 or words[0] in TENS or words[0] in SCALES:
+        return True
+    word = words[0]
+    if word in ("one", "a", "and", "point", "oh") or word not in UNITS and word not in TEENS:
+        return False
+    start, end = run[k][0], run[end_index - 1][1]
+    before = text[max(0, start - 24) : start]
+    return bool(_VALUE_BEFORE_RE.search(before) or _UNIT_AFTER_RE.match(text, end))
+
+
+def _parse(run: list[tuple[int, int, str]], k: int) -> tuple[int, str] | None:
+    """The number starting at word k of the run: (index after its last word, digits)."""
+    words = [w for _, _, w in run]
+    n = len(words)
+    if words[k] in ("and", "point") and not (words[k] == "point" and _digit_after(words, k)):
+        return None
+    if words[k] == "a" and not (k + 1 < n and words[k + 1] in SCALES):
+        return None
+    if words[k] == "oh":
+        return None
+    j = k
+    whole: int | None = None
+    if words[j] != "point":
+        # the dictated hundreds: "one twenty-one", "one ninety", "one oh five"
+        if (
+            words[j] in UNITS
+            and words[j] not in ("zero", "oh")
+            and j + 1 < n
+            and (words[j + 1] in TENS or words[j + 1] in TEENS or words[j + 1] == "oh")
+        ):
+            hundreds = UNITS[words[j]] * 100
+            j += 1
+            if words[j] == "oh":
+                if j + 1 < n and words[j + 1] in UNITS and words[j + 1] not in ("zero", "oh"):
+                    whole, j = hundreds + UNITS[words[j + 1]], j + 2
+                else:
+                    return None
+            elif words[j] in TEENS:
+                whole, j = hundreds + TEENS[words[j]], j + 1
+            else:
+                whole, j = hundreds + TENS[words[j]], j + 1
+                if j < n and words[j] in UNITS and words[j] not in ("zero", "oh"):
+                    whole, j = whole + UNITS[words[j]], j + 1
+        else:
+            whole, j = _cardinal(words, j)
+            if whole is None:
+                return None
+    if j < n and words[j] == "point" and _digit_after(words, j):
+        j += 1
+        decimals = ""
+        while j < n and words[j] in _DIGIT_WORDS_AFTER_POINT:
+            decimals += str(UNITS[words[j]])
+            j += 1
+        return j, f"{whole or 0}.{decimals}"
+    if whole is None:
+        return None
+    return j, str(whole)
+
+
+def _digit_after(words: list[str], j: int) -> bool:
+    return j + 1 < len(words) and words[j + 1] in UNITS
+
+
+def _cardinal(words: list[str], j: int) -> tuple[int | None, int]:
+    """A cardinal from word j: "sixty-one thousand", "one hundred and twenty"."""
+    n = len(words)
+    total = 0
+    current = 0
+    seen = False
+    last: str | None = None  # the kind of the last word taken
+    while j < n:
+        w = words[j]
+        if w == "a" and j + 1 < n and words[j + 1] in SCALES and not seen:
+            current, seen, last = 1, True, "unit"
+        elif w in UNITS and w != "oh" and last in (None, "tens", "scale", "and"):
+            if last == "tens" and UNITS[w] == 0:
+                break
+            current += UNITS[w]
+            seen, last = True, "unit"
+        elif w in TEENS and last in (None, "scale", "and"):
+            current += TEENS[w]
+            seen, last = True, "teen"
+        elif w in TENS and last in (None, "scale", "and"):
+            current += TENS[w]
+            seen, last = True, "tens"
+        elif w == "hundred" and last in ("unit", "teen") and current % 100 == current:
+            current *= 100
+            last = "scale"
+        elif w == "thousand" and seen and last in ("unit", "teen", "tens", "scale"):
+            total += current * 1000
+            current = 0
+            last = "scale"
+        elif (
+            w == "and"
+            and last == "scale"
+            and j + 1 < n
+            and words[j + 1]
+            in (
+                *UNITS,
+                *TEENS,
+                *TENS,
+            )
+        ):
+            last = "and"
+        else:
+            break
+        j += 1
+    if not seen:
+        return None, j
+    if last == "and":
+        j -= 1
+    return total + current, j
