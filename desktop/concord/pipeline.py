@@ -104,17 +104,20 @@ def mutual_omissions(gates: tuple[GateHit, ...], briefs: list[Brief], rules: Map
     ]
 
 
-def gates_firing_on(screen: RecordScreen) -> Callable[[str], frozenset[str]]:
-    """The record screen run on a quoted text alone: the gates it triggers there."""
+def gates_firing_on(screen: RecordScreen) -> Callable[[str], dict[str, tuple[str, ...]]]:
+    """The record screen run on a quoted text alone: each gate it triggers there, with the
+    texts it fired on."""
 
-    def fires(text: str) -> frozenset[str]:
+    def fires(text: str) -> dict[str, tuple[str, ...]]:
         quoted = Record(
             name="quoted evidence",
             documents=(SourceDocument(source_id="quote", kind="txt", text=text),),
         )
-        return frozenset(
-            g.gate_id for g in screen.screen(quoted) if g.status == GateStatus.TRIGGERED
-        )
+        return {
+            g.gate_id: tuple(s.text for s in g.evidence)
+            for g in screen.screen(quoted)
+            if g.status == GateStatus.TRIGGERED
+        }
 
     return fires
 

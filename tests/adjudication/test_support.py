@@ -294,3 +294,20 @@ def test_a_case_stored_before_the_check_keeps_its_old_rule(
     assert old.items[0].supported is None
     assert old.unsupported_items() == ()  # as it was scored: it cites verified evidence
     assert [i.item_id for i in addressing_items(old, gate, screen.definitions)] == ["top_risks.1"]
+
+
+def test_a_quantity_addresses_only_the_gate_whose_finding_is_its_value(
+    screen: RecordScreen, record: Record
+) -> None:
+    # one line holds both a potassium and a renal finding; "potassium" is an address term
+    # of both gates, but only the hyperkalaemia finding is a potassium value
+    fired = {g.gate_id for g in screen.screen(record) if g.status == GateStatus.TRIGGERED}
+    assert {"hyperkalaemia", "severe_renal_impairment"} <= fired
+    potassium, renal = checked(
+        screen,
+        record,
+        [("K+ >= 6.0 mmol/L", ("E4",)), ("Severe CKD, creatinine 296: renal dosing", ("E4",))],
+    )
+    assert potassium.addresses == ("hyperkalaemia",)
+    assert renal.addresses is not None and "severe_renal_impairment" in renal.addresses
+    assert "hyperkalaemia" not in renal.addresses

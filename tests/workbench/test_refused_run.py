@@ -44,7 +44,7 @@ def test_a_refused_run_is_stored_as_failed_and_says_what_to_do() -> None:
         )
         case = events[-1].case
         assert case is not None and case.initial_status == CaseStatus.RUN_FAILED
-        assert [g.gate_id for g in case.red_flags] == ["hyperkalaemia"]  # the screen stays
+        assert "hyperkalaemia" in [g.gate_id for g in case.red_flags]  # the screen stays
         svc.repo.save_case(case, "tester")
         assert svc.repo.case_status(case.case_id) == CaseStatus.RUN_FAILED
         (row,) = load_worklist(svc.repo).rows

@@ -113,8 +113,9 @@ class ConceptReader(Protocol):
     def concepts_in(self, text: str) -> frozenset[str]: ...
 
 
-GatesFiringOn = Callable[[str], frozenset[str]]
-"""The record screen run on a text: the ids of the gates it triggers there."""
+GatesFiringOn = Callable[[str], Mapping[str, tuple[str, ...]]]
+"""The record screen run on a text: gate id -> the texts it fired on, for each gate it
+triggers there."""
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ class ClaimChecker:
         self.lexicon = lexicon
         self.rules = rules
         self._fires_on = fires_on
-        self._fired: dict[str, frozenset[str]] = {}
+        self._fired: dict[str, Mapping[str, tuple[str, ...]]] = {}
 
     # -- the one entry point ---------------------------------------------------------------
 
@@ -222,10 +223,34 @@ class ClaimChecker:
         supported, reason = self._supported(item, quotes)
         if not supported:
             return ClaimVerdict(False, reason)
-        addresses = tuple(
-            g.gate_id for g in self.gates if self._names(item, g) and self._is_finding(g, quotes)
-        )
+        addresses = tuple(g.gate_id for g in self.gates if self._addresses(item, g, quotes))
         return ClaimVerdict(True, reason, addresses)
+
+    def _addresses(
+        self, item: BriefItem, gate: GateHit, quotes: Sequence[tuple[str, int, int, str]]
+    ) -> bool:
+        """It names the gate and cites the gate's finding; a gate named only by a quantity
+        ("K+ level" for renal impairment) is addressed only when the finding is a value of
+        that quantity (the same line may hold a renal finding and a potassium one)."""
+        if not self._names(item, gate):
+            return False
+        found = self._finding(gate, quotes)
+        if not found:
+            return False
+        named = self._naming_concepts(item, gate)
+        if named is None or not named <= self.lexicon.measurable:
+            return True  # named by a phrase, or by a condition or treatment of its own
+        in_finding = self._widened(frozenset().union(*(self.lexicon.concepts_in(t) for t in found)))
+        return bool(named & in_finding)
+
+    def _naming_concepts(self, item: BriefItem, gate: GateHit) -> frozenset[str] | None:
+        """The gate's address concepts the bullet uses; None when a phrase names it."""
+        rule = self.rules.get(gate.gate_id)
+        terms = frozenset(getattr(rule, "address_terms", ()))
+        said = self._widened(self.lexicon.concepts_in(item.text)) & terms
+        if not said:
+            return None
+        return said
 
     # -- evidence ----------------------------------------------------------------------------
 
@@ -247,19 +272,25 @@ class ClaimChecker:
             out.append((span.source_id, span.start, span.end, span.text))
         return out
 
-    def _is_finding(self, gate: GateHit, quotes: Iterable[tuple[str, int, int, str]]) -> bool:
-        """One of the quotes overlaps a span the gate fired on, or fires the gate itself."""
+    def _finding(self, gate: GateHit, quotes: Iterable[tuple[str, int, int, str]]) -> list[str]:
+        """The gate's finding in the quotes: the spans it fired on that a quote overlaps,
+        and what its rule fires on in a quote read by itself ([]: none)."""
+        found: list[str] = []
         for source_id, start, end, text in quotes:
-            for span in gate.evidence:
-                if span.source_id == source_id and span.start < end and start < span.end:
-                    return True
-            if gate.gate_id in self._gates_firing(text):
-                return True
-        return False
+            found += [
+                span.text
+                for span in gate.evidence
+                if span.source_id == source_id and span.start < end and start < span.end
+            ]
+            found += list(self._gates_firing(text).get(gate.gate_id, ()))
+        return found
 
-    def _gates_firing(self, text: str) -> frozenset[str]:
+    def _is_finding(self, gate: GateHit, quotes: Iterable[tuple[str, int, int, str]]) -> bool:
+        return bool(self._finding(gate, quotes))
+
+    def _gates_firing(self, text: str) -> Mapping[str, tuple[str, ...]]:
         if self._fires_on is None:
-            return frozenset()
+            return {}
         if text not in self._fired:
             self._fired[text] = self._fires_on(text)
         return self._fired[text]
