@@ -311,3 +311,36 @@ def test_a_quantity_addresses_only_the_gate_whose_finding_is_its_value(
     assert potassium.addresses == ("hyperkalaemia",)
     assert renal.addresses is not None and "severe_renal_impairment" in renal.addresses
     assert "hyperkalaemia" not in renal.addresses
+
+
+def test_a_date_or_a_later_number_is_not_the_concepts_value(screen: RecordScreen) -> None:
+    text = "Diagnosis: iron deficiency anaemia (Hb 96), received IV iron 10/2026.\n"
+    record = Record(
+        name="dates", documents=(SourceDocument(source_id="note", kind="txt", text=text),)
+    )
+    quoted = "iron deficiency anaemia (Hb 96), received IV iron 10/2026."
+    start = text.index(quoted)
+    evidence = VerifiedEvidence(
+        evidence_id="E1",
+        line=EvidenceLine(source_id="note", locator="L1", extract_text=quoted, tag="LABS"),
+        alignment=Alignment(
+            status=AlignmentStatus.EXACT,
+            source_id="note",
+            start=start,
+            end=start + len(quoted),
+            score=100.0,
+        ),
+    )
+    brief = Brief(
+        agent="anaesthetist",
+        items=(
+            _bullet(1, "Iron deficiency anaemia (Hb 96), received IV iron 10/2026", ("E1",)),
+            _bullet(2, "Anaemia, Hb 96 g/L, transfuse if Hb falls by 20", ("E1",)),
+            _bullet(3, "Anaemia, Hb 86", ("E1",)),
+        ),
+        evidence=(evidence,),
+    )
+    dated, later, wrong = check_claims(record, [brief], screen.screen(record), screen)[0].items
+    assert dated.supported is True, dated.support_reason
+    assert later.supported is True, later.support_reason  # 20 is a plan's number
+    assert wrong.supported is False and "96" in wrong.support_reason

@@ -220,3 +220,19 @@ def test_a_window_that_fits_is_never_moved() -> None:
         assert window_geometry.inside(rect, screen) == rect
     moved = window_geometry.inside(QRect(900, 700, 1000, 600), screen)
     assert screen.contains(moved) and moved.size() == QRect(0, 0, 1000, 600).size()
+
+
+def test_no_page_makes_the_window_taller_than_the_screen(case_window) -> None:
+    """Every tab of a case, each drawn (a grab lays out the hidden pages too): the window
+    keeps its size (a scorecard laid out while hidden, its formulas wrapped into tall rows,
+    used to stretch the window to 1531 px on a 800 px screen)."""
+    window = case_window
+    window_geometry.fit(window, QRect(0, 0, 1280, 800))
+    QApplication.processEvents()
+    size = window.size()
+    for tab in range(window.case_view.tabs.count()):
+        window.show_tab(tab)
+        window.grab()
+        QApplication.processEvents()
+        assert window.size() == size, (tab, window.size())
+        assert window.minimumSizeHint().height() <= size.height()

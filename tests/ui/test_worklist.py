@@ -19,6 +19,7 @@ from tests.factories import CLINIC_TEXT
 from tests.ui.helpers import idle
 
 USER = "dr.tester"
+SCREEN_LOAD_MS = 120_000  # loading the record screen takes seconds (more on a busy machine)
 
 
 def _record(name: str, header: str = "") -> Record:
@@ -80,6 +81,8 @@ def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> 
     window = make_window()
     worklist = window.worklist
     idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
+    # the rows show at once; the red flags of records not run yet follow from the screen
+    idle(qtbot, window, lambda: not worklist.screening, timeout=SCREEN_LOAD_MS)
     assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST]
     titles = [worklist.model.headerData(c, Qt.Orientation.Horizontal) for c in range(8)]
     for title in ("Brief quality", "Red flags", "DOB / MRN", "Operation", "Surgery"):
@@ -123,6 +126,8 @@ def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:
     window = make_window()
     worklist = window.worklist
     idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
+    # the rows show at once; the red flags of records not run yet follow from the screen
+    idle(qtbot, window, lambda: not worklist.screening, timeout=SCREEN_LOAD_MS)
     qtbot.keyClick(window, Qt.Key.Key_B)
     # what every agent missed is a verdict: hidden, and no longer an order
     expected = ["run failed", "needs review", "missed major", "mutual"]  # in import order

@@ -6,13 +6,14 @@ whether the bullet citing it is right: "K+ >= 6.0 mmol/L" citing the letterhead,
 line that says K+ 4.1, is a verified quote under an unsupported claim. A bullet is
 **supported** when its verified cited evidence carries
 
-* **its values**: every number it states as a measurement (a number after a measurable
-  concept, "K+ 6.3", "LVEF of 30%", or one in a unit of measurement, "6.3 mmol/L") is in the
-  evidence, as a value of that concept where it names one, in the same unit (or one side
-  gives none);
+* **its values**: every number it states as a measurement (the first number after a
+  measurable concept, "K+ 6.3", "LVEF of 30-35%", or one in a unit of measurement, "6.3
+  mmol/L"; never a date) is in the evidence, as a value of that concept where it names one,
+  in the same unit (or one side gives none);
 * **its comparisons**: a comparison it asserts ("K+ >= 6.0") holds for a value of that
-  concept in the evidence. A comparison in a plan ("delay if K+ >= 6.0", "target SpO2 >
-  92%") is a threshold, not a finding: only its concept must be in the evidence;
+  concept in the evidence. A number in a plan's clause ("delay if K+ >= 6.0", "target SpO2
+  > 92%", "transfuse if Hb falls by 20") is a threshold, not a finding: only the bullet's
+  concept must be in the evidence;
 * **its concepts**: at least one clinical concept it names (read with the screen's lexicon;
   a condition counts as the quantity it is a value of: hyperkalaemia as potassium) is named
   in the evidence, or the evidence is the finding of a gate the bullet tags or names.
@@ -73,6 +74,12 @@ _COMPARATOR_BEFORE = [
 ]
 _OP_TEXT = {">=": "≥", "<=": "≤", ">": ">", "<": "<"}
 _FLAG_UNITS = frozenset({"h", "l", "hh", "ll"})
+_CLAUSE_END = re.compile(r"[;,]|\.(?!\d)")
+_RANGE_GAP = re.compile(r"\s*(?:-|–|to)\s*")
+_DATES = re.compile(
+    r"(?<![\w/.])(?:\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{4})(?![\w/])"
+)
+"""Dates are not values: 10/2026, 06/11/2026, 2026-11-27."""
 """A lab flag ("6.3  H  mmol/L") reads like a unit; the unit is the word after it."""
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -134,7 +141,8 @@ class _Value:
 @dataclass(frozen=True)
 class _Claim:
     """A number the bullet states: its concept (None: none before it), comparison (None:
-    a plain value), and whether it is a plan's threshold."""
+    a plain value), and whether it is a plan's threshold (in a clause that begins with a
+    conditional word: "delay if K+ >= 6.0", "transfuse if Hb falls by 20")."""
 
     concept: str | None
     quantity: QuantityAt
@@ -161,6 +169,17 @@ def _is_measurement_unit(unit: str) -> bool:
 
 def _quantity_text(q: QuantityAt) -> str:
     return f"{q.number} {q.unit}".strip()
+
+
+def _clause_end(text: str, start: int) -> int:
+    """Where the clause that runs from `start` ends (";", ".", "," or the end)."""
+    found = _CLAUSE_END.search(text, start)
+    return found.start() if found else len(text)
+
+
+def _without_dates(text: str) -> str:
+    """The text with each date blanked out (same length: offsets stay)."""
+    return _DATES.sub(lambda m: " " * len(m.group()), text)
 
 
 def _with_flag_skipped(text: str, quantities: tuple[QuantityAt, ...]) -> list[QuantityAt]:
@@ -329,21 +348,34 @@ class ClaimChecker:
         return out
 
     def _claims(self, text: str) -> list[_Claim]:
-        """The numbers the bullet states, each with the measurable concept it follows."""
-        threshold = bool(_CONDITIONAL.search(text))
+        """The numbers the bullet states, each with the measurable concept it follows: the
+        first number after the concept (and the other end of a range) is its value; a later
+        one is not, nor is a date."""
+        text = _without_dates(text)
+        plans = [(m.start(), _clause_end(text, m.end())) for m in _CONDITIONAL.finditer(text)]
         cuts: list[tuple[int, int, str | None]] = [(0, 0, None), *self._anchors(text)]
         claims: list[_Claim] = []
         for n, (_, end, concept) in enumerate(cuts):
             stop = cuts[n + 1][0] if n + 1 < len(cuts) else len(text)
             segment = text[end:stop]
             canon, found = quantities_at(segment)
+            previous: QuantityAt | None = None
+            value_of_concept = concept is not None
             for q in found:
                 before = canon[: q.start]
                 op = next((o for regex, o in _COMPARATOR_BEFORE if regex.search(before)), None)
-                between = _WORD.findall(before)
-                attached = concept is not None and len(between) <= ATTACH_MAX_WORDS
+                if previous is None:
+                    attached = value_of_concept and len(_WORD.findall(before)) <= ATTACH_MAX_WORDS
+                else:  # the other end of a range ("30-35%", "6.0 to 6.5") is a value too
+                    attached = value_of_concept and bool(
+                        _RANGE_GAP.fullmatch(canon[previous.end : q.start])
+                    )
+                value_of_concept = attached
+                previous = q
                 if op is None and not attached and not _is_measurement_unit(q.unit):
                     continue  # a dose, a duration, a count: a plan's detail, not a finding
+                at = end + q.start
+                threshold = any(start <= at < stop for start, stop in plans)
                 claims.append(_Claim(concept if attached else None, q, op, threshold))
         return claims
 
@@ -352,7 +384,7 @@ class ClaimChecker:
         and every number with a unit of measurement (a value of no named concept)."""
         out: list[_Value] = []
         for _, _, _, text in quotes:
-            for line in text.splitlines():
+            for line in _without_dates(text).splitlines():
                 anchors = self._anchors(line)
                 for n, (_, end, concept) in enumerate(anchors):
                     stop = anchors[n + 1][0] if n + 1 < len(anchors) else len(line)
@@ -376,7 +408,7 @@ class ClaimChecker:
         else:
             pool = [v.quantity for v in values if v.quantity.unit and v.quantity.unit == q.unit]
             what = f"value in {q.unit}" if q.unit else "value"
-        if claim.op is not None and claim.threshold:
+        if claim.threshold:
             return True, ""  # a plan's threshold: only its concept must be in the evidence
         if not pool:
             return False, f"the cited evidence gives no {what} (the bullet says {stated})"

@@ -8,6 +8,7 @@ record's case page only; opening another patient meanwhile shows that patient as
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from concord.workbench.case_bundle import CaseBundle, case_bundle, record_bundle
 from concord.workbench.case_queue import action_text, judgement_words
 from concord.workbench.decisions import DecisionResult, append_decisions
 from concord.workbench.imports import ImportResult, ImportStep, import_paths
-from concord.workbench.worklist import Worklist, load_worklist
+from concord.workbench.worklist import Worklist, load_worklist, screen_rows
 
 RECORD_FILTER = (
     "Patient records (*.txt *.md *.json *.pdf *.png *.jpg *.jpeg *.tif *.tiff);;All files (*)"
@@ -97,6 +98,8 @@ class PatientsPage(QStackedWidget):
         self.addWidget(self.worklist)
         self.addWidget(self.case_view)
         self.signing = SignFlow(self, db, user)
+        self.screener = RedFlagScreener(self)
+        self._worklist_generation = 0
         self._connect()
 
     def _connect(self) -> None:
@@ -122,6 +125,7 @@ class PatientsPage(QStackedWidget):
         self.runner.cancelled.connect(self._run_cancelled)
         self.runner.busy_changed.connect(self._runner_busy)
         self.signing.signed.connect(self._signed)
+        self.screener.screened.connect(self._worklist_screened)
         self.signing.failed.connect(lambda text: self.case_view.show_message(text))
 
     # the page protocol ---------------------------------------------------------------
@@ -187,15 +191,30 @@ class PatientsPage(QStackedWidget):
     # worklist and import -------------------------------------------------------------
 
     def refresh_worklist(self, select: str | None = None) -> None:
-        """Read the worklist again; select `select` (a record id) once it is shown."""
+        """Read the worklist again; select `select` (a record id) once it is shown. Records
+        not run yet are screened in a thread of their own: the list shows at once and their
+        red flags follow (the screen takes seconds to load)."""
+        self._worklist_generation += 1
+        generation = self._worklist_generation
         self.db.call(
-            load_worklist,
-            lambda worklist: self._worklist_loaded(worklist, select),
+            lambda repo: load_worklist(repo, None),
+            lambda worklist: self._worklist_loaded(worklist, select, generation),
             self._db_error("Could not read the worklist"),
         )
 
-    def _worklist_loaded(self, worklist: Worklist, select: str | None) -> None:
+    def _worklist_loaded(self, worklist: Worklist, select: str | None, generation: int) -> None:
         self.worklist.set_rows(worklist, select=select)
+        if worklist.unscreened:
+            self.worklist.screening = True
+            self.screener.start(worklist, generation)
+
+    def _worklist_screened(self, worklist: Worklist, generation: int) -> None:
+        if generation != self._worklist_generation:
+            return  # a later read of the worklist is on its way
+        self.worklist.screening = False
+        self.worklist.set_rows(worklist)
+        if worklist.note:
+            self.status_message.emit(worklist.note)
 
     def show_worklist(self) -> None:
         self.setCurrentWidget(self.worklist)
@@ -582,6 +601,19 @@ class PatientsPage(QStackedWidget):
             "info",
         )
         self.refresh_worklist()
+
+
+class RedFlagScreener(QObject):
+    """Screens the records not run yet in a thread of its own (pure computation on records
+    already read), and hands the worklist back with their red flags."""
+
+    screened = Signal(object, int)  # Worklist, generation
+
+    def start(self, worklist: Worklist, generation: int) -> None:
+        def work() -> None:
+            self.screened.emit(screen_rows(worklist), generation)
+
+        threading.Thread(target=work, name="concord-screen", daemon=True).start()
 
 
 class _ImportRelay(QObject):

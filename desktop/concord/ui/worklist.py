@@ -48,8 +48,17 @@ HIDDEN = "hidden (blind)"
 COL_URGENCY, COL_PATIENT, COL_IDENTITY, COL_OPERATION, COL_SURGERY = range(5)
 COL_FLAGS, COL_STATUS, COL_QUALITY = 5, 6, 7
 FLAGS_COLUMN = COL_FLAGS  # the red flags take what width is left (in full in the tooltip)
-PATIENT_WIDTH = 220
-OPERATION_WIDTH = 190
+PATIENT_WIDTH = 190
+OPERATION_WIDTH = 160
+COLUMN_WIDTHS = {
+    COL_URGENCY: 178,
+    COL_PATIENT: PATIENT_WIDTH,
+    COL_IDENTITY: 150,
+    COL_OPERATION: OPERATION_WIDTH,
+    COL_SURGERY: 88,
+    COL_STATUS: 150,
+    COL_QUALITY: 92,
+}
 SORT_ROLE = Qt.ItemDataRole.UserRole + 20
 ALL_FLAGS, ANY_FLAG, ANY_MAJOR = "all patients", "any red flag", "any major red flag"
 URGENT_COLOURS = {
@@ -148,12 +157,14 @@ class WorklistModel(ListTableModel[WorklistRow]):
             return "running"
         status = row.status.value if row.status else "not run"
         if row.required_left and not self.blind:
-            return f"{status} ({row.required_left} required left)"
+            return f"{status} ({row.required_left} left)"
         return status
 
     def flags_text(self, row: WorklistRow) -> str:
         if self.blind:
             return HIDDEN
+        if not row.screened:
+            return "record screen reading…"
         parts = []
         if row.missed_by_every_agent:
             parts.append("⚠ missed by every agent: " + ", ".join(row.missed_by_every_agent))
@@ -293,6 +304,7 @@ class WorklistView(QWidget):
         super().__init__(parent)
         self.model = WorklistModel()
         self.proxy = TriageProxy(self.model)
+        self.screening = False  # the red flags of records not run yet are on their way
         self.table = QTableView()
         self.table.setObjectName("worklistTable")
         self.table.setModel(self.proxy)
@@ -305,12 +317,14 @@ class WorklistView(QWidget):
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        for column, width in ((COL_PATIENT, PATIENT_WIDTH), (COL_OPERATION, OPERATION_WIDTH)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        # fixed widths that fit 1280 px with the red flags stretching into what is left;
+        # a long value is elided, in full in the tooltip
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in COLUMN_WIDTHS.items():
             header.resizeSection(column, width)
         header.setSectionResizeMode(FLAGS_COLUMN, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(60)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         header.setSortIndicatorShown(True)
         self.table.doubleClicked.connect(self._activated)
         self.table.activated.connect(self._activated)
@@ -387,10 +401,6 @@ class WorklistView(QWidget):
         selected = select or self.selected_record_id()
         self.model.set_rows(list(worklist.rows))
         self.empty.setVisible(not worklist.rows)
-        header = self.table.horizontalHeader()
-        for column, most in ((COL_PATIENT, PATIENT_WIDTH), (COL_OPERATION, OPERATION_WIDTH)):
-            wanted = self.table.sizeHintForColumn(column) + 12
-            header.resizeSection(column, max(120, min(most, wanted)))
         self._fill_flag_filter(worklist)
         self._update_counts()
         if not (selected and self.select(selected)) and self.proxy.rowCount():

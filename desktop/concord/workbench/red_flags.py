@@ -9,6 +9,7 @@ case shows the gates its latest case was screened with. Results are kept per rec
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -54,6 +55,11 @@ class ImportScreen:
         self._screen = screen
         self._seen: dict[str, tuple[GateHit, ...]] = {}
         self.problem = ""  # why the screen could not run, if it could not
+        self._lock = threading.Lock()  # the desktop screens in a thread of its own
+
+    def known(self, record: Record) -> tuple[GateHit, ...] | None:
+        """The record's gates if it was screened already (None: not yet)."""
+        return self._seen.get(record.content_hash)
 
     def _loaded(self) -> Screen | None:
         if self._screen is None and not self.problem:
@@ -69,6 +75,12 @@ class ImportScreen:
         """Every gate the record triggers or mentions negated; () when the screen cannot run
         (`problem` says why). Never raises: a broken screen must not hide the record."""
         key = record.content_hash
+        if key in self._seen:
+            return self._seen[key]
+        with self._lock:
+            return self._screened(record, key)
+
+    def _screened(self, record: Record, key: str) -> tuple[GateHit, ...]:
         if key in self._seen:
             return self._seen[key]
         screen = self._loaded()

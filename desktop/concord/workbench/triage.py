@@ -102,6 +102,7 @@ class WorklistRow:
     operation: str | None = None  # the planned operation (the record's, else the case's)
     surgery_date: date | None = None  # the planned date of surgery the record states
     run_problem: str = ""  # why the last run failed, in words, and what to do
+    screened: bool = True  # False: a record not run yet whose screen is still under way
 
     @property
     def major_flags(self) -> tuple[RedFlag, ...]:

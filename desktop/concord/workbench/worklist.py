@@ -23,6 +23,7 @@ from concord.workbench.triage import WorklistRow
 class Worklist:
     rows: tuple[WorklistRow, ...]
     note: str = ""  # e.g. why the record screen could not run
+    unscreened: tuple[Record, ...] = ()  # records not run yet, left for `screen_rows`
 
 
 def _gate_titles(case: Case) -> dict[str, str]:
@@ -34,8 +35,10 @@ def worklist_row(
     record: Record,
     case: Case | None,
     required_left: int,
-    screen: ImportScreen = SHARED,
+    screen: ImportScreen | None = SHARED,
 ) -> WorklistRow:
+    """The record's row; a record not run yet is screened here, unless `screen` is None
+    (then `screened` is False, unless it was screened before, and `screen_rows` fills it)."""
     row = WorklistRow(
         record_id=summary.record_id,
         name=display_name(record),
@@ -50,6 +53,11 @@ def worklist_row(
         surgery_date=surgery_date([d.text for d in record.documents]),
     )
     if case is None:
+        if screen is None:
+            known = SHARED.known(record)
+            if known is None:
+                return replace(row, screened=False)
+            return replace(row, red_flags=red_flags(known))
         return replace(row, red_flags=red_flags(screen.gates(record)))
     titles = _gate_titles(case)
     major = set(case.major_gates)
@@ -65,11 +73,31 @@ def worklist_row(
     )
 
 
-def load_worklist(repo: Repository, screen: ImportScreen = SHARED) -> Worklist:
+def load_worklist(repo: Repository, screen: ImportScreen | None = SHARED) -> Worklist:
+    """Every record's row. With `screen` None, records not run yet and not screened before
+    are left for `screen_rows` (the desktop screens them in a thread of its own, so the
+    list shows at once and the red flags follow)."""
     rows = []
+    unscreened = []
     for summary in repo.list_records():
         record = repo.get_record(summary.record_id)
         case = repo.get_case(summary.latest_case_id) if summary.latest_case_id else None
         left = len(outstanding(case, repo.decisions(case_id=case.case_id))) if case else 0
-        rows.append(worklist_row(summary, record, case, left, screen))
-    return Worklist(tuple(rows), screen.problem)
+        row = worklist_row(summary, record, case, left, screen)
+        rows.append(row)
+        if not row.screened:
+            unscreened.append(record)
+    problem = (screen or SHARED).problem
+    return Worklist(tuple(rows), problem, tuple(unscreened))
+
+
+def screen_rows(worklist: Worklist, screen: ImportScreen = SHARED) -> Worklist:
+    """The worklist with its records not run yet screened (no database needed)."""
+    flags = {r.record_id: red_flags(screen.gates(r)) for r in worklist.unscreened}
+    rows = tuple(
+        replace(row, red_flags=flags[row.record_id], screened=True)
+        if row.record_id in flags
+        else row
+        for row in worklist.rows
+    )
+    return Worklist(rows, screen.problem)
