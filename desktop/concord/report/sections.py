@@ -315,16 +315,22 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
     negated = [g for g in case.gates if g.status == GateStatus.NEGATED]
     mutual = set(case.mutual_omissions)
 
-    for gate_id in case.mutual_omissions:
+    def missed_order(gate_id: str) -> int:
+        gate = next((g for g in triggered if g.gate_id == gate_id), None)
+        return gate.severity.rank if gate is not None else 0
+
+    for gate_id in sorted(case.mutual_omissions, key=missed_order):
         gate = next((g for g in triggered if g.gate_id == gate_id), None)
         title = gate.title if gate and gate.title else gate_id
+        major = gate is None or gate.severity.value == "major"
         out += [
             Spacer(1, 4),
             _banner(
-                f"<b>MUTUAL OMISSION — {esc(title)}</b> ({esc(gate_id)}): the record triggers "
-                "this gate and neither the anaesthetist nor the specialist brief addresses it.",
-                ALERT_BG,
-                ALERT_BORDER,
+                f"<b>MUTUAL OMISSION — {esc(title)}</b> ({esc(gate_id)}; "
+                f"{'major' if major else 'moderate'} red flag): the record triggers this gate "
+                "and no brief addresses it.",
+                ALERT_BG if major else MODERATE_BG,
+                ALERT_BORDER if major else AMBER,
             ),
         ]
 
@@ -381,7 +387,7 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
                     markup(_disposition_cell(ctx, gate.gate_id), st.cell),
                 ]
             )
-        out.append(table(rows, [88, 50, 80, 126, 72, 88], extra=extra, zebra=False))
+        out.append(table(rows, [88, 60, 76, 120, 72, 88], extra=extra, zebra=False))
 
     out.append(markup(f"Negated or historical mentions — not fired ({len(negated)})", st.h2))
     if not negated:
