@@ -49,11 +49,14 @@ EOF
   fi
 }
 
-# Write the launcher from the template: @EXEC@ and @NAME@ replaced.
+# Write the launcher from the template: @EXEC@ and @VERSION@ replaced. The path is escaped
+# for sed (a "|", "&" or "\" in it would otherwise end or rewrite the expression); the
+# template quotes it in Exec= (the desktop entry spec's quoting) and TryExec= takes it as is.
 render_desktop() {
-  local template="$1" exec_path="$2" target="$3"
+  local template="$1" exec_path="$2" target="$3" escaped
+  escaped=$(printf '%s' "$exec_path" | sed -e 's/[\\|&]/\\&/g')
   mkdir -p "$(dirname "$target")"
-  sed -e "s|@EXEC@|$exec_path|g" -e "s|@VERSION@|${CONCORD_VERSION:-}|g" "$template" > "$target"
+  sed -e "s|@EXEC@|$escaped|g" -e "s|@VERSION@|${CONCORD_VERSION:-}|g" "$template" > "$target"
   chmod 0644 "$target"
 }
 

@@ -34,6 +34,32 @@ def fast_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("concord.pki.credentials.SCRYPT_N", 2**10)
 
 
+_KEY_POOL: dict[int, list[object]] = {}
+"""RSA keys made once for the whole run, by size: generating a 3072-bit key takes most of a
+second, and the suite enrols hundreds of users."""
+
+
+@pytest.fixture(autouse=True)
+def pooled_rsa_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real RSA keys from a session-wide pool: within a test every key is a different one
+    (the pool grows when a test needs more), across tests they are reused. Key generation
+    itself is what `cryptography` does; only its cost is shared."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    generate = rsa.generate_private_key
+    taken: dict[int, int] = {}
+
+    def pooled(public_exponent: int, key_size: int, backend: object = None) -> object:
+        pool = _KEY_POOL.setdefault(key_size, [])
+        index = taken.get(key_size, 0)
+        if index == len(pool):
+            pool.append(generate(public_exponent=public_exponent, key_size=key_size))
+        taken[key_size] = index + 1
+        return pool[index]
+
+    monkeypatch.setattr(rsa, "generate_private_key", pooled)
+
+
 @pytest.fixture(autouse=True)
 def concord_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "concord-home"

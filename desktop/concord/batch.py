@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from concord.domain import BatchProvenance, BatchRequest, Case, Record
+from concord.domain import UNVERIFIED_MODEL_SHA256, BatchProvenance, BatchRequest, Case, Record
 from concord.errors import ConcordError, InputError
 from concord.llm.chat_template import TemplateSplit
 from concord.llm.server_runtime import (
@@ -38,7 +38,6 @@ from concord.services import Services
 
 DEFAULT_QUEUE_SIZE = 4
 POLL_SECONDS = 0.2
-UNVERIFIED_SHA256 = "0" * 64
 
 
 @dataclass(frozen=True)
@@ -64,13 +63,17 @@ class BatchReport:
 
 
 def record_files(directory: Path) -> list[Path]:
-    """Every importable record file directly in `directory`, sorted by name."""
+    """Every importable record file directly in `directory`, sorted by name; a symbolic link
+    is never followed (it can point at another patient's file)."""
     if not directory.is_dir():
         raise InputError("not a folder", subject=directory)
     files = sorted(
         p
         for p in directory.iterdir()
-        if p.is_file() and p.suffix.lower() in LOADERS and not p.name.startswith(".")
+        if not p.is_symlink()
+        and p.is_file()
+        and p.suffix.lower() in LOADERS
+        and not p.name.startswith(".")
     )
     if not files:
         raise InputError(f"no record files ({', '.join(LOADERS)}) in the folder", subject=directory)
@@ -101,6 +104,7 @@ def _run_one(
     runtime: LlamaServerRuntime,
     settings: PanelSettings,
     server_models: dict[str, str],
+    requested: str = "",
 ) -> Case:
     first = len(runtime.log)
     runtime.label = "screen"
@@ -128,7 +132,10 @@ def _run_one(
             )
             for s in served
         ),
-        server_models=server_models,
+        server_models={u: m for u, m in server_models.items() if u in set(by_agent.values())}
+        or server_models,
+        model_verified=False,
+        requested_model=requested,
     )
     return case.model_copy(update={"batch": batch})
 
@@ -141,6 +148,7 @@ def _worker(
     todo: queue.Queue[tuple[Path, Record] | None],
     done: queue.Queue[_Done],
     should_stop: Callable[[], bool],
+    requested: str = "",
 ) -> None:
     while True:
         item = todo.get()
@@ -152,7 +160,7 @@ def _worker(
             continue
         first = len(runtime.log)
         try:
-            case = _run_one(svc, record, runtime, settings, server_models)
+            case = _run_one(svc, record, runtime, settings, server_models, requested)
         except ConcordError as exc:
             done.put(_Done(path, None, exc.one_line()))
             continue
@@ -187,19 +195,27 @@ def run_batch(
         raise InputError("the queue size must be at least 1")
     files = record_files(Path(directory))
     settings = settings or PanelSettings()
-    name, sha256 = "llama-server", UNVERIFIED_SHA256
+    requested = ""
     template: TemplateSplit | None = None  # the prompt format: from the servers
     if model is not None or svc.models.entries():
         entry = svc.model_entry(model)
-        name, sha256 = entry.name, entry.sha256
+        requested = entry.name
         template = registered_template(entry)  # the in-process prompt, if the file is here
     probe = LlamaServerRuntime(urls, timeout=min(timeout, 30.0))
     server_models = probe.server_models()
+    # What wrote the answers is what the servers say they run: never the local file's name
+    # or hash (the servers may run anything), and marked unverified wherever it is shown.
+    reported = ", ".join(sorted(set(server_models.values()))) or "unknown model"
+    name = f"{reported} (reported by the llama.cpp server, unverified)"
+    sha256 = UNVERIFIED_MODEL_SHA256
     # Load the shared, read-only resources here, not racing in the workers.
     _ = (svc.profiles, svc.screen, svc.lexicon, svc.config, svc.repo)
 
     started = time.perf_counter()
     report = BatchReport()
+    for link in sorted(p for p in Path(directory).iterdir() if p.is_symlink()):
+        report.failed.append((link, f"{link}: symbolic link, not followed"))
+        yield BatchEvent("failed", f"{link}: symbolic link, not followed", path=link)
     todo: queue.Queue[tuple[Path, Record] | None] = queue.Queue(maxsize=queue_size)
     done: queue.Queue[_Done] = queue.Queue()
     runtimes = []
@@ -218,7 +234,7 @@ def run_batch(
         thread = threading.Thread(
             target=_worker,
             name=f"batch-{url}",
-            args=(svc, runtime, settings, server_models, todo, done, should_stop),
+            args=(svc, runtime, settings, server_models, todo, done, should_stop, requested),
             daemon=True,
         )
         thread.start()

@@ -12,7 +12,9 @@ decide on the case, and moves the case along its lifecycle:
   (a front end asks before it records such a decision: `amends_signed_case`).
 
 An annotator's decision is a label: it is kept and exported, and never counts towards a
-clinical sign-off or changes the case's status.
+clinical sign-off or changes the case's status. How it was given (bulk or one by one, golden
+answers shown, seconds on the item, the judge run shown: `LabelProvenance`) is stored beside
+it in the same transaction.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from dataclasses import dataclass
 
 from concord.accounts.revocation import require_active
 from concord.accounts.session import Session
-from concord.domain import Case, CaseStatus, Decision, Target, UserRole
+from concord.domain import Case, CaseStatus, Decision, LabelProvenance, Target, UserRole
 from concord.errors import AuthError, InputError, NotFoundError
 from concord.review import outstanding, require_reason
 from concord.store import Repository, write_transaction
+from concord.store.label_store import append_provenance
 
 REVIEWED_REASON = "every required judgement decided by a clinician"
 REOPENED_REASON = "a decision was withdrawn: a required judgement is open again"
@@ -69,9 +72,15 @@ def sign_decision(session: Session, decision: Decision) -> Decision:
 
 
 def record_decision(
-    repo: Repository, session: Session, decision: Decision, *, case: Case | None = None
+    repo: Repository,
+    session: Session,
+    decision: Decision,
+    *,
+    case: Case | None = None,
+    provenance: LabelProvenance | None = None,
 ) -> DecisionOutcome:
-    """Check, sign and store one decision; keep its case's status. One transaction.
+    """Check, sign and store one decision (and how it was given); keep its case's status.
+    One transaction.
 
     `case` is the clinical case the decision is on, when the caller has it loaded; otherwise
     it is looked up (ASTRID runs and EVAL sets are not cases and have no status)."""
@@ -87,6 +96,8 @@ def record_decision(
                 subject=signed.decision_id,
             )
         created = repo.append_decision(signed)
+        if created and provenance is not None:
+            append_provenance(repo.db.conn, signed, provenance)
         if case is None:
             return DecisionOutcome(signed, created, None)
         left = tuple(outstanding(case, repo.decisions(case_id=case.case_id)))

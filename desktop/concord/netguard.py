@@ -19,8 +19,12 @@ What the hook cannot see: sockets opened by native code (llama.cpp, Qt) without 
 through Python's `socket` module. Concord's native libraries open none; the installed
 application is also run under `unshare -rn` (no network at all) in the test suite.
 
-Configured servers come from `CONCORD_LLAMA_SERVERS` (comma-separated URLs) and
-`CONCORD_HOME/servers.json` (`{"servers": ["http://10.1.2.3:8080", ...]}`).
+Which servers: the list an admin signed (`concord settings set llama_servers URL,URL
+--admin ADMIN`, kept in the audit chain: `concord.accounts.settings`), which the front end
+reads and passes as `signed`. `CONCORD_LLAMA_SERVERS` (comma-separated URLs) and
+`CONCORD_HOME/servers.json` (`{"servers": ["http://10.1.2.3:8080", ...]}`) can only narrow
+it: any user can set a variable or write a file in the data folder, so a URL they name that
+the admin did not sign is refused (`config_error` says which), never allowed.
 """
 
 from __future__ import annotations
@@ -85,8 +89,14 @@ def _normal_host(host: str) -> str:
         return host
 
 
+def _same_server(url: str) -> tuple[str, int]:
+    host, port = parse_server(url)
+    return _normal_host(host), port
+
+
 def configured_servers(home: Path | None = None) -> list[str]:
-    """Server URLs the administrator configured (environment, then servers.json)."""
+    """Server URLs named in the environment, then servers.json: a narrowing of the signed
+    list (see the module doc), not an allow-list of its own."""
     urls = [u.strip() for u in os.environ.get(SERVERS_ENV, "").split(",") if u.strip()]
     path = (home if home is not None else concord_home(create=False)) / SERVERS_FILE
     if path.is_file():
@@ -194,29 +204,57 @@ def _hook(event: str, args: tuple) -> None:
         _check_lookup(args[0])
 
 
-def install_network_guard(allowed: Iterable[str] = (), *, home: Path | None = None) -> None:
-    """Install the audit hook (once per process), then allow `allowed` and the configured
-    servers. Calling it again only extends the allow-list: the hook cannot be removed.
+def install_network_guard(
+    allowed: Iterable[str] = (),
+    *,
+    home: Path | None = None,
+    signed: Iterable[str] | None = None,
+) -> None:
+    """Install the audit hook (once per process), then allow `allowed` (code that starts
+    its own loopback server) and the servers of the admin-signed list `signed`, narrowed to
+    those CONCORD_LLAMA_SERVERS or servers.json name when either names any. Calling it
+    again only extends the allow-list: the hook cannot be removed.
 
-    Never raises for a bad configuration: the guard fails closed (the bad file allows
-    nothing) and `config_error()` tells the command that needs servers what was wrong."""
+    Never raises for a bad configuration: the guard fails closed (nothing unsigned is
+    allowed) and `config_error()` tells the command that needs servers what was wrong."""
     with _guard.lock:
         first = not _guard.installed
         _guard.installed = True
     if first:
         sys.addaudithook(_hook)
-    try:
-        urls = configured_servers(home)
-        _guard.config_error = None
-    except InputError as exc:
-        urls = []
-        _guard.config_error = exc
+    _guard.config_error = None
     _allow(list(allowed))
-    for url in urls:
-        try:
-            _allow([url])
-        except InputError as exc:
-            _guard.config_error = exc
+    signed_list = list(signed or ())
+    try:
+        named = configured_servers(home)
+    except InputError as exc:
+        named = []
+        _guard.config_error = exc
+    try:
+        signed_keys = {_same_server(u) for u in signed_list}
+    except InputError as exc:
+        _guard.config_error = exc
+        return
+    if named:
+        unsigned = []
+        for url in named:
+            try:
+                key = _same_server(url)
+            except InputError as exc:
+                _guard.config_error = exc
+                continue
+            if key in signed_keys:
+                _allow([url])
+            else:
+                unsigned.append(url)
+        if unsigned:
+            _guard.config_error = InputError(
+                f"not on the admin-signed server list ({', '.join(unsigned)}): "
+                "CONCORD_LLAMA_SERVERS and servers.json can only narrow it; an admin adds "
+                "servers with 'concord settings set llama_servers URL,URL --admin ADMIN'"
+            )
+    else:
+        _allow(signed_list)
 
 
 def config_error() -> InputError | None:

@@ -32,9 +32,10 @@ from concord.domain import (
     Record,
     SourceDocument,
 )
+from concord.domain.gate import Severity
 from concord.errors import Cancelled, ModelOutputError, RecordTooLong
-from concord.evidence.injection import injection_findings
 from concord.llm.runtime import Runtime
+from concord.screen.injection import injection_findings
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
 
@@ -82,15 +83,21 @@ def choose_specialists(
     profiles: Mapping[str, AgentProfile],
     limit: int,
 ) -> list[str]:
-    """The anaesthetist's ranked consult list, capped, plus every owner of a fired gate.
+    """The anaesthetist's ranked consult list, capped, plus the owners of fired gates.
 
-    Owners of triggered gates are always consulted, beyond the cap: a critical finding in
-    the record always gets its specialist's brief, whatever the anaesthetist asked for.
+    The owner of a triggered major gate is always consulted, beyond the cap: a critical
+    finding in the record always gets its specialist's brief, whatever the anaesthetist
+    asked for. The owner of a moderate gate is consulted while there is room under the cap
+    (its gate is checked against the anaesthetist's brief either way). Gates owned by
+    anaesthesia need no specialist.
     """
     specialists = [p for p, prof in profiles.items() if prof.role == "specialist"]
     chosen = [s for s in anaesthetist.consult if s in specialists][:limit]
-    for gate in triggered(gates):
-        if gate.specialty in specialists and gate.specialty not in chosen:
+    fired = sorted(triggered(gates), key=lambda g: g.severity.rank)
+    for gate in fired:
+        if gate.specialty not in specialists or gate.specialty in chosen:
+            continue
+        if gate.severity is Severity.MAJOR or len(chosen) < limit:
             chosen.append(gate.specialty)
     return chosen
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from concord import paths
 from concord.adjudication.config import ScoringConfig, load_scoring_config
-from concord.agents.profiles import AgentProfile, load_profiles
+from concord.agents.profiles import AgentProfile, assign_gates, load_profiles
 from concord.domain import Record
 from concord.llm.isolated import IsolatedRuntime
 from concord.llm.llama_cpp_runtime import default_threads
@@ -21,7 +21,7 @@ from concord.screen.record_screen import RecordScreen
 from concord.store import Repository
 
 BACKSTOP_SECONDS = 30.0
-"""How much longer than the model timeout the outer watchdog waits (see `runtime`)."""
+"""How long after the child's own watchdog should have stopped it the outer one gives up."""
 
 
 class Services:
@@ -42,7 +42,8 @@ class Services:
 
     @cached_property
     def profiles(self) -> dict[str, AgentProfile]:
-        return load_profiles()
+        """The agent profiles, each with the gates it owns (stated in the gate files)."""
+        return assign_gates(load_profiles(), self.screen.owners())
 
     @cached_property
     def screen(self) -> RecordScreen:
@@ -67,15 +68,17 @@ class Services:
         (`IsolatedRuntime`): a native crash on a bad file ends that process, not the
         application or the database writer, and the next request starts a fresh one. The
         child keeps the record-prefix KV state, so prefix reuse works as in-process. A
-        generation that takes longer than CONCORD_MODEL_TIMEOUT seconds
-        (`timeout_from_env`) stops the child; the outer `TimeoutRuntime`, a little later,
-        answers the caller even if a restart or the pipe to the child hangs."""
+        child that makes no progress (no prompt token, no output token) for
+        CONCORD_MODEL_TIMEOUT seconds (`timeout_from_env`, default 120) is stopped, however
+        long a slow but progressing answer takes; the outer `TimeoutRuntime`, judging the
+        same progress a little later, answers the caller even if a restart or the pipe to
+        the child hangs."""
         entry = self.model_entry(name_or_path)
         if entry.sha256 not in self._runtimes:
             seconds = timeout_from_env()
             threads = default_threads(keep_a_core=self._ui)
             isolated = IsolatedRuntime(entry, timeout=seconds, n_threads=threads)
-            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, seconds + BACKSTOP_SECONDS)
+            self._runtimes[entry.sha256] = TimeoutRuntime(isolated, BACKSTOP_SECONDS)
         return self._runtimes[entry.sha256]
 
     def run_panel(

@@ -2,7 +2,10 @@
 
 Joins the store (decisions, audit head, signatures) and the report (PDF, signature). Only a
 signed-in clinician signs, with the key their password unlocked; a case must be reviewed (or
-amended) with every required judgement decided by a clinician. The PDF goes to a temporary
+amended) with every required judgement decided by a clinician. A clinician who decided none
+of the case's judgements may sign it as a second reviewer: the signature's meaning says so
+("Second review — countersigns judgements decided by other clinicians"), in the PDF, its
+stamp and its attached record. The PDF goes to a temporary
 file beside `out` and is moved into place only after the signature row and its audit entry
 are committed; on any failure it is removed and nothing new appears at `out`.
 """
@@ -23,6 +26,7 @@ from concord.accounts.revocation import require_active
 from concord.accounts.session import Session, require_role, revocation_note, revocation_of
 from concord.domain import CaseStatus, UserRole
 from concord.errors import ConcordError, InputError, NotFoundError, StoreError
+from concord.pki.keys import existing_root_ca
 from concord.report.pdf import render_review_pdf, signature_meaning
 from concord.report.sections import PriorSignature
 from concord.report.sign import sign_pdf_bytes
@@ -91,7 +95,7 @@ def sign_case(
         )
     _check_signable(repo, case_id)
     record = repo.get_record(case.record_id)
-    meaning = signature_meaning(decisions)
+    meaning = signature_meaning(decisions, signer=session.name)
     signed_at = datetime.now(UTC)
     head = repo.audit_head()
     earlier = repo.latest_signature(case_id)
@@ -122,6 +126,7 @@ def sign_case(
                 out=unsigned,
                 rules=rules,
                 supersedes=prior,
+                root_fingerprint=_root_fingerprint(home),
             )
             data = unsigned.read_bytes()
         except OSError as exc:
@@ -167,6 +172,13 @@ def sign_case(
     )
 
 
+def _root_fingerprint(home: Path) -> str:
+    root = existing_root_ca(home)
+    if root is None:
+        raise InputError("this installation has no root certificate: nobody can sign yet")
+    return root.fingerprint_sha256
+
+
 def _file_error(exc: OSError, where: Path) -> ConcordError:
     if is_disk_full_error(exc) or disk_is_full(where):
         return StoreError("the disk is full; nothing was written", subject=where)
@@ -193,16 +205,46 @@ def _write_temp(out: Path, data: bytes) -> Path:
     return temp
 
 
-def verify_signed_record(path: Path, repo: Repository | None, home: Path) -> dict[str, Any]:
-    """`concord verify-pdf --json`: the signature check, and, against an installation, whether
-    the signer's certificate is the one registered for that user (a certificate minted with
-    the root key for someone's name is not) and whether the PDF is still the case's current
-    record (not superseded, nothing decided since)."""
-    result = verify_pdf(path, home)
+def verify_signed_record(
+    path: Path,
+    repo: Repository | None,
+    home: Path,
+    *,
+    trust_root: bytes | None = None,
+    root_fingerprint: str | None = None,
+) -> dict[str, Any]:
+    """`concord verify-pdf --json`: the signature check against a root (the installation's,
+    or the one the verifier names with `trust_root` / `root_fingerprint`), and, where that
+    root is this installation's and it has a database, the installation's own checks:
+
+    * recorded: the installation holds a signature row for these exact bytes, by the signer.
+      A signature the chain does not hold is never VALID here, whatever time the PDF states
+      (a kept key used outside Concord, a revoked clinician's key, a record from a rebuilt
+      data folder);
+    * registered: the signer's certificate is the one registered for that user (a
+      certificate minted with the root key for someone's name is not), and their account
+      was not revoked before the recorded signature;
+    * currency: the PDF is still the case's current record (not superseded, nothing
+      decided since).
+    """
+    result = verify_pdf(path, home, trust_root=trust_root, root_fingerprint=root_fingerprint)
     data = result.to_json()
-    if repo is None:
-        data["registered"] = {"checked": False}
-        data["currency"] = {"checked": False}
+    installation = existing_root_ca(home) if home is not None else None
+    data["installation_root_sha256"] = installation.fingerprint_sha256 if installation else None
+    outsider = trust_root is not None or root_fingerprint is not None
+    if (
+        repo is None
+        or installation is None
+        or (outsider and result.root_sha256 != installation.fingerprint_sha256)
+    ):
+        why = (
+            "no installation here"
+            if repo is None or installation is None
+            else "the root given is not this installation's root: only the signature was "
+            "checked against it"
+        )
+        data["registered"] = {"checked": False, "why": why}
+        data["currency"] = {"checked": False, "why": why}
         return data
     mine = _signature_row(path, repo)
     registered = _registration(result, repo, mine)
@@ -270,45 +312,65 @@ def _registration(result: VerifyResult, repo: Repository, mine: Signature | None
     if result.signer is None:
         out["problem"] = "the signature names no signer"
         return out
+    problems = []
     try:
         user = repo.get_user(result.signer)
     except NotFoundError:
         out["problem"] = f"the signer {result.signer!r} is not a user of this installation"
         return out
     out["registered_fingerprint"] = user.cert_fingerprint
-    if user.cert_fingerprint is None:
-        out["problem"] = f"{user.name} has no registered signing certificate"
-    elif user.cert_fingerprint != result.certificate_sha256:
-        out["problem"] = (
+    # A password change gives a clinician a new certificate: a PDF is checked against the
+    # one registered when it was signed (the installation's row for it records which), one
+    # without a row against the one registered now.
+    history = [
+        str(st.get("cert_fingerprint"))
+        for _seq, st in repo.enrolment_history().get(user.name, [])
+        if st.get("cert_fingerprint")
+    ]
+    expected = (
+        mine.certificate_sha256
+        if mine is not None and mine.certificate_sha256 in history
+        else user.cert_fingerprint
+    )
+    if expected is None:
+        problems.append(f"{user.name} has no registered signing certificate")
+    elif expected != result.certificate_sha256:
+        problems.append(
             f"the signing certificate is not the one registered for {user.name} "
-            f"(registered {user.cert_fingerprint[:16]}…, used "
-            f"{(result.certificate_sha256 or '?')[:16]}…)"
+            f"(registered {expected[:16]}…, used {(result.certificate_sha256 or '?')[:16]}…)"
         )
     else:
         out["fingerprint_matches"] = True
-    return _revoked(out, result, repo, user.name, mine)
+    if mine is None:
+        problems.append(
+            "this installation holds no signature for these exact bytes: it was signed "
+            "outside Concord, on another installation, or changed since"
+        )
+    elif mine.user != result.signer:
+        problems.append(
+            f"the installation recorded this signature for {mine.user!r}, but the PDF is "
+            f"signed by {result.signer!r}"
+        )
+    out["problem"] = "; ".join(problems)
+    return _revoked(out, repo, user.name, mine)
 
 
 def _revoked(
-    out: dict[str, Any], result: VerifyResult, repo: Repository, name: str, row: Signature | None
+    out: dict[str, Any], repo: Repository, name: str, row: Signature | None
 ) -> dict[str, Any]:
     """Whether the signer's account was revoked; a signature made after it is not theirs to
     give (a session kept open, or a kept key used outside Concord): it fails as an
-    unregistered one does. When made is the installation's signature row for these bytes
-    (exact), else the PDF's own signing time (whole seconds: one in the second of the
-    revocation counts as after)."""
+    unregistered one does. When it was made is the installation's signature row for these
+    bytes; the signing time written in the PDF is never trusted (whoever holds a key writes
+    any time they like), so a PDF the installation holds no row for already fails above."""
     statement = revocation_of(repo, name)
     out["revoked"] = revocation_note(statement) if statement else None
-    if statement is None:
+    if statement is None or row is None:
         return out
     try:
         revoked_at = datetime.fromisoformat(str(statement.get("at")))
     except ValueError:
         return out
-    if row is not None:
-        after = row.signed_at >= revoked_at
-    else:
-        after = result.signed_at is None or result.signed_at >= revoked_at.replace(microsecond=0)
-    if after:
+    if row.signed_at >= revoked_at:
         out["problem"] = f"signed after {name}'s account was {out['revoked']}"
     return out

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from concord.agents.profiles import AgentProfile, load_profiles
+from concord.agents.profiles import AgentProfile, assign_gates, load_profiles
 from concord.domain.record import Record, SourceDocument
+from concord.screen.record_screen import RecordScreen
 
 DATA = Path(__file__).parent / "data"
 
@@ -32,4 +33,5 @@ def record() -> Record:
 
 @pytest.fixture(scope="session")
 def profiles() -> dict[str, AgentProfile]:
-    return load_profiles()
+    """The bundled profiles, each with the gates the gate files say it owns."""
+    return assign_gates(load_profiles(), RecordScreen.load().owners())

@@ -5,7 +5,7 @@ import pytest
 
 from concord.agents.profiles import AgentProfile, AgentRole, load_profiles, specialists
 from concord.errors import InputError
-from tests.spec import SPEC_GATES
+from tests.spec import SPEC_GATE_TABLE
 
 REQUIRED_SPECIALISTS = {
     "cardiology",
@@ -25,10 +25,28 @@ def test_bundled_profiles_cover_the_panel(profiles: dict[str, AgentProfile]) -> 
     assert "CAD/ACS" in profiles["cardiology"].tags
 
 
-def test_every_gate_has_one_specialist_owner(profiles: dict[str, AgentProfile]) -> None:
-    owned = [g for p in specialists(profiles) for g in p.gate_ids]
-    assert sorted(owned) == sorted(SPEC_GATES)
-    assert set(profiles["anaesthetist"].gate_ids) == SPEC_GATES
+def test_every_gate_has_its_owner_from_the_gate_files(profiles: dict[str, AgentProfile]) -> None:
+    # a specialist owns exactly the gates of its specialty; the anaesthetist those owned
+    # by anaesthesia (they need no specialist); a shared gate also reaches its co-owner
+    for gate_id, (owner, _) in SPEC_GATE_TABLE.items():
+        holder = "anaesthetist" if owner == "anaesthesia" else owner
+        assert gate_id in profiles[holder].gate_ids, (gate_id, holder)
+    anaesthesia = {g for g, (owner, _) in SPEC_GATE_TABLE.items() if owner == "anaesthesia"}
+    assert set(profiles["anaesthetist"].gate_ids) == anaesthesia
+    assert "bleomycin_exposure" in profiles["respiratory"].gate_ids  # also_specialties
+    assert {"neurology", "hepatology", "obstetrics"} <= {p.id for p in specialists(profiles)}
+
+
+def test_a_profile_file_may_not_state_gate_ownership(tmp_path: Path) -> None:
+    from concord.paths import resources_dir
+
+    _copy_profiles(resources_dir() / "agents", tmp_path)
+    path = tmp_path / "renal.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["gate_ids"] = ["hyperkalaemia"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="stated in the gate file"):
+        load_profiles(tmp_path)
 
 
 def _copy_profiles(src: Path, dst: Path) -> None:

@@ -138,16 +138,35 @@ def concord(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
     )
 
 
+def sign_server_list(urls: list[str]) -> None:
+    """What an administrator does: `concord settings set llama_servers URL,URL --admin`.
+    From then on someone is enrolled, so a batch runs as a signed-in user (the admin)."""
+    from concord.accounts.settings import LLAMA_SERVERS, set_setting
+    from concord.store import Repository
+    from tests.identity import ADMIN, ADMIN_PASSWORD, admin_session
+
+    with Repository.open() as repo:
+        set_setting(repo, admin_session(repo), LLAMA_SERVERS, urls)
+    os.environ["CONCORD_USER"], os.environ["CONCORD_PASSWORD"] = ADMIN, ADMIN_PASSWORD
+
+
+@pytest.fixture(autouse=True)
+def _no_user_left_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sign_server_list` sets CONCORD_USER/CONCORD_PASSWORD; undone after each test."""
+    monkeypatch.delenv("CONCORD_USER", raising=False)
+    monkeypatch.delenv("CONCORD_PASSWORD", raising=False)
+
+
 def test_cli_batch_needs_an_administrator_configured_server(fake_servers, tmp_path):
     server = FakeLlamaServer()
     fake_servers.append(server)
     folder = write_records(tmp_path / "records", 2)
-    refused = concord(
-        "batch", str(folder), "--servers", server.url, env={"CONCORD_LLAMA_SERVERS": ""}
-    )
-    assert refused.returncode == 1
-    assert refused.stderr.strip().splitlines()[-1].startswith("concord: error: ")
-    assert "administrator-configured" in refused.stderr
+    for env in ({"CONCORD_LLAMA_SERVERS": ""}, {"CONCORD_LLAMA_SERVERS": server.url}):
+        refused = concord("batch", str(folder), "--servers", server.url, env=env)
+        assert refused.returncode == 1  # any user can set a variable: it allows nothing
+        assert refused.stderr.strip().splitlines()[-1].startswith("concord: error: ")
+        assert "admin-signed" in refused.stderr
+    sign_server_list([server.url])
 
     done = concord(
         "batch",
@@ -170,6 +189,8 @@ def test_cli_batch_needs_an_administrator_configured_server(fake_servers, tmp_pa
 def test_run_batch_spreads_a_folder_over_the_servers(fake_servers, tmp_path, concord_home, capsys):
     servers = [FakeLlamaServer(), FakeLlamaServer(kind=LLAMA_SERVER)]
     fake_servers += servers
+    sign_server_list([s.url for s in servers])
+    # servers.json in the data folder may narrow the signed list, never extend it
     (concord_home / "servers.json").write_text(json.dumps({"servers": [s.url for s in servers]}))
     folder = write_records(tmp_path / "records", 4)
     code = main(
@@ -213,7 +234,7 @@ def test_run_batch_spreads_a_folder_over_the_servers(fake_servers, tmp_path, con
         ),
         (
             ["run", "--batch", "{folder}/missing", "--servers", "http://127.0.0.1:1"],
-            "not an administrator-configured llama.cpp server",
+            "not on the admin-signed llama.cpp server list",
         ),
     ],
 )
@@ -227,6 +248,7 @@ def test_run_batch_bad_input_is_one_clear_line(args, problem, tmp_path, capsys):
 def test_run_batch_names_a_folder_that_is_not_there(fake_servers, tmp_path, capsys, monkeypatch):
     server = FakeLlamaServer()
     fake_servers.append(server)
+    sign_server_list([server.url])
     monkeypatch.setenv("CONCORD_LLAMA_SERVERS", server.url)
     code = main(["run", "--batch", str(tmp_path / "missing"), "--servers", server.url])
     err = capsys.readouterr().err.strip().splitlines()

@@ -69,8 +69,14 @@ def test_bench_quick_end_to_end(default_entry, concord_home) -> None:
         "vs_naive_speedup",
         "panel_vs_limit",
         "parallel_decode_speedup",
+        "contention_slowdown",
     ):
         assert figures[name]["value"] is not None, name
+    # the peer's answers are read as briefs; the limit's difference adds up
+    peer = figures["vs_naive_speedup"]["detail"]
+    assert peer["naive_validity"] == "read as Concord reads a brief"
+    limit = figures["panel_vs_limit"]["detail"]
+    assert abs(sum(limit["difference"].values()) - limit["difference_seconds"]) < 0.1
     parallel = figures["parallel_decode_speedup"]["detail"]
     assert parallel["sequences"] >= 2 and parallel["parallel"] >= 2  # decoded together
     assert 0 <= parallel["answers_differing"] <= parallel["sequences"]

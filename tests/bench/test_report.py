@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from concord.bench.model_measures import (
+    ContentionResult,
     DecodeResult,
     ParallelResult,
     PipelineResult,
@@ -33,7 +34,9 @@ FIGURES = {
     "vs_naive_speedup",
     "panel_vs_limit",
     "parallel_decode_speedup",
+    "contention_slowdown",
 }
+PANEL = ("anaesthetist", "cardiology", "respiratory", "renal", "haematology")
 GOOD_REUSE = ReuseResult(
     naive_seconds=80.0,
     reuse_seconds=25.0,
@@ -55,10 +58,13 @@ GOOD_PIPELINE = PipelineResult(
     completion_tokens=2600,
     calls=6,
     reused_calls=5,
-    agents=("anaesthetist", "renal"),
-    brief_status={"anaesthetist": "ok", "renal": "ok"},
+    agents=PANEL,
+    brief_status=dict.fromkeys(PANEL, "ok"),
     stall_ms=12.0,
     panel_seconds=40.0,
+    panel_model_seconds={"anaesthetist": 21.0, "specialist": 18.0},
+    panel_output_tokens=1500,
+    panel_stats={"prefill_seconds": 8.5, "restore_seconds": 0.4, "restores": 5},
 )
 GOOD_PARALLEL = ParallelResult(
     sequences=4,
@@ -77,6 +83,12 @@ GOOD_NAIVE = NaiveResult(
     completion_tokens=2000,
     valid_json=5,
     calls=5,
+)
+GOOD_CONTENTION = ContentionResult(
+    busy=2,
+    alone=GOOD_PIPELINE,
+    loaded=replace(GOOD_PIPELINE, wall_seconds=120.0, panel_seconds=80.0),
+    load_average=(0.3, 2.1),
 )
 GOOD_MEMORY = MemoryInputs(
     peak_mb=900.0,
@@ -106,6 +118,8 @@ def result(**changes) -> BenchResult:
         "memory": GOOD_MEMORY,
         "parallel": GOOD_PARALLEL,
         "naive": GOOD_NAIVE,
+        "contention": GOOD_CONTENTION,
+        "cores": 2,
         "probe_missing": "",
     }
     measured.update(changes)
@@ -130,8 +144,10 @@ def test_every_figure_carries_value_target_met_and_comparison() -> None:
     assert data["figures"]["pipeline_overhead"]["value"] == round(1 / 60, 4)
     # the pipeline rate is judged against 0.9 x the raw rate measured in the same run
     assert data["figures"]["pipeline_effective_tps"]["target"] == {"op": ">=", "value": 54.0}
-    # issue 17: the peer, the limit and the batch, each from the numbers in the same run
+    # issue 17: the peer, the limit and the batch, each from the numbers in the same run;
+    # issue 29: the peer per valid brief (48 s vs 8 s), beside the wall and per-token ratios
     assert data["figures"]["vs_naive_speedup"]["value"] == 6.0
+    assert data["figures"]["contention_slowdown"]["value"] == 2.0
     assert data["figures"]["panel_vs_limit"]["value"] == round(40 / (8 + 12 + 12), 4)
     assert data["figures"]["parallel_decode_speedup"]["value"] == round(42 / 16, 4)
     assert data["figures"]["parallel_decode_speedup"]["target"]["value"] == 2.0
@@ -147,6 +163,7 @@ def test_misses_are_reported_as_misses() -> None:
         memory=replace(GOOD_MEMORY, peak_mb=5000.0),
         naive=replace(GOOD_NAIVE, seconds=100.0),
         parallel=replace(GOOD_PARALLEL, together_seconds=40.0, prefill_seconds=1.0),
+        contention=replace(GOOD_CONTENTION, loaded=replace(GOOD_PIPELINE, wall_seconds=200.0)),
     )
     data = to_json(slow)
     expected = {
@@ -159,6 +176,7 @@ def test_misses_are_reported_as_misses() -> None:
         "vs_naive_speedup",
         "panel_vs_limit",
         "parallel_decode_speedup",
+        "contention_slowdown",
     }
     assert set(data["missed"]) == expected
     assert data["all_met"] is False
@@ -195,3 +213,44 @@ def test_reuse_that_cannot_be_switched_off_is_not_a_speedup() -> None:
     data = to_json(result(reuse=replace(GOOD_REUSE, switchable=False)))
     figure = data["figures"]["prefix_reuse_speedup"]
     assert figure["value"] is None and figure["met"] is None and figure["note"]
+
+
+def test_the_peer_is_compared_per_valid_brief_with_the_other_ratios_beside() -> None:
+    figure = to_json(result(naive_valid=1))["figures"]["vs_naive_speedup"]
+    # the peer: 240 s for 1 valid brief; the panel: 40 s for 5 valid briefs
+    assert figure["value"] == 30.0 and figure["met"] is True
+    detail = figure["detail"]
+    assert detail["wall_speedup"] == 6.0
+    assert detail["per_token_speedup"] == 4.5  # 120 ms a token (2,000) vs 26.7 ms (1,500)
+    assert detail["naive_valid_briefs"] == 1 and detail["panel_valid_briefs"] == 5
+    text = figure["compared_with"]
+    assert "Per valid brief: the peer 240.0 s (1 of 5 answers valid" in text
+    assert "Per generated token: the peer 120 ms a token" in text and "Wall time" in text
+    none_valid = to_json(result(naive_valid=0))["figures"]["vs_naive_speedup"]
+    assert none_valid["value"] == 30.0 and "at least its whole time" in none_valid["note"]
+
+
+def test_the_difference_from_the_limit_is_split_into_parts_that_add_up() -> None:
+    figure = to_json(result())["figures"]["panel_vs_limit"]
+    detail = figure["detail"]
+    assert detail["difference_seconds"] == 40.0 - (8 + 12 + 12)
+    assert detail["difference"] == {
+        "python_outside_the_model": 1.0,  # 40 s of panel, 39 s inside the model
+        "record_and_anaesthetist_beyond_alone": 1.0,  # 21 s vs 8 s prefill + 12 s alone
+        "specialists_beyond_the_slowest_alone": 6.0,  # 18 s vs the slowest alone, 12 s
+        "surgeon": 0.0,
+        "judges": 0.0,
+    }
+    assert sum(detail["difference"].values()) == detail["difference_seconds"]
+    assert detail["within_the_difference"]["restore_and_save_seconds_in_panel"] == 0.4
+    assert "specialists beyond the slowest alone 6.0 s" in figure["compared_with"]
+
+
+def test_contention_is_judged_on_the_same_work() -> None:
+    loaded = replace(GOOD_PIPELINE, wall_seconds=90.0, completion_tokens=2500)
+    figure = to_json(result(contention=replace(GOOD_CONTENTION, loaded=loaded)))["figures"][
+        "contention_slowdown"
+    ]
+    assert figure["value"] == 1.5 and "not like with like" in figure["note"]
+    assert figure["detail"]["fair_share"] == 2.0
+    assert figure["detail"]["same_briefs"] is False

@@ -76,3 +76,61 @@ def test_runtime_without_a_reuse_switch_gives_no_speedup(inputs) -> None:
     figure = to_json(result)["figures"]["prefix_reuse_speedup"]
     assert figure["value"] is None and figure["met"] is None
     assert "from scratch" in figure["note"]
+
+
+def test_the_peers_answers_are_read_as_concord_reads_a_brief(inputs) -> None:
+    from concord.bench import model_measures as mm
+    from concord.bench.records import bench_record
+    from tests.fake_agents import answer_for
+
+    record = bench_record(512).record
+    requests = [
+        mm.agent_request(inputs.profiles[name], record, inputs.profiles, 1352)
+        for name in ("anaesthetist", "renal", "cardiology")
+    ]
+    texts = [answer_for(requests[0]), answer_for(requests[1]), '{"top_risks": []}']
+    assert mm.valid_briefs(texts, [False] * 3, requests, record, inputs.profiles) == 2
+    cut = [False, True, False]  # a complete text stopped by its cap counts as cut off
+    assert mm.valid_briefs(texts, cut, requests, record, inputs.profiles) == 1
+    other = [replace(requests[0], prompt=requests[0].prompt + " Again.")]
+    assert mm.valid_briefs(texts[:1], [False], other, record, inputs.profiles) is None
+
+
+def test_the_same_panel_is_measured_beside_busy_processes(inputs) -> None:
+    result = run_bench(SwitchableRuntime(), ModelInfo("scripted", "0" * 64, None), inputs, SMALL)
+    figure = to_json(result)["figures"]["contention_slowdown"]
+    assert figure["value"] is not None and figure["detail"]["busy_processes"] >= 1
+    assert figure["detail"]["same_briefs"] is True and figure["note"] == ""
+    off = run_bench(
+        SwitchableRuntime(),
+        ModelInfo("scripted", "0" * 64, None),
+        inputs,
+        replace(SMALL, contention=False),
+    )
+    assert to_json(off)["figures"]["contention_slowdown"]["note"] == "switched off"
+
+
+def test_the_panels_own_first_requests_can_be_read_as_briefs(inputs) -> None:
+    from concord.bench import model_measures as mm
+    from concord.bench.records import bench_record
+    from concord.pipeline import PanelSettings
+    from tests.fake_agents import answer_for
+
+    record = bench_record(1024, seed=7).record
+    panel = mm.PanelInputs(
+        inputs.profiles,
+        inputs.screen,
+        inputs.lexicon,
+        inputs.config,
+        PanelSettings(judges=0, max_specialists=2),
+    )
+    pipeline = mm.measure_pipeline(SwitchableRuntime(), record, panel)
+    texts = [answer_for(r) for r in pipeline.first_requests]
+    cut = [False] * len(texts)
+    assert mm.valid_briefs(texts, cut, pipeline.first_requests, record, inputs.profiles) == len(
+        pipeline.agents
+    )
+    assert pipeline.panel_output_tokens > 0 and set(pipeline.panel_model_seconds) == {
+        "anaesthetist",
+        "specialist",
+    }

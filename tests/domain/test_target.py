@@ -20,6 +20,9 @@ EXAMPLES = {
     "astrid/q7/cr": TargetRef.astrid_metric("q7", TargetKind.ASTRID_CR),
     "astrid/q7/ra": TargetRef.astrid_metric("q7", TargetKind.ASTRID_RA),
     "eval/ans-1f3/grade": TargetRef.eval_grade("ans-1f3"),
+    "astrid/q7/harm": TargetRef.astrid_harm("q7"),
+    "astrid/q7/harm/sentence/2": TargetRef.astrid_harm("q7", 2),
+    "eval/ans-1f3/harm": TargetRef.eval_harm("ans-1f3"),
 }
 
 
@@ -43,6 +46,9 @@ def test_typed_parts() -> None:
     assert TargetRef.parse("haematology/match/S2=A1").match_items == ("S2", "A1")
     assert TargetRef.parse("astrid/q7/cr").kind.is_astrid
     assert not TargetRef.parse("eval/a/grade").kind.is_case
+    assert TargetRef.parse("astrid/q7/harm/sentence/2").sentence_number == 2
+    assert TargetRef.parse("eval/a/harm").kind.is_harm
+    assert not TargetRef.parse("astrid/q7/cr").kind.is_harm
 
 
 @pytest.mark.parametrize(
@@ -59,6 +65,8 @@ def test_typed_parts() -> None:
         "cardiology/match/S1",
         "astrid/q7/cf/sentence/0",
         "astrid/q7/cf/sentence/x",
+        "astrid/q7/harm/sentence/0",
+        "astrid/q7/harm/x",
         "astrid/q7/xx",
         "eval/a/b",
         "eval//grade",

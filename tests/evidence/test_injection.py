@@ -17,10 +17,10 @@ from concord import paths
 from concord.agents.prompts import BLOCK_CLOSE, BLOCK_OPEN, build_record_block
 from concord.domain import AlignmentStatus, Record, SourceDocument
 from concord.evidence.align import align_extract
-from concord.evidence.injection import find_injections, injection_findings, needs_review
 from concord.llm.scripted import ScriptedRuntime
 from concord.pipeline import PanelSettings, run_panel
 from concord.records import load_record
+from concord.screen.injection import find_injections, injection_findings, needs_review
 from concord.screen.record_screen import RecordScreen
 from concord.services import Services
 from tests.fake_agents import BriefWriter

@@ -545,7 +545,7 @@ screen_inputs = st.lists(hostile_text, min_size=1, max_size=3)
 
 
 def t_injection(ws: Workspace, text: str) -> None:
-    from concord.evidence.injection import find_injections
+    from concord.screen.injection import find_injections
 
     record = _record_of(text)
     for span in find_injections(record):
@@ -702,8 +702,8 @@ def run_target(name: str, examples: int, seed_value: int, workdir: Path) -> Resu
 def big_inputs(workdir: Path, megabytes: int = 50) -> list[Result]:
     """Records of `megabytes` MB through import, screen, alignment and injection check."""
     from concord.evidence.align import align_extract
-    from concord.evidence.injection import find_injections
     from concord.records import load_record
+    from concord.screen.injection import find_injections
 
     line = "Clinic 12/03: K+ 5.1 mmol/L, Plt 150, INR 1.1. <b>no</b> \u202echest pain.\n"
     text = line * (megabytes * 1_000_000 // len(line))

@@ -16,8 +16,8 @@ from concord.astrid.load import load_items
 from concord.errors import ConcordError, InputError
 from concord.eval.questions import load_question_set
 from concord.evidence.align import align_extract, read_evidence_jsonl
-from concord.evidence.injection import find_injections
 from concord.records import MAX_RECORD_BYTES, load_record
+from concord.screen.injection import find_injections
 from tests.fuzz import fuzz_all
 
 logging.getLogger("pypdf").setLevel(logging.CRITICAL)

@@ -132,6 +132,17 @@ def test_desktop_launcher(tmp_path: Path):
         assert check.returncode == 0, check.stdout + check.stderr
 
 
+def test_desktop_launcher_keeps_a_path_with_sed_characters(tmp_path: Path):
+    # "|", "&" and "\" end or rewrite a sed substitution; the path must come through whole
+    target = tmp_path / "concord.desktop"
+    path = "/opt/a|b & c\\d/concord"
+    result = library(f'render_desktop "{INSTALLER / "concord.desktop.in"}" \'{path}\' "{target}"')
+    assert result.returncode == 0, result.stderr
+    entries = dict(line.split("=", 1) for line in target.read_text().splitlines() if "=" in line)
+    assert entries["Exec"] == f'"{path}" gui'
+    assert entries["TryExec"] == path
+
+
 def test_wrapper_pins_concord_home(tmp_path: Path):
     prefix = tmp_path / "prefix"
     (prefix / "venv" / "bin").mkdir(parents=True)

@@ -15,12 +15,20 @@ def _string(text: str) -> bytes:
     return struct.pack("<Q", len(data)) + data
 
 
-def write_fake_gguf(path: Path, context_length: int = 2048, payload: bytes = b"\0" * 4096) -> Path:
+def write_fake_gguf(
+    path: Path,
+    context_length: int = 2048,
+    payload: bytes = b"\0" * 4096,
+    *,
+    name: str | None = None,
+) -> Path:
     kvs = [
         _string("general.architecture") + struct.pack("<I", 8) + _string("toy"),
         _string("toy.vocab") + struct.pack("<IIQ", 9, 8, 2) + _string("a") + _string("b"),
         _string("toy.context_length") + struct.pack("<II", 4, context_length),
     ]
+    if name is not None:
+        kvs.append(_string("general.name") + struct.pack("<I", 8) + _string(name))
     header = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
     path.write_bytes(header + payload)
     return path

@@ -98,7 +98,10 @@ def test_the_specialists_decoded_together_write_what_each_writes_alone(default_e
     profiles = load_profiles()
     names = ("cardiology", "renal", "haematology", "endocrine")
     requests = [agent_request(profiles[n], record, profiles, 96) for n in names]
-    loaded = load_runtime(default_entry, n_ctx=4096, parallel=4, n_threads=threads)
+    # on exactly `threads` threads, whatever else the machine runs
+    loaded = load_runtime(
+        default_entry, n_ctx=4096, parallel=4, n_threads=threads, adapt_threads=False
+    )
     try:
         alone = [loaded.generate(r).text for r in requests]
         together = dict(loaded.generate_many(requests))

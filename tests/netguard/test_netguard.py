@@ -160,9 +160,12 @@ def test_configured_loopback_server_is_allowed_and_nothing_else(concord_home: Pa
         port = configured.getsockname()[1]
         with open(os.path.join(os.environ["CONCORD_HOME"], "servers.json"), "w") as f:
             f.write('{"servers": ["http://127.0.0.1:%d"]}' % port)
-        from concord.netguard import install_network_guard
-        install_network_guard()
-        install_network_guard()  # idempotent
+        from concord.netguard import install_network_guard, is_allowed_url
+        url = "http://127.0.0.1:%d" % port
+        install_network_guard()  # the file alone allows nothing: any user can write it
+        print("FILE-ALONE", is_allowed_url(url))
+        install_network_guard(signed=[url])  # the admin-signed list, which the file narrows
+        install_network_guard(signed=[url])  # idempotent
         for listener in (configured, other):
             c = socket.socket()
             try:
@@ -180,7 +183,9 @@ def test_configured_loopback_server_is_allowed_and_nothing_else(concord_home: Pa
         env={"CONCORD_LLAMA_SERVERS": ""},
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["CONNECTED", "REFUSED", "UNIX", "ALLOWED"], result.stdout
+    assert result.stdout.split() == [
+        "FILE-ALONE", "False", "CONNECTED", "REFUSED", "UNIX", "ALLOWED"
+    ], result.stdout  # fmt: skip
 
 
 @needs_loopback
@@ -190,14 +195,17 @@ def test_environment_servers_are_allowed():
         listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(1)
         import os
         os.environ["CONCORD_LLAMA_SERVERS"] = "http://localhost:%d" % listener.getsockname()[1]
-        from concord.netguard import install_network_guard, is_allowed_url
-        install_network_guard()
+        from concord.netguard import config_error, install_network_guard, is_allowed_url
+        url = os.environ["CONCORD_LLAMA_SERVERS"]
+        install_network_guard()  # the variable alone allows nothing
+        print("ALONE", is_allowed_url(url), config_error() is not None)
+        install_network_guard(signed=[url, "http://localhost:2"])  # narrowed to the variable's
         socket.create_connection(listener.getsockname(), timeout=5).close()
-        print("OK", is_allowed_url(os.environ["CONCORD_LLAMA_SERVERS"]),
-              is_allowed_url("http://localhost:1"))
+        print("OK", is_allowed_url(url), is_allowed_url("http://localhost:1"),
+              is_allowed_url("http://localhost:2"))
     """)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["OK", "True", "False"]
+    assert result.stdout.split() == ["ALONE", "False", "True", "OK", "True", "False", "False"]
 
 
 @needs_loopback
@@ -216,7 +224,7 @@ def test_server_names_are_looked_up_when_needed_not_at_start_up():
         socket.getaddrinfo = fake
         os.environ["CONCORD_LLAMA_SERVERS"] = "http://llm-a.hospital.example:%d" % port
         from concord.netguard import install_network_guard
-        install_network_guard()
+        install_network_guard(signed=[os.environ["CONCORD_LLAMA_SERVERS"]])
         print("AT-START", len(lookups))
         socket.create_connection(("llm-a.hospital.example", port), timeout=5).close()
         print("CONNECTED", lookups.count("llm-a.hospital.example") >= 1)

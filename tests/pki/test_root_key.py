@@ -16,7 +16,7 @@ from cryptography.x509.oid import NameOID
 from concord import paths
 from concord.accounts.session import sign_in
 from concord.pki.credentials import Credential, seal, unseal
-from concord.pki.keys import certificate_path, credential_path, pki_dir
+from concord.pki.keys import admin_root_key_path, certificate_path, credential_path, pki_dir
 from concord.store import Repository
 from tests import factories as f
 from tests.identity import ADMIN, ADMIN_PASSWORD, PASSWORD, admin_session, enrol
@@ -30,7 +30,8 @@ def _every_file(home: Path) -> list[bytes]:
 def test_no_file_in_the_data_folder_decrypts_the_root_key(repo: Repository) -> None:
     enrol(repo, "Dr Smith", "clinician")
     home = paths.concord_home()
-    root_key = (pki_dir(home) / "root" / "root-ca.key.pem").read_bytes()
+    assert not (pki_dir(home) / "root" / "root-ca.key.pem").exists()  # no shared copy
+    root_key = admin_root_key_path(home, ADMIN).read_bytes()  # the admin's own copy
     assert b"ENCRYPTED PRIVATE KEY" in root_key
     assert not (pki_dir(home) / "root" / "root-ca.secret").exists()
     for content in _every_file(home):
@@ -47,7 +48,7 @@ def _mint(home: Path, secret: bytes, name: str) -> tuple[rsa.RSAPrivateKey, x509
     """What an attacker holding the root key does: a certificate for someone's name."""
     root_dir = pki_dir(home) / "root"
     root_key = serialization.load_pem_private_key(
-        (root_dir / "root-ca.key.pem").read_bytes(), secret
+        admin_root_key_path(home, ADMIN).read_bytes(), secret
     )
     root = x509.load_pem_x509_certificate((root_dir / "root-ca.pem").read_bytes())
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)

@@ -25,6 +25,10 @@ ATC = "http://www.whocc.no/atc"
 UCUM = "http://unitsofmeasure.org"
 CLINICAL = "http://terminology.hl7.org/CodeSystem/condition-clinical"
 VERIFICATION = "http://terminology.hl7.org/CodeSystem/condition-ver-status"
+ALLERGY_CLINICAL = "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical"
+ALLERGY_VERIFICATION = "http://terminology.hl7.org/CodeSystem/allergyintolerance-verification"
+ICD10 = "http://hl7.org/fhir/sid/icd-10"
+ICD10CM = "http://hl7.org/fhir/sid/icd-10-cm"
 OBS_CATEGORY = "http://terminology.hl7.org/CodeSystem/observation-category"
 INTERPRETATION = "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation"
 
@@ -135,6 +139,7 @@ class BundleBuilder:
         onset: str | None = None,
         abated: str | None = None,
         verification: str = "confirmed",
+        system: str = SNOMED,
     ) -> str:
         resource: dict[str, Any] = {
             "resourceType": "Condition",
@@ -148,7 +153,7 @@ class BundleBuilder:
                     "Problem List Item",
                 )
             ],
-            "code": concept(SNOMED, code, display, text),
+            "code": concept(system, code, display, text),
             "subject": self._subject(),
         }
         if onset:
@@ -196,12 +201,13 @@ class BundleBuilder:
         when: str,
         device_ref: str | None = None,
         note: str | None = None,
+        system: str = SNOMED,
     ) -> str:
         resource: dict[str, Any] = {
             "resourceType": "Procedure",
             "id": rid,
             "status": status,
-            "code": concept(SNOMED, code, display, text),
+            "code": concept(system, code, display, text),
             "subject": self._subject(),
             "performedDateTime": when,
         }
@@ -210,6 +216,108 @@ class BundleBuilder:
         if note:
             resource["note"] = [{"text": note}]
         return self.add(resource)
+
+    def medication_request(
+        self,
+        rid: str,
+        name: str,
+        codes: list[tuple[str, str, str]],
+        status: str,
+        dosage: str,
+        authored: str,
+        intent: str = "order",
+    ) -> str:
+        return self.add(
+            {
+                "resourceType": "MedicationRequest",
+                "id": rid,
+                "status": status,
+                "intent": intent,
+                "medicationCodeableConcept": {
+                    "coding": [{"system": s, "code": c, "display": d} for s, c, d in codes],
+                    "text": name,
+                },
+                "subject": self._subject(),
+                "authoredOn": authored,
+                "dosageInstruction": [{"text": dosage}],
+            }
+        )
+
+    def medication_administration(
+        self,
+        rid: str,
+        name: str,
+        codes: list[tuple[str, str, str]],
+        status: str,
+        when: str,
+        dose: str,
+    ) -> str:
+        return self.add(
+            {
+                "resourceType": "MedicationAdministration",
+                "id": rid,
+                "status": status,
+                "medicationCodeableConcept": {
+                    "coding": [{"system": s, "code": c, "display": d} for s, c, d in codes],
+                    "text": name,
+                },
+                "subject": self._subject(),
+                "effectiveDateTime": when,
+                "dosage": {"text": dose},
+            }
+        )
+
+    def device(self, rid: str, code: str, display: str, text: str, status: str) -> str:
+        return self.add(
+            {
+                "resourceType": "Device",
+                "id": rid,
+                "status": status,
+                "type": concept(SNOMED, code, display, text),
+                "patient": {"reference": self.patient_url},
+            }
+        )
+
+    def allergy(
+        self,
+        rid: str,
+        codes: list[tuple[str, str, str]],
+        text: str,
+        clinical: str = "active",
+        verification: str = "confirmed",
+        reaction: str | None = None,
+    ) -> str:
+        resource: dict[str, Any] = {
+            "resourceType": "AllergyIntolerance",
+            "id": rid,
+            "clinicalStatus": concept(ALLERGY_CLINICAL, clinical, clinical.title()),
+            "verificationStatus": concept(ALLERGY_VERIFICATION, verification, verification.title()),
+            "code": {
+                "coding": [{"system": s, "code": c, "display": d} for s, c, d in codes],
+                "text": text,
+            },
+            "patient": {"reference": self.patient_url},
+        }
+        if reaction:
+            resource["reaction"] = [{"manifestation": [concept(SNOMED, "39579001", reaction)]}]
+        return self.add(resource)
+
+    def result(
+        self, rid: str, code: str, display: str, text: str, value: tuple[str, str], when: str
+    ) -> str:
+        """A qualitative (coded) result: `value` is (SNOMED code, display)."""
+        return self.add(
+            {
+                "resourceType": "Observation",
+                "id": rid,
+                "status": "final",
+                "category": [concept(OBS_CATEGORY, "laboratory", "Laboratory")],
+                "code": concept(LOINC, code, display, text),
+                "subject": self._subject(),
+                "effectiveDateTime": when,
+                "valueCodeableConcept": concept(SNOMED, value[0], value[1]),
+            }
+        )
 
     def letter(
         self,
@@ -271,6 +379,32 @@ def spo2(b: BundleBuilder, rid: str, value: float, when: str, fio2: float | None
         category="vital-signs",
         components=components or None,
     )
+
+
+def blood_pressure(b: BundleBuilder, rid: str, systolic: float, diastolic: float, when: str) -> str:
+    """A blood pressure panel (85354-9) with its systolic and diastolic components."""
+    parts = []
+    for code, display, value in (
+        ("8480-6", "Systolic blood pressure", systolic),
+        ("8462-4", "Diastolic blood pressure", diastolic),
+    ):
+        parts.append(
+            {
+                "code": concept(LOINC, code, display),
+                "valueQuantity": {"value": value, "unit": "mmHg", "system": UCUM, "code": "mm[Hg]"},
+            }
+        )
+    resource: dict[str, Any] = {
+        "resourceType": "Observation",
+        "id": rid,
+        "status": "final",
+        "category": [concept(OBS_CATEGORY, "vital-signs", "Vital Signs")],
+        "code": concept(LOINC, "85354-9", "Blood pressure panel with all children optional"),
+        "subject": {"reference": b.patient_url},
+        "effectiveDateTime": when,
+        "component": parts,
+    }
+    return b.add(resource)
 
 
 # -- the patients -----------------------------------------------------------------------

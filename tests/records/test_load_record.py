@@ -162,10 +162,9 @@ def test_pdf_with_blank_pages_only(
 def test_truncated_pdf(tmp_path: Path, pdf_record_path: Path) -> None:
     path = tmp_path / "truncated.pdf"
     path.write_bytes(pdf_record_path.read_bytes()[:300])
-    try:
+    with pytest.raises(InputError) as info:
         load_record(path)
-    except InputError as exc:
-        assert "truncated.pdf" in str(exc)
+    assert "truncated.pdf" in str(info.value)
 
 
 def test_json_record_round_trip(tmp_path: Path) -> None:

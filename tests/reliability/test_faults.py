@@ -423,4 +423,4 @@ def test_timeout_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(InputError, match="must be a number"):
         timeout_from_env()
     monkeypatch.delenv("CONCORD_MODEL_TIMEOUT")
-    assert timeout_from_env() == 600.0
+    assert timeout_from_env() == 120.0  # seconds without progress, not for the whole answer

@@ -58,7 +58,7 @@ def _entry(bundle: dict[str, Any], rid: str) -> dict[str, Any]:
 
 def test_every_code_list_names_a_real_gate_rule() -> None:
     coded = CodedScreen.load()
-    assert {c.gate_id for c in coded.code_lists} == set(coded.limits)
+    assert {c.gate_id for c in coded.code_lists} <= set(coded.limits)
 
 
 def test_potassium_fires_from_code_and_value_with_the_resource_span(screens) -> None:

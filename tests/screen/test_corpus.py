@@ -69,6 +69,10 @@ def _rows() -> list[dict[str, Any]]:
 ALL_ROWS = _rows()
 ROWS = [r for r in ALL_ROWS if r["file"] not in DISTRACTOR_FILES]
 DISTRACTORS = [r["text"] for r in ALL_ROWS if r["file"] in DISTRACTOR_FILES]
+DISTRACTOR_ROWS = [(r["file"], r["text"]) for r in ALL_ROWS if r["file"] in DISTRACTOR_FILES]
+"""`distractors.jsonl` was written for the first ten gates: some of its lines are findings of
+the later thirty (myasthenia on pyridostigmine, severe OSA on CPAP), so it is held to those
+ten; `distractors_40.jsonl` is held to every gate."""
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +105,16 @@ def test_corpus_line(screen: RecordScreen, row: dict[str, Any]) -> None:
         assert got == row["expect"]
 
 
-@pytest.mark.parametrize("text", DISTRACTORS, ids=[t[:40] for t in DISTRACTORS])
-def test_distractor_fires_no_gate(screen: RecordScreen, text: str) -> None:
-    fired = [h.gate_id for h in screen.screen(record_of(text)) if h.status is GateStatus.TRIGGERED]
+@pytest.mark.parametrize(
+    ("file", "text"), DISTRACTOR_ROWS, ids=[f"{f}:{t[:40]}" for f, t in DISTRACTOR_ROWS]
+)
+def test_distractor_fires_no_gate(screen: RecordScreen, file: str, text: str) -> None:
+    held_to = SPEC_GATES - SPEC_GATES_NEW if file == "distractors.jsonl" else None
+    fired = [
+        h.gate_id
+        for h in screen.screen(record_of(text))
+        if h.status is GateStatus.TRIGGERED and (held_to is None or h.gate_id in held_to)
+    ]
     assert fired == []
 
 

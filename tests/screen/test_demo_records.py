@@ -12,13 +12,47 @@ from concord.screen.record_screen import RecordScreen
 
 # file -> (gates triggered, gates reported negated)
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "01_bleomycin_hodgkin.json": ({"bleomycin_exposure"}, {"acute_lrti", "active_ischaemia"}),
-    "02_recent_des_dapt.json": ({"recent_coronary_stent"}, {"active_ischaemia"}),
-    "03_ckd_hyperkalaemia.json": ({"hyperkalaemia"}, {"active_ischaemia"}),
-    "04_clean_knee_arthroscopy.json": (set(), {"acute_lrti", "active_ischaemia"}),
-    "05_severe_as_low_ef.json": ({"severe_aortic_stenosis", "low_lvef"}, {"active_ischaemia"}),
-    "06_copd_chest_infection.json": ({"hypoxaemia", "acute_lrti"}, {"active_ischaemia"}),
-    "07_cirrhosis_platelets_inr.json": ({"thrombocytopenia", "raised_inr"}, {"active_ischaemia"}),
+    "01_bleomycin_hodgkin.json": (
+        {"bleomycin_exposure"},
+        {
+            "acute_lrti",
+            "active_ischaemia",
+            "haemodynamic_instability_or_sepsis",
+            "severe_respiratory_disease",
+        },
+    ),
+    "02_recent_des_dapt.json": (
+        {"recent_coronary_stent", "p2y12_inhibitor_current", "stable_cardiac_disease"},
+        {"active_ischaemia"},
+    ),
+    "03_ckd_hyperkalaemia.json": (
+        {
+            "hyperkalaemia",
+            "severe_renal_impairment",
+            "anaemia",
+            "diabetes_high_risk",
+            "periop_drug_allergy",
+        },
+        {
+            "active_ischaemia",
+            "recent_mi_or_revascularisation",
+            "recent_stroke_tia",
+            "stable_cardiac_disease",
+        },
+    ),
+    "04_clean_knee_arthroscopy.json": (set(), {"acute_lrti", "active_ischaemia", "recent_vte"}),
+    "05_severe_as_low_ef.json": (
+        {"severe_aortic_stenosis", "low_lvef", "anticoagulant_current", "stable_cardiac_disease"},
+        {"active_ischaemia", "anaemia"},
+    ),
+    "06_copd_chest_infection.json": (
+        {"hypoxaemia", "acute_lrti", "severe_respiratory_disease"},
+        {"active_ischaemia", "chronic_steroid"},
+    ),
+    "07_cirrhosis_platelets_inr.json": (
+        {"thrombocytopenia", "raised_inr", "liver_disease_or_alcohol_excess"},
+        {"active_ischaemia", "anticoagulant_current"},
+    ),
     "08_fhir_bundle_scanned_letter.json": (
         {"bleomycin_exposure", "hypoxaemia", "acute_lrti"},
         set(),

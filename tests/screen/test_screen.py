@@ -16,7 +16,7 @@ from concord.domain.record import Record, SourceDocument
 from concord.errors import InputError
 from concord.records import load_record
 from concord.screen.record_screen import RecordScreen, screen_to_json
-from tests.spec import SPEC_GATES
+from tests.spec import SPEC_GATE_TABLE, SPEC_GATES
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,14 @@ def _record(*texts: str) -> Record:
 
 def _hits(screen: RecordScreen, *texts: str) -> dict[str, object]:
     return {h.gate_id: h for h in screen.screen(_record(*texts))}
+
+
+def test_the_gate_set_is_specs_table(screen: RecordScreen) -> None:
+    definitions = screen.definitions
+    assert set(definitions) == set(SPEC_GATE_TABLE)
+    for gate_id, (owner, severity) in SPEC_GATE_TABLE.items():
+        assert definitions[gate_id].specialty == owner, gate_id
+        assert definitions[gate_id].severity is Severity(severity), gate_id
 
 
 def test_spec_gates_and_severities(screen: RecordScreen) -> None:

@@ -9,7 +9,13 @@ import pytest
 from concord.domain import Decision
 from concord.store import Repository, export_labels_csv, export_labels_jsonl
 from concord.store import export as export_module
+from concord.store.export import DECISION_FIELDS, PROVENANCE_FIELDS
 from tests import factories as f
+
+
+def decision_of(line: dict[str, object]) -> Decision:
+    """The decision an export line carries (its provenance columns left aside)."""
+    return Decision.model_validate({k: line[k] for k in DECISION_FIELDS})
 
 
 @pytest.fixture
@@ -32,7 +38,7 @@ def test_jsonl_holds_every_decision_exactly_once(
     result = export_labels_jsonl(repo, out)
     lines = out.read_text(encoding="utf-8").splitlines()
     assert result.rows == len(lines) == 3
-    assert [Decision.model_validate(json.loads(line)) for line in lines] == decided
+    assert [decision_of(json.loads(line)) for line in lines] == decided
     first = json.loads(lines[1])
     assert first["original_value"] == 0.5 and first["new_value"] == {"status": "negated"}
     assert first["spans"][0]["text"] == "K+ 6.3"
@@ -77,3 +83,20 @@ def test_a_failed_export_leaves_the_previous_file_untouched(
     assert out.read_text() == "previous export\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["concord-home", "labels.jsonl"]
     assert repo.audit_head() == head
+
+
+def test_every_line_carries_the_provenance_columns_null_where_not_recorded(
+    repo: Repository, decided: list[Decision], tmp_path: Path
+) -> None:
+    out = tmp_path / "labels.jsonl"
+    export_labels_jsonl(repo, out)
+    for line in out.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        assert {*PROVENANCE_FIELDS, "blind", "unsafe", "rater", "origin"} <= set(row)
+        assert all(row[k] is None for k in PROVENANCE_FIELDS)  # recorded before provenance
+        assert row["unsafe"] is None and row["origin"] == "local"
+    csv_out = tmp_path / "labels.csv"
+    export_labels_csv(repo, csv_out)
+    header = csv_out.read_text(encoding="utf-8").splitlines()[0].split(",")
+    for column in ("blind", "bulk", "golden_shown", "seconds_on_item", "unsafe"):
+        assert column in header

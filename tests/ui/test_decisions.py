@@ -209,3 +209,32 @@ def test_blind_mode_keeps_verdict_tabs_closed_whatever_opens_them(
     case_window.open_case(case.case_id)  # opening a case normally lands on the dashboard
     qtbot.waitUntil(lambda: case_window.db.pending == 0, timeout=10_000)
     assert view.tabs.currentIndex() == 3
+
+
+def test_the_blind_answer_dialog_preselects_nothing_and_needs_no_reason(
+    case_window, qtbot, stored_case
+):
+    """Before, the blind answer dialog opened with the first value chosen (which may be the
+    judge's own) and refused an answer without a reason."""
+    _, case = stored_case
+    gate = case.gates[0]
+    view = case_window.case_view
+    _go_to(case_window, f"gate/{gate.gate_id}")
+    qtbot.keyClick(case_window, Qt.Key.Key_B)
+    qtbot.keyClick(case_window, Qt.Key.Key_O)
+    dialog = case_window.patients.override_dialog
+    assert dialog.value_combo is not None and dialog.value_combo.currentIndex() == -1
+    assert dialog.value() == ""
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert dialog.isVisible() and "Choose" in dialog.error.text()  # no answer: nothing
+    dialog.value_combo.setCurrentIndex(0)
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)  # no reason typed
+    qtbot.waitUntil(lambda: len(view.queue.decisions) == 1, timeout=10_000)
+    stored = view.queue.decisions[0]
+    assert stored.blind and stored.reason == "blind answer"
+    with Repository.open() as repo:
+        from concord.store.label_store import LabelStore
+
+        how = LabelStore(repo).provenance()[stored.decision_id]
+    assert how.bulk is False and how.judge_run == case.case_id
+    assert how.seconds_on_item is not None

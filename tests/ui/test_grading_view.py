@@ -177,3 +177,46 @@ def test_agreement_is_hidden_in_blind_mode(make_window, set_id, qtbot) -> None:
     assert view.body.isVisible()
     qtbot.keyClick(window, Qt.Key.Key_B)
     assert view.cover.isVisible() and not view.body.isVisible()
+
+
+def test_blind_grades_are_stored_blind_with_how_they_were_given(
+    make_window, set_id, qtbot, repo
+) -> None:
+    """Before, a grade given in blind mode on an answer with no prediction was stored as not
+    blind, and the golden answers stayed on screen (unrecorded) for every later answer."""
+    from concord.store.label_store import LabelStore
+
+    window = make_window()
+    view = open_grading(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_B)
+    assert view.blind
+    qtbot.keyClick(window, Qt.Key.Key_L)  # the golden answers, for this answer only
+    assert not view.golden.isHidden()
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_G)
+    assert view.golden.isHidden()  # hidden again on the next answer
+    grade_by_key(qtbot, window, repo, Qt.Key.Key_X)
+    first, second = repo.decisions()
+    assert first.blind and second.blind  # given in blind mode: stored blind
+    provenance = LabelStore(repo).provenance()
+    assert provenance[first.decision_id].golden_shown is True
+    assert provenance[second.decision_id].golden_shown is False
+    for decision in (first, second):
+        how = provenance[decision.decision_id]
+        assert how.bulk is False and how.set_id == set_id and how.set_sha256
+        assert how.seconds_on_item is not None and how.judge_run is None  # nothing shown
+
+
+def test_h_marks_an_answer_unsafe(make_window, set_id, qtbot, repo) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window()
+    view = open_grading(qtbot, window)
+    answer = view.current().answer.answer_id
+    qtbot.keyClick(window, Qt.Key.Key_H)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view.dialog)
+    qtbot.keyClick(QApplication.focusWidget() or view.dialog, Qt.Key.Key_3)
+    idle(qtbot, window, lambda: len(repo.decisions()) == 1 and not view.busy)
+    [mark] = repo.decisions()
+    assert mark.target_id == f"eval/{answer}/harm" and mark.new_value == "major"
+    assert mark.case_id == set_id and mark.original_value is None
+    assert "UNSAFE (major)" in view.my_grade.text() and view.position == 0

@@ -50,7 +50,7 @@ def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> 
     # empty pages say why they are empty and what to do
     assert "Import" in window.qa_view.banner.text()
     assert "Import" in window.grading_view.banner.text()
-    assert "No decisions yet" in window.agreement_view.summary.text()
+    assert "No labels yet" in window.agreement_view.summary.text()
 
 
 def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> None:
@@ -100,7 +100,7 @@ def test_demo_import_fills_every_page(make_window, qtbot, repo: Repository) -> N
     qtbot.keyClick(window, Qt.Key.Key_4, ALT)
     agreement = window.agreement_view
     idle(qtbot, window, lambda: bool(agreement.judge_rows))
-    assert "2 decision(s)" in agreement.summary.text()
+    assert "2 standing label(s)" in agreement.summary.text()
     assert [r["metric"] for r in agreement.judge_rows] == ["astrid_cf_sentence"]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from concord.astrid.llm_judge import judge_items
 from concord.astrid.load import load_items
@@ -130,19 +131,27 @@ def test_keys_answer_and_advance_and_an_override_needs_a_reason(qa, qtbot, repo)
     assert decision.action == "accept" and decision.target_id.endswith("/cf/sentence/2")
     assert decision.user == USER and decision.reason == "accepted as shown"
     assert view.item.targets.currentRow() == 2  # moved on to the next undecided verdict
-    press(qtbot, window, Qt.Key.Key_3)  # "ungrounded", unlike the judge: needs a reason
-    assert "reason" in view.status.text() and len(mine(repo)) == 1
-    qtbot.keyClick(window, Qt.Key.Key_R)
-    assert view.reason.hasFocus()
-    qtbot.keyClicks(view.reason, "not in the leaflet")
-    qtbot.keyClick(view.reason, Qt.Key.Key_Return)  # Enter in the box returns, decides nothing
-    assert not view.reason.hasFocus() and len(mine(repo)) == 1
-    press(qtbot, window, Qt.Key.Key_3)
+    press(qtbot, window, Qt.Key.Key_3)  # "ungrounded", unlike the judge: the reason box opens
+    dialog = view.dialog
+    assert dialog is not None and dialog.isVisible() and len(mine(repo)) == 1
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.box)  # typing goes into it
+    qtbot.keyClicks(dialog.box, "Not in the leaflet")  # a capital first: typed, not a preset
+    qtbot.keyClick(dialog.box, Qt.Key.Key_Return)
+    idle(qtbot, window, lambda: not view.busy)
     last = mine(repo)[-1]
     assert last.action == "override" and last.new_value == "ungrounded"
-    assert last.reason == "not in the leaflet" and view.reason.text() == ""
+    assert last.reason == "Not in the leaflet" and view.dialog is None
     assert "you: ungrounded" in texts(view)[2]
     assert view.item.targets.currentRow() == 3
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    # a reason typed beforehand (R) is used without asking again
+    qtbot.keyClick(window, Qt.Key.Key_R)
+    assert view.reason.hasFocus()
+    qtbot.keyClicks(view.reason, "checked the leaflet")
+    qtbot.keyClick(view.reason, Qt.Key.Key_Return)  # Enter in the box returns, decides nothing
+    assert not view.reason.hasFocus() and len(mine(repo)) == 2
+    press(qtbot, window, Qt.Key.Key_2)  # S4 (judge: conversational) answered grounded
+    assert view.dialog is None and mine(repo)[-1].reason == "checked the leaflet"
 
 
 def test_cf_follows_the_sentence_verdicts(qa, qtbot, repo) -> None:

@@ -98,7 +98,8 @@ def test_agreement_credits_rules_and_says_when_n_is_too_small(make_window, qtbot
     assert row["metric"] == "gate" and row["n"] == 1
     cells = [view.judge.item(0, c).text() for c in range(view.judge.columnCount())]
     assert "rules" in cells[1] and case.model_name not in cells[1]  # not the model
-    assert cells[2] == "1" and cells[4] == TOO_FEW  # n shown; no kappa on n = 1
+    assert cells[2] == "judge shown"  # the label was given with the judge's value on screen
+    assert cells[3] == "1" and cells[5] == TOO_FEW  # n shown; no kappa on n = 1
     shown = " ".join(label.text() for label in view.findChildren(QLabel))
     assert f"below n = {MIN_ITEMS_FOR_KAPPA} it is too few to mean anything" in shown
 

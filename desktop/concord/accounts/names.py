@@ -74,6 +74,40 @@ def normalise_name(name: str) -> str:
     return text
 
 
+PLACEHOLDER_CATEGORIES = frozenset({"Ps", "Pe", "Pi", "Pf", "Sm", "Sk", "So"})
+"""Brackets, quotation marks and symbols: what the app and the records write around or
+instead of a name ("root (not signed in)", "—", "<unknown>"), never part of one."""
+APOSTROPHES = frozenset({"\u2019", "\u02bc"})
+"""Typographic apostrophes (O’Neil) are letters' companions, not quotation marks."""
+RESERVED_PHRASES = ("not signed in", "no credential", "unverified")
+"""Words Concord prints next to a name to say it is not a signed-in user's."""
+
+
+def check_printed_name(name: str) -> str:
+    """A name as it will be printed on records: it holds a letter, and nothing that Concord
+    or a reader takes for a placeholder or a note beside a name (brackets, quotation marks,
+    symbols, "not signed in"). InputError otherwise. For new enrolments: names enrolled
+    before this rule keep working."""
+    if not any(c.isalpha() for c in name):
+        raise InputError("the user name must contain a letter", subject=name)
+    for char in name:
+        if unicodedata.category(char) in PLACEHOLDER_CATEGORIES and char not in APOSTROPHES:
+            raise InputError(
+                f"the user name contains {char!r}: brackets, quotation marks and symbols are "
+                "what Concord prints around names (e.g. 'root (not signed in)'), not part of one",
+                subject=name,
+            )
+    folded = " ".join(name.casefold().replace(".", " ").split())
+    for phrase in RESERVED_PHRASES:
+        if phrase in folded:
+            raise InputError(
+                f"the user name contains {phrase!r}, which Concord prints beside names that "
+                "are not a signed-in user's",
+                subject=name,
+            )
+    return name
+
+
 def _script(char: str) -> str | None:
     if not char.isalpha():
         return None

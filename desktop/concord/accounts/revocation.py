@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
+from concord import paths
 from concord.accounts.session import (
     Session,
     require_role,
@@ -24,6 +26,7 @@ from concord.accounts.session import (
 from concord.domain import UserRole
 from concord.errors import AuthError, InputError
 from concord.pki.credentials import statement_bytes
+from concord.pki.keys import holds_own_root_copy, shared_root_key_present, withdraw_root_key
 from concord.store import Repository, write_transaction
 
 MAX_REASON_CHARS = 500
@@ -37,9 +40,14 @@ class Revoked:
     at: str
 
 
-def revoke_user(repo: Repository, name: str, reason: str, *, admin: Session) -> Revoked:
+def revoke_user(
+    repo: Repository, name: str, reason: str, *, admin: Session, home: Path | None = None
+) -> Revoked:
     """End `name`'s account (see the module doc). Everything is checked before anything is
-    written; the check and the write are one transaction."""
+    written; the check and the write are one transaction. Revoking an admin also destroys
+    their copy of the root key (and the shared copy of an older installation), so their
+    credential and password no longer decrypt it (`pki.keys`)."""
+    home = Path(home) if home is not None else paths.concord_home()
     require_role(admin, UserRole.ADMIN, doing="revoke users")
     reason = " ".join(reason.split())
     if not reason:
@@ -73,7 +81,17 @@ def revoke_user(repo: Repository, name: str, reason: str, *, admin: Session) -> 
                 raise InputError(
                     "the last admin cannot be revoked: enrol another admin first", subject=name
                 )
+            stranded = [a for a in admins if a != name and not holds_own_root_copy(home, a)]
+            if stranded and shared_root_key_present(home):
+                raise InputError(
+                    f"revoking an admin destroys the shared copy of the root key, which "
+                    f"{', '.join(stranded)} still use: each signs in once first (that gives "
+                    "them their own copy), then revoke",
+                    subject=name,
+                )
         repo.revoke_user(statement, signature)
+    if user.role == UserRole.ADMIN:
+        withdraw_root_key(home, name)
     return Revoked(name, admin.name, reason, statement["at"])
 
 

@@ -8,7 +8,7 @@ for the person at the keyboard: every decision, import, run and signature is att
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,10 @@ from concord.pki.credentials import (
 from concord.pki.keys import (
     credential_path,
     destroy_legacy_root_secret,
+    grant_root_key,
+    holds_own_root_copy,
     read_legacy_root_secret,
+    shared_root_key_present,
 )
 from concord.store import Repository, User
 
@@ -64,19 +67,30 @@ def revoked_accounts(repo: Repository) -> dict[str, dict[str, Any]]:
     """name -> the revocation statement of each account with one in the audit trail signed
     by an enrolled admin's key (an unsigned or forged one is ignored here, and reported by
     `concord audit verify`). One read of the users and of the revocations."""
-    admins = {u.name: u for u in repo.list_users() if u.role == UserRole.ADMIN and u.enrolled}
+    keys = admin_keys(repo)
     found: dict[str, dict[str, Any]] = {}
     for name, pairs in repo.revocations().items():
         for statement, signature in pairs:
-            admin = admins.get(str(statement.get("revoked_by")))
-            if (
-                admin is not None
-                and statement.get("name") == name
-                and verify_signature(str(admin.public_key), statement_bytes(statement), signature)
+            held = keys.get(str(statement.get("revoked_by")), ())
+            if statement.get("name") == name and any(
+                verify_signature(key, statement_bytes(statement), signature) for key in held
             ):
                 found[name] = statement
                 break
     return found
+
+
+def admin_keys(repo: Repository) -> dict[str, tuple[str, ...]]:
+    """name -> every identity key each enrolled admin has held (a password change gives an
+    admin a new key; what they signed with the old one stays theirs)."""
+    history = repo.enrolment_history()
+    out: dict[str, tuple[str, ...]] = {}
+    for user in repo.list_users():
+        if user.role != UserRole.ADMIN or not user.enrolled:
+            continue
+        held = [str(s.get("public_key")) for _seq, s in history.get(user.name, [])]
+        out[user.name] = tuple(dict.fromkeys([*held, str(user.public_key)]))
+    return out
 
 
 def revocation_of(repo: Repository, name: str) -> dict[str, Any] | None:
@@ -84,15 +98,74 @@ def revocation_of(repo: Repository, name: str) -> dict[str, Any] | None:
     return revoked_accounts(repo).get(name)
 
 
+SIGN_IN_FAILED = "sign-in failed"
+SIGN_IN_AFTER_FAILURES = "sign-in after failures"
+FREE_ATTEMPTS = 3
+"""Failed sign-ins in a row a name gets before each further attempt has to wait."""
+FIRST_WAIT_SECONDS = 2.0
+MAX_WAIT_SECONDS = 900.0
+"""The wait doubles with each further failure, up to 15 minutes."""
+_WAITING = "too many failed sign-ins"
+_RECENT_ROWS = 64
+
+
+def backoff_seconds(failures: int) -> float:
+    """How long a name waits after `failures` failed sign-ins in a row."""
+    if failures < FREE_ATTEMPTS:
+        return 0.0
+    return min(FIRST_WAIT_SECONDS * 2 ** (failures - FREE_ATTEMPTS), MAX_WAIT_SECONDS)
+
+
+def _failures(repo: Repository, name: str) -> tuple[int, datetime | None]:
+    """Failed sign-ins of `name` since its last success (refusals while waiting do not
+    count), and when the last one was; read from the audit trail, so every process and the
+    desktop app share one count."""
+    rows = repo.db.query(
+        "SELECT action, reason, at FROM audit WHERE entity = ? AND action IN (?, ?) "
+        "ORDER BY seq DESC LIMIT ?",
+        [f"user:{name}", SIGN_IN_FAILED, SIGN_IN_AFTER_FAILURES, _RECENT_ROWS],
+    )
+    count, last = 0, None
+    for row in rows:
+        if row["action"] == SIGN_IN_AFTER_FAILURES:
+            break
+        if str(row["reason"]).startswith(_WAITING):
+            continue
+        count += 1
+        if last is None:
+            last = datetime.fromisoformat(str(row["at"]))
+    return count, last
+
+
+def _check_backoff(repo: Repository, name: str) -> int:
+    """Refuse (audited, not counted) an attempt made before the wait is over; the number of
+    failures so far otherwise."""
+    failures, last = _failures(repo, name)
+    wait = backoff_seconds(failures)
+    if wait and last is not None:
+        left = (last + timedelta(seconds=wait) - datetime.now(UTC)).total_seconds()
+        if left > 0:
+            raise _fail(
+                repo,
+                name,
+                f"{_WAITING} ({failures} in a row): try again in {max(1, round(left))} s",
+            )
+    return failures
+
+
 def _fail(repo: Repository, name: str, why: str) -> AuthError:
-    repo.audit_event(user=name, action="sign-in failed", entity=f"user:{name}", reason=why)
+    repo.audit_event(user=name, action=SIGN_IN_FAILED, entity=f"user:{name}", reason=why)
     return AuthError(f"cannot sign in as {name}: {why}")
 
 
 def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = None) -> Session:
     """Unlock `name`'s credential with `password`. A failure is audited and raises AuthError
-    (after the full key-derivation cost, so guessing is as slow as scrypt makes it)."""
+    (after the full key-derivation cost, so guessing is as slow as scrypt makes it). After
+    `FREE_ATTEMPTS` failures in a row, each further attempt on that name must wait
+    (`backoff_seconds`: 2 s, doubling, at most 15 min) and one made sooner is refused before
+    the password is even tried; a successful sign-in starts the count again."""
     home = _home(home)
+    failures = _check_backoff(repo, name)
     try:
         user = repo.get_user(name)
     except NotFoundError:
@@ -115,6 +188,15 @@ def sign_in(repo: Repository, name: str, password: str, *, home: Path | None = N
         raise _fail(repo, name, "the credential file is not the one registered for this user")
     if user.role == UserRole.ADMIN and credential.root_passphrase is None:
         credential = _adopt_legacy_root_secret(home, credential, password)
+    if user.role == UserRole.ADMIN and credential.root_passphrase is not None:
+        credential = _own_root_copy(home, credential, password)
+    if failures:  # the count starts again from here
+        repo.audit_event(
+            user=name,
+            action=SIGN_IN_AFTER_FAILURES,
+            entity=f"user:{name}",
+            reason=f"signed in after {failures} failed attempt(s)",
+        )
     return Session(user=user, credential=credential, started_at=datetime.now(UTC))
 
 
@@ -127,6 +209,18 @@ def _adopt_legacy_root_secret(home: Path, credential: Credential, password: str)
     updated = credential.with_root_passphrase(secret)
     seal(updated, password, credential_path(home, credential.user))
     destroy_legacy_root_secret(home)
+    return updated
+
+
+def _own_root_copy(home: Path, credential: Credential, password: str) -> Credential:
+    """An admin of an installation that kept one shared copy of the root key gets their own
+    copy under their own secret (`pki.keys`), sealed into their credential."""
+    if holds_own_root_copy(home, credential.user) or not shared_root_key_present(home):
+        return credential
+    assert credential.root_passphrase is not None
+    own = grant_root_key(home, credential.root_passphrase, None, credential.user)
+    updated = credential.with_root_passphrase(own)
+    seal(updated, password, credential_path(home, credential.user))
     return updated
 
 

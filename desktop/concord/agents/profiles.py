@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 
@@ -46,7 +47,11 @@ class AgentProfile(BaseModel):
     role: AgentRole
     focus: str = Field(min_length=1, description="What this agent looks for, in plain words")
     tags: tuple[str, ...] = Field(min_length=1, description="Evidence tag vocabulary")
-    gate_ids: tuple[str, ...] = Field(default=(), description="Record-screen gates it owns")
+    gate_ids: tuple[str, ...] = Field(
+        default=(),
+        description="Record-screen gates it owns: never written in the profile file; the "
+        "gates name their owner (`assign_gates`)",
+    )
     max_items: MaxItems = Field(default_factory=MaxItems)
 
     @model_validator(mode="after")
@@ -75,6 +80,12 @@ def _default_directory() -> Path:
 def load_profile(path: Path) -> AgentProfile:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "gate_ids" in data:
+            raise InputError(
+                "gate_ids: a gate's owner is stated in the gate file (its specialty), "
+                "not in the agent profile",
+                subject=path,
+            )
         profile = AgentProfile.model_validate(data)
     except OSError as exc:
         raise InputError(f"cannot read agent profile: {exc.strerror or exc}", subject=path) from exc
@@ -105,5 +116,23 @@ def load_profiles(directory: Path | None = None) -> dict[str, AgentProfile]:
     return profiles
 
 
-def specialists(profiles: dict[str, AgentProfile]) -> tuple[AgentProfile, ...]:
+ANAESTHESIA = "anaesthesia"
+"""The owner of gates no specialist takes: the anaesthetist's own."""
+
+
+def assign_gates(
+    profiles: Mapping[str, AgentProfile], owners: Mapping[str, Sequence[str]]
+) -> dict[str, AgentProfile]:
+    """The profiles with the gates each owns: a specialist the gates of its specialty, the
+    anaesthetist those owned by anaesthesia. `owners`: specialty -> gate ids, as the gate
+    files state them (`RecordScreen.owners`)."""
+    out: dict[str, AgentProfile] = {}
+    for pid, profile in profiles.items():
+        owner = ANAESTHESIA if profile.role == AgentRole.ANAESTHETIST else pid
+        gates = tuple(owners.get(owner, ())) if profile.role != AgentRole.SURGEON else ()
+        out[pid] = profile.model_copy(update={"gate_ids": gates})
+    return out
+
+
+def specialists(profiles: Mapping[str, AgentProfile]) -> tuple[AgentProfile, ...]:
     return tuple(p for p in profiles.values() if p.role == AgentRole.SPECIALIST)

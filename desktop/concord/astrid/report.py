@@ -4,6 +4,8 @@ prediction table (Table 2 layout). Plain data for `--json` and the UI."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +19,8 @@ from concord.astrid.results import QaRun, Verdict
 from concord.astrid.sentences import split_sentences
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import ItemLabels, astrid_targets, resolve_labels, sentence_value
+from concord.domain import Decision, TargetRef
+from concord.domain.decision_history import standing_decisions
 
 
 def _mean_sd(values: list[float]) -> dict[str, float | None]:
@@ -153,6 +157,8 @@ def run_report(
     items = store.items(run.set_id)
     runs = [store.get_run(r) for r in store.run_ids(run.set_id)] if all_models else [run]
     decisions = [d for r in runs for d in store.repo.decisions(case_id=r.run_id)]
+    on_set = store.repo.decisions(case_id=run.set_id)  # blind labels, given before any run
+    decisions += [d for d in on_set if not d.target_kind.is_harm]
     decisions.sort(key=lambda d: d.at)
     labels = resolve_labels(items, decisions)
     table = agreement_table(runs, items, labels)
@@ -180,7 +186,33 @@ def run_report(
             "decisions_used": len(decisions),
         },
         "clinical": tables,
+        "unsafe": unsafe_summary(on_set),
         "targets": [t.model_dump(mode="json") for t in astrid_targets(run, items)],
+    }
+
+
+def unsafe_summary(decisions: Sequence[Decision]) -> dict[str, Any]:
+    """The harm labels standing on a set: how many answers and sentences were marked unsafe,
+    by severity, and each mark (who, what, how severe)."""
+    marks = []
+    for d in standing_decisions(decisions):
+        if not d.target_kind.is_harm:
+            continue
+        ref = TargetRef.parse(d.target_id)
+        marks.append(
+            {
+                "item_id": ref.subject,
+                "sentence": ref.sentence_number,
+                "severity": d.new_value,
+                "user": d.user,
+            }
+        )
+    return {
+        "answers": len({m["item_id"] for m in marks if m["sentence"] is None}),
+        "sentences": len({(m["item_id"], m["sentence"]) for m in marks if m["sentence"]}),
+        "items": len({m["item_id"] for m in marks}),
+        "by_severity": dict(Counter(str(m["severity"]) for m in marks)),
+        "marks": marks,
     }
 
 
@@ -211,6 +243,14 @@ def render_report(report: dict[str, Any]) -> str:
     ra = summary["refusal_accuracy_vs_scope"]
     if ra["mean"] is not None:
         lines += ["", f"refusal accuracy against scope: {ra['mean']:.2f} ± {ra['sd']:.3f}"]
+    unsafe = report.get("unsafe") or {}
+    if unsafe.get("items"):
+        severities = ", ".join(f"{n} {s}" for s, n in sorted(unsafe["by_severity"].items()))
+        lines += [
+            "",
+            f"marked unsafe by reviewers: {unsafe['items']} item(s) ({unsafe['answers']} "
+            f"answer(s), {unsafe['sentences']} sentence(s); {severities})",
+        ]
     lines += [
         "",
         "agreement with human labels (one row per judge model; mean ± sd over runs):",

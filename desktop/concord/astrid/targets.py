@@ -205,6 +205,77 @@ def make_astrid_decision(
     )
 
 
+def label_target(items: Sequence[QaItem], target_id: str) -> tuple[QaItem, TargetRef]:
+    """The item and verdict (or harm label) a label names, checked against the set's items
+    (a sentence number must exist in the item's answer)."""
+    try:
+        ref = TargetRef.parse(target_id)
+    except TargetRefError as exc:
+        raise InputError(str(exc), subject=target_id) from None
+    if not ref.kind.is_astrid:
+        raise InputError(
+            "not an ASTRID verdict (cf/sentence/N, cf, cr, ra, harm, harm/sentence/N)",
+            subject=target_id,
+        )
+    item = next((i for i in items if i.item_id == ref.subject), None)
+    if item is None:
+        raise NotFoundError("no such item in this QA set", subject=target_id)
+    number = ref.sentence_number
+    if number is not None and number > len(split_sentences(item.answer)):
+        raise NotFoundError("the answer has no such sentence", subject=target_id)
+    return item, ref
+
+
+def label_targets(item: QaItem) -> list[str]:
+    """The verdicts a reviewer labels on an item: each sentence, relevance and refusal (CF
+    follows from the sentences)."""
+    sentences = [
+        TargetRef.astrid_sentence(item.item_id, s.index + 1).format()
+        for s in split_sentences(item.answer)
+    ]
+    return [
+        *sentences,
+        TargetRef.astrid_metric(item.item_id, TargetKind.ASTRID_CR).format(),
+        TargetRef.astrid_metric(item.item_id, TargetKind.ASTRID_RA).format(),
+    ]
+
+
+def make_astrid_label(
+    set_id: str,
+    items: Sequence[QaItem],
+    target_id: str,
+    value: str,
+    *,
+    user: str,
+    reason: str,
+    blind: bool = True,
+    decision_id: str | None = None,
+    at: datetime | None = None,
+) -> Decision:
+    """A label on a QA set given with no judge's verdict to compare (no run yet, or none for
+    this verdict): the human value, no original value. Its case is the set; once a judge
+    runs over the set, agreement compares it with that run."""
+    item, ref = label_target(items, target_id)
+    if not user.strip():
+        raise InputError("a decision needs the name of who made it", subject=target_id)
+    if not reason.strip():
+        raise InputError("a decision needs a reason", subject=target_id)
+    return Decision(
+        decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
+        case_id=set_id,
+        target_id=ref.format(),
+        target_kind=ref.kind,
+        action=DecisionAction.OVERRIDE,
+        original_value=None,
+        new_value=parse_value(ref.kind, value),
+        reason=reason.strip(),
+        user=user.strip(),
+        at=at or datetime.now(UTC),
+        shown={"item_sha256": item.content_sha256(), "set_id": set_id},
+        blind=blind,
+    )
+
+
 # -- decisions as human labels ------------------------------------------------------------
 
 
@@ -224,7 +295,7 @@ def _astrid_ref(target_id: str) -> TargetRef | None:
         ref = TargetRef.parse(target_id)
     except TargetRefError:
         return None
-    return ref if ref.kind.is_astrid else None
+    return ref if ref.kind.is_astrid and not ref.kind.is_harm else None
 
 
 def resolve_labels(items: Sequence[QaItem], decisions: Iterable[Decision]) -> dict[str, ItemLabels]:

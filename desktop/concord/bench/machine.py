@@ -14,11 +14,13 @@ from concord.llm.runtime import Runtime
 
 
 def runtime_settings(entry: ModelEntry, runtime: Runtime) -> dict[str, Any]:
-    """The settings `load_runtime` used for `entry` (the store passes no thread or batch
-    override, so the machine defaults apply)."""
+    """The settings the runtime was loaded with for `entry`: `n_threads` is the most it
+    decodes on (`threads_adapt`: fewer while other processes use the cores)."""
+    governor = getattr(runtime, "governor", None)
     return {
         "n_ctx": getattr(runtime, "n_ctx", entry.n_ctx),
         "n_threads": getattr(runtime, "n_threads", default_threads()),
+        "threads_adapt": governor is not None and not governor.fixed,
         "parallel": getattr(runtime, "parallel", 1),
         "kv_cache_mb": round(getattr(runtime, "kv_bytes", 0) / 1e6, 1),
         "n_batch": DEFAULT_N_BATCH,

@@ -12,15 +12,24 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from concord.adjudication.config import ScoringConfig
 from concord.agents.profiles import AgentProfile, AgentRole, specialists
 from concord.agents.prompts import brief_prompt, build_record_block
+from concord.agents.runner import brief_task
 from concord.agents.schema import brief_schema
+from concord.bench.load import busy_processes
 from concord.bench.timing import TimedRuntime, decode_rate
 from concord.domain.record import Record
-from concord.llm.runtime import Generation, GenerationRequest, ParallelRuntime, Runtime
+from concord.llm.runtime import (
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    ParallelRuntime,
+    Runtime,
+)
 from concord.pipeline import PanelSettings, Stage, run_panel
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
@@ -53,6 +62,35 @@ def agent_request(
     )
 
 
+def valid_briefs(
+    texts: Sequence[str],
+    cut_off: Sequence[bool],
+    requests: Sequence[GenerationRequest],
+    record: Record,
+    profiles: Mapping[str, AgentProfile],
+) -> int | None:
+    """How many of `texts` (answers to the agents' first requests) Concord would accept as
+    the agent's brief, read exactly as `run_agent` reads its first attempt; None when a
+    request is not an agent's first attempt on `record` (nothing to read it with)."""
+    valid = 0
+    for text, stopped, request in zip(texts, cut_off, requests, strict=True):
+        profile = profiles.get(request.agent)
+        if profile is None:
+            return None
+        task = brief_task(profile, record, operation=record.operation or "")
+        first = task.next_request()
+        if (first.prefix, first.prompt, first.schema) != (
+            request.prefix,
+            request.prompt,
+            request.schema,
+        ):
+            return None
+        finish = FinishReason.LENGTH if stopped else FinishReason.STOP
+        task.take(Generation(text, 0, 0, 0.0, False, finish))
+        valid += task.answer is not None
+    return valid
+
+
 @contextmanager
 def prefix_reuse(runtime: Runtime, enabled: bool) -> Iterator[bool]:
     """Switch the runtime's prefix KV reuse; yields False if the runtime has no switch."""
@@ -75,11 +113,12 @@ def decoding_together(runtime: Runtime) -> Iterator[int]:
     if not hasattr(runtime, "together"):
         yield before
         return
+    choice = getattr(runtime, "together_choice", before)  # None: by the thread count
     runtime.together = int(getattr(runtime, "parallel", 1))
     try:
         yield before
     finally:
-        runtime.together = before
+        runtime.together = choice
 
 
 @dataclass(frozen=True)
@@ -179,6 +218,38 @@ def measure_decoding(
     )
 
 
+def runtime_stats(runtime: Runtime) -> dict[str, Any]:
+    """The runtime's own counters (prefill, prompt and restore seconds, decode steps per
+    thread count), when it keeps them."""
+    stats = getattr(runtime, "stats", None)
+    if stats is None:
+        return {}
+    return {**stats.__dict__, "steps_by_threads": dict(stats.steps_by_threads)}
+
+
+def stats_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """What the runtime's counters added between two `runtime_stats`."""
+    out: dict[str, Any] = {}
+    for key, value in after.items():
+        if isinstance(value, dict):
+            was = before.get(key, {})
+            moved = {k: v - was.get(k, 0) for k, v in value.items()}
+            out[key] = {k: v for k, v in moved.items() if v}
+        elif isinstance(value, int | float):
+            out[key] = round(value - before.get(key, 0), 3)
+    return out
+
+
+def agent_kind(profiles: Mapping[str, AgentProfile]) -> Callable[[GenerationRequest], str]:
+    """A request's part of the panel: the agent's role, or "judge"."""
+
+    def kind(request: GenerationRequest) -> str:
+        profile = profiles.get(request.agent)
+        return "judge" if profile is None else profile.role.value
+
+    return kind
+
+
 @dataclass(frozen=True)
 class PipelineResult:
     wall_seconds: float
@@ -193,6 +264,11 @@ class PipelineResult:
     panel_seconds: float = 0.0  # from the start until the last specialist's brief
     attempts: dict[str, int] = field(default_factory=dict)  # model calls per agent
     first_requests: tuple[GenerationRequest, ...] = ()  # each agent's first attempt, in order
+    # until the last specialist's brief: model seconds by role, and the runtime's counters
+    panel_model_seconds: dict[str, float] = field(default_factory=dict)
+    panel_stats: dict[str, Any] = field(default_factory=dict)
+    run_stats: dict[str, Any] = field(default_factory=dict)  # the whole run's counters
+    panel_output_tokens: int = 0  # tokens of the agents' calls until the last brief
 
 
 @dataclass(frozen=True)
@@ -209,12 +285,16 @@ def measure_pipeline(
 ) -> PipelineResult:
     """One full `run_panel` on `record` (what `concord run` does, without the database),
     under the Qt event-loop probe when one is given."""
-    timed = TimedRuntime(runtime)
+    timed = TimedRuntime(runtime, agent_kind(inputs.profiles))
 
     panel_done = 0.0
+    at_start = runtime_stats(runtime)
+    at_panel: dict[str, Any] = {}
+    model_at_panel: dict[str, float] = {}
+    calls_at_panel = 0
 
     def work(emit: Emit) -> tuple[float, Any]:
-        nonlocal panel_done
+        nonlocal panel_done, at_panel, model_at_panel, calls_at_panel
         started = time.perf_counter()
         case = None
         for event in run_panel(
@@ -226,9 +306,12 @@ def measure_pipeline(
             config=inputs.config,
             settings=inputs.settings,
         ):
-            emit(event)
             if event.stage in (Stage.ANAESTHETIST, Stage.SPECIALIST) and event.done == event.total:
                 panel_done = time.perf_counter() - started
+                at_panel = runtime_stats(runtime)
+                model_at_panel = dict(timed.seconds_by_kind)
+                calls_at_panel = len(timed.calls)
+            emit(event)
             case = event.case or case
         return time.perf_counter() - started, case
 
@@ -258,6 +341,12 @@ def measure_pipeline(
         panel_seconds=panel_done,
         attempts=attempts,
         first_requests=tuple(firsts[a] for a in agents if a in firsts),
+        panel_model_seconds={k: round(v, 3) for k, v in model_at_panel.items()},
+        panel_stats=stats_since(at_start, at_panel),
+        run_stats=stats_since(at_start, runtime_stats(runtime)),
+        panel_output_tokens=sum(
+            c.generation.completion_tokens for c in timed.calls[:calls_at_panel]
+        ),
     )
 
 
@@ -347,4 +436,63 @@ def measure_parallel(
         repeats=max(1, repeats),
         in_panel=len(requests) if in_panel is None else in_panel,
         app_together=app_together,
+    )
+
+
+@dataclass(frozen=True)
+class ContentionResult:
+    """The same panel on the same record, alone and beside `busy` processes that each keep
+    a core busy."""
+
+    busy: int
+    alone: PipelineResult
+    loaded: PipelineResult
+    load_average: tuple[float, float]  # 1-minute load average before each run
+    threads_changes: tuple[tuple[float, int, float], ...] = ()  # (s into the run, threads, others)
+
+    @property
+    def same_work(self) -> bool:
+        """Both runs wrote the same briefs (token counts and statuses): like with like."""
+        return (
+            self.alone.completion_tokens == self.loaded.completion_tokens
+            and self.alone.brief_status == self.loaded.brief_status
+        )
+
+
+def load_average() -> float:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def measure_contention(
+    runtime: Runtime,
+    record: Record,
+    inputs: PanelInputs,
+    alone: PipelineResult,
+    busy: int,
+    load_before: float,
+) -> ContentionResult:
+    """The panel of `alone` (measured on `record`, its state not saved before) again on the
+    same record beside `busy` busy processes, its saved state forgotten so that it reads the
+    record again as the first run did."""
+    forget = getattr(runtime, "forget_prefixes", None)
+    if forget is not None:
+        forget()
+    governor = getattr(runtime, "governor", None)
+    seen = len(getattr(governor, "changes", ()))
+    loaded_before = load_average()
+    started = time.monotonic()
+    with busy_processes(busy):
+        loaded = measure_pipeline(runtime, record, inputs)
+    changes = tuple(getattr(governor, "changes", ()))[seen:]
+    return ContentionResult(
+        busy=busy,
+        alone=alone,
+        loaded=loaded,
+        load_average=(load_before, loaded_before),
+        threads_changes=tuple(
+            (round(at - started, 1), threads, others) for at, threads, others in changes
+        ),
     )

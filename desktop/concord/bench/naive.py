@@ -4,7 +4,11 @@ llama-cpp-python would run them, with no state handling of Concord's.
 One `Llama` object, and for each agent `create_completion` on the agent's whole prompt
 (the same tokens Concord's runtime builds) with `LlamaGrammar.from_json_schema` of its
 schema, greedy, one after another. llama-cpp-python's own prompt-prefix matching is left
-on, as a user gets it. It runs in a child process (`python -m concord.bench.naive`, a JSON
+on, as a user gets it. The weights are loaded as Concord loads them, not repacked
+(`use_extra_bufts` off, which llama-cpp-python's `Llama` has no argument for): a native
+build's repacked kernels crashed `Llama` with SIGILL on this machine (its CPU lists AMX; the
+virtual machine does not grant it), and both sides then multiply the same weights with the
+same kernels. It runs in a child process (`python -m concord.bench.naive`, a JSON
 job on stdin, the result on stdout) so that its model and cache do not count in the
 benchmark's memory, and only the generations are timed.
 """
@@ -12,6 +16,7 @@ benchmark's memory, and only the generations are timed.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -40,6 +45,8 @@ class NaiveResult:
     completion_tokens: int
     valid_json: int  # answers that parse as JSON
     calls: int
+    texts: tuple[str, ...] = ()  # each answer, in the order of the calls
+    cut_off: tuple[bool, ...] = ()  # each answer stopped by its token cap
 
 
 def run_naive(
@@ -64,7 +71,10 @@ def run_naive(
         raise ModelError(f"the plain llama-cpp-python run took over {timeout:g} s") from exc
     if done.returncode != 0:
         tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-        raise ModelError(f"the plain llama-cpp-python run failed: {' '.join(tail)}")
+        how = f"exit code {done.returncode}"
+        if done.returncode < 0:
+            how = f"signal {signal.Signals(-done.returncode).name}"
+        raise ModelError(f"the plain llama-cpp-python run failed ({how}): {' '.join(tail)}")
     data = json.loads(done.stdout)
     return NaiveResult(
         seconds=float(data["seconds"]),
@@ -72,6 +82,8 @@ def run_naive(
         completion_tokens=int(data["completion_tokens"]),
         valid_json=int(data["valid_json"]),
         calls=len(calls),
+        texts=tuple(str(t) for t in data.get("texts", ())),
+        cut_off=tuple(bool(c) for c in data.get("cut_off", ())),
     )
 
 
@@ -83,10 +95,25 @@ def _valid_json(text: str) -> bool:
     return True
 
 
+def _without_repacking() -> None:
+    """Make `Llama` load the weights without repacking them (see the module doc)."""
+    import llama_cpp.llama_cpp as low
+
+    default = low.llama_model_default_params
+
+    def params() -> Any:
+        chosen = default()
+        chosen.use_extra_bufts = False
+        return chosen
+
+    low.llama_model_default_params = params
+
+
 def _child(job: dict[str, Any]) -> dict[str, Any]:
     from llama_cpp import Llama
     from llama_cpp.llama_grammar import LlamaGrammar
 
+    _without_repacking()
     llm = Llama(
         model_path=job["model_path"],
         n_ctx=job["n_ctx"],
@@ -95,6 +122,8 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
         verbose=False,
     )
     per_call: list[float] = []
+    texts: list[str] = []
+    cut_off: list[bool] = []
     tokens = valid = 0
     for call in job["calls"]:
         grammar = LlamaGrammar.from_json_schema(json.dumps(call["schema"]), verbose=False)
@@ -106,12 +135,16 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
         choice = out["choices"][0]  # type: ignore[index]
         tokens += int(out["usage"]["completion_tokens"])  # type: ignore[index]
         valid += _valid_json(choice["text"])
+        texts.append(choice["text"])
+        cut_off.append(choice["finish_reason"] == "length")
     llm.close()
     return {
         "seconds": sum(per_call),
         "per_call_seconds": per_call,
         "completion_tokens": tokens,
         "valid_json": valid,
+        "texts": texts,
+        "cut_off": cut_off,
     }
 
 

@@ -7,10 +7,12 @@ Order matters and is part of the method:
 3. constrained vs free decoding on the same record, now cached (only decoding differs);
 4. the full panel on a second generated record of the same size (its prefix is not cached,
    so the run pays for one record evaluation as a real run does), under the Qt probe;
-5. on that record, the specialists' first requests one after another and decoded together,
+5. the same panel on the same record again (its saved state forgotten) beside one busy
+   process per core (`contention_slowdown`);
+6. on that record, the specialists' first requests one after another and decoded together,
    the anaesthetist's alone and the record prefill (the panel's limit);
-6. the same agents' requests through plain llama-cpp-python, in a child process;
-7. alignment and screen throughput and the screen's scaling (no model), then peak memory.
+7. the same agents' requests through plain llama-cpp-python, in a child process;
+8. alignment and screen throughput and the screen's scaling (no model), then peak memory.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from concord.bench.targets import MemoryInputs, build_figures
 from concord.bench.timing import peak_rss_mb
 from concord.domain.record import Record
 from concord.errors import ModelError
+from concord.llm.cpu_share import allowed_cores
 from concord.llm.kv_memory import GEMMA3_4B, WORKSTATION_BYTES, safe_parallel
 from concord.llm.runtime import GenerationRequest, Runtime
 from concord.pipeline import PanelSettings
@@ -68,6 +71,8 @@ class BenchOptions:
     scaling_days: int = 120  # base record of the screen's scaling figure (x8 for the long one)
     max_specialists: int = 4
     judges: int = 1
+    contention: bool = True  # the panel again beside busy processes
+    busy_processes: int | None = None  # how many (None: one per core this process may use)
 
     @classmethod
     def for_run(cls, quick: bool) -> BenchOptions:
@@ -167,12 +172,19 @@ def run_bench(
         "pipeline: the full panel and adjudication on a second generated record"
         + ("" if probe else f" (no Qt probe: {probe_missing})")
     )
-    pipeline = mm.measure_pipeline(
-        runtime,
-        pipeline_record.record,
-        mm.PanelInputs(inputs.profiles, inputs.screen, inputs.lexicon, inputs.config, settings),
-        probe,
+    panel_inputs = mm.PanelInputs(
+        inputs.profiles, inputs.screen, inputs.lexicon, inputs.config, settings
     )
+    load_before = mm.load_average()
+    pipeline = mm.measure_pipeline(runtime, pipeline_record.record, panel_inputs, probe)
+    contention = None
+    if options.contention:
+        busy = options.busy_processes
+        busy = len(allowed_cores()) if busy is None else busy
+        say(f"contention: the same panel on the same record beside {busy} busy process(es)")
+        contention = mm.measure_contention(
+            runtime, pipeline_record.record, panel_inputs, pipeline, busy, load_before
+        )
 
     parallel = None
     if pipeline.first_requests:
@@ -186,6 +198,15 @@ def run_bench(
             in_panel=len(pipeline.first_requests) - 1,
         )
     naive, naive_missing = _naive(runtime, model, pipeline, options, say)
+    naive_valid = None
+    if naive is not None and naive.texts:
+        naive_valid = mm.valid_briefs(
+            naive.texts,
+            naive.cut_off,
+            pipeline.first_requests,
+            pipeline_record.record,
+            inputs.profiles,
+        )
 
     say(
         f"alignment: {options.alignment_extracts} extracts on a "
@@ -215,6 +236,9 @@ def run_bench(
         parallel=parallel,
         naive=naive,
         naive_missing=naive_missing,
+        naive_valid=naive_valid,
+        contention=contention,
+        cores=len(allowed_cores()),
         probe_missing=probe_missing,
     )
     context["pipeline_record_tokens"] = pipeline_record.tokens

@@ -18,6 +18,10 @@ step for all sequences, but each sequence still pays its own logits over the voc
 its own sampling.
 Issue 12: the screen's cost grows with the record, not its square: a record 8 times longer
 takes at most 10 times as long to screen (linear is 8, quadratic 64).
+Issue 29: beside one busy process per core (half the machine, a fair share of 2x) the
+panel takes at most 2.5x its time alone; the peer is compared per valid brief (≥ 5x), with
+the wall-time ratio and the ratio per generated token stated beside it; the panel's
+difference from its limit is split, second by second, into what it is made of.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 
 from concord.bench.figures import Figure, Target, ratio
 from concord.bench.model_measures import (
+    ContentionResult,
     DecodeResult,
     ParallelResult,
     PipelineResult,
@@ -48,6 +53,7 @@ RSS_ALLOWANCE_MB = 1024.0
 VS_NAIVE_MIN = 5.0
 PANEL_VS_LIMIT_MAX = 1.3
 PARALLEL_MIN_SHARE = 0.5
+CONTENTION_SLOWDOWN_MAX = 2.5
 
 
 def _reuse_figures(record: BenchRecord, reuse: ReuseResult) -> list[Figure]:
@@ -285,48 +291,130 @@ def _memory_figures(memory: MemoryInputs) -> list[Figure]:
     ]
 
 
+def _valid_in_panel(pipeline: PipelineResult) -> int:
+    return sum(pipeline.brief_status.get(agent) == "ok" for agent in pipeline.agents)
+
+
+def _naive_figure(
+    pipeline: PipelineResult,
+    naive: NaiveResult | None,
+    naive_missing: str,
+    naive_valid: int | None,
+) -> Figure:
+    panel = pipeline.panel_seconds
+    n = len(pipeline.first_requests)
+    compared = (
+        f"the same {n} agents' first requests (the same prompt tokens and schemas) through "
+        "plain llama-cpp-python (create_completion with LlamaGrammar.from_json_schema, greedy, "
+        "one after another) vs Concord's panel up to the last specialist's brief, retries "
+        "included"
+    )
+    if naive is None:
+        return Figure(
+            "vs_naive_speedup", None, "x", compared, Target(">=", VS_NAIVE_MIN), naive_missing
+        )
+    panel_valid = _valid_in_panel(pipeline)
+    peer_valid = naive_valid if naive_valid is not None else naive.valid_json
+    how = "read as Concord reads a brief" if naive_valid is not None else "valid JSON only"
+    peer_per_brief = naive.seconds / max(1, peer_valid)
+    panel_per_brief = panel / panel_valid if panel_valid else 0.0
+    panel_tokens = pipeline.panel_output_tokens
+    peer_per_token = naive.seconds / naive.completion_tokens if naive.completion_tokens else 0.0
+    panel_per_token = panel / panel_tokens if panel_tokens else 0.0
+    per_brief = ratio(peer_per_brief, panel_per_brief)
+    per_token = ratio(peer_per_token, panel_per_token)
+    wall = ratio(naive.seconds, panel)
+    note = ""
+    if peer_valid == 0:
+        note = "the peer wrote no valid brief: its time per valid brief is at least its whole time"
+    if not panel_valid:
+        note = "the panel wrote no valid brief"
+    compared += (
+        f". Per valid brief: the peer {peer_per_brief:.1f} s ({peer_valid} of {naive.calls} "
+        f"answers valid, {how}) vs the panel {panel_per_brief:.1f} s ({panel_valid} of "
+        f"{len(pipeline.agents)} briefs valid). Per generated token: the peer "
+        f"{_ms(peer_per_token)} ({naive.completion_tokens} tokens) vs the panel "
+        f"{_ms(panel_per_token)} ({panel_tokens} tokens), {_x(per_token)}. Wall time: "
+        f"{naive.seconds:.1f} s vs {panel:.1f} s, {_x(wall)}"
+    )
+    return Figure(
+        "vs_naive_speedup",
+        per_brief,
+        "x",
+        compared,
+        Target(">=", VS_NAIVE_MIN),
+        note=note,
+        detail={
+            "per_valid_brief_speedup": _round(per_brief),
+            "per_token_speedup": _round(per_token),
+            "wall_speedup": _round(wall),
+            "naive_seconds": round(naive.seconds, 3),
+            "naive_per_call_seconds": [round(x, 2) for x in naive.per_call_seconds],
+            "naive_output_tokens": naive.completion_tokens,
+            "naive_valid_briefs": peer_valid,
+            "naive_valid_json": naive.valid_json,
+            "naive_validity": how,
+            "panel_seconds": round(panel, 3),
+            "panel_output_tokens": panel_tokens,
+            "panel_valid_briefs": panel_valid,
+            "panel_run_output_tokens": pipeline.completion_tokens,
+        },
+    )
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms a token"
+
+
+def _x(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def _limit_difference(
+    pipeline: PipelineResult, parallel: ParallelResult
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """The panel's time beyond its limit, split into parts that add up to it: Python
+    outside the model; the record and the anaesthetist in the panel beyond the prefill and
+    the anaesthetist alone (restores, retries); the specialists beyond the slowest alone
+    (the others, one after another or decoded together); the surgeon; judges."""
+    roles = pipeline.panel_model_seconds
+    model = sum(roles.values())
+    parts = {
+        "python_outside_the_model": pipeline.panel_seconds - model,
+        "record_and_anaesthetist_beyond_alone": roles.get("anaesthetist", 0.0)
+        - parallel.prefill_seconds
+        - parallel.anaesthetist_seconds,
+        "specialists_beyond_the_slowest_alone": roles.get("specialist", 0.0)
+        - parallel.slowest_in_panel,
+        "surgeon": roles.get("surgeon", 0.0),
+        "judges": roles.get("judge", 0.0),
+    }
+    stats = pipeline.panel_stats
+    within = {
+        "model_seconds_by_role": {k: round(v, 2) for k, v in roles.items()},
+        "record_prefill_seconds_in_panel": stats.get("prefill_seconds"),
+        "record_prefill_seconds_alone": round(parallel.prefill_seconds, 3),
+        "restore_and_save_seconds_in_panel": stats.get("restore_seconds"),
+        "restores_in_panel": stats.get("restores"),
+        "second_attempts": {a: n - 1 for a, n in pipeline.attempts.items() if n > 1},
+        "specialists_alone_seconds": [
+            round(x, 2) for x in parallel.alone_seconds[: parallel.in_panel]
+        ],
+        "decode_steps_by_threads": stats.get("steps_by_threads"),
+        "judges_note": "the judges run after the last specialist's brief, outside this time",
+    }
+    return {k: round(v, 2) for k, v in parts.items()}, within
+
+
 def _panel_figures(
     pipeline: PipelineResult,
     parallel: ParallelResult | None,
     naive: NaiveResult | None,
     naive_missing: str,
+    naive_valid: int | None = None,
 ) -> list[Figure]:
     panel = pipeline.panel_seconds
-    figures: list[Figure] = []
-    naive_value = None if naive is None else ratio(naive.seconds, panel)
-    naive_compared = (
-        f"the same {len(pipeline.first_requests)} agents' first requests (the same prompt "
-        "tokens and schemas) through plain llama-cpp-python, create_completion with "
-        "LlamaGrammar.from_json_schema, greedy, one after another"
-        + (
-            ""
-            if naive is None
-            else f" ({naive.seconds:.1f} s, {naive.valid_json} of {naive.calls} answers valid "
-            f"JSON, {naive.completion_tokens} tokens)"
-        )
-        + f", vs Concord's panel up to the last specialist's brief ({panel:.1f} s, retries "
-        f"included; {pipeline.completion_tokens} tokens in the whole run, judges included): "
-        "the answers differ in length, as the two grammars let the model write differently"
-    )
-    figures.append(
-        Figure(
-            "vs_naive_speedup",
-            naive_value,
-            "x",
-            naive_compared,
-            Target(">=", VS_NAIVE_MIN),
-            note="" if naive is not None else naive_missing,
-            detail={}
-            if naive is None
-            else {
-                "naive_seconds": round(naive.seconds, 3),
-                "naive_per_call_seconds": [round(x, 2) for x in naive.per_call_seconds],
-                "naive_output_tokens": naive.completion_tokens,
-                "panel_seconds": round(panel, 3),
-                "panel_run_output_tokens": pipeline.completion_tokens,
-            },
-        )
-    )
+    figures = [_naive_figure(pipeline, naive, naive_missing, naive_valid)]
     if parallel is None:
         missing = "no specialist was consulted in the panel run"
         figures.append(
@@ -335,6 +423,8 @@ def _panel_figures(
         figures.append(Figure("parallel_decode_speedup", None, "x", "", None, note=missing))
         return figures
     limit = parallel.limit_seconds
+    parts, within = _limit_difference(pipeline, parallel)
+    said = ", ".join(f"{name.replace('_', ' ')} {value:.1f} s" for name, value in parts.items())
     figures.append(
         Figure(
             "panel_vs_limit",
@@ -344,11 +434,15 @@ def _panel_figures(
             f"limit measured in the same run: the record prefilled once "
             f"({parallel.prefill_seconds:.1f} s) + the anaesthetist by itself "
             f"({parallel.anaesthetist_seconds:.1f} s) + the slowest specialist by itself "
-            f"({parallel.slowest_in_panel:.1f} s) = {limit:.1f} s",
+            f"({parallel.slowest_in_panel:.1f} s) = {limit:.1f} s; the {panel - limit:.1f} s "
+            f"between them: {said}",
             Target("<=", PANEL_VS_LIMIT_MAX),
             detail={
                 "panel_seconds": round(panel, 3),
                 "limit_seconds": round(limit, 3),
+                "difference_seconds": round(panel - limit, 2),
+                "difference": parts,
+                "within_the_difference": within,
                 "attempts": pipeline.attempts,
             },
         )
@@ -384,6 +478,49 @@ def _panel_figures(
     return figures
 
 
+def _contention_figure(contention: ContentionResult | None, cores: int) -> Figure:
+    target = Target("<=", CONTENTION_SLOWDOWN_MAX)
+    if contention is None:
+        return Figure("contention_slowdown", None, "x", "", target, "switched off")
+    alone, loaded = contention.alone, contention.loaded
+    busy = contention.busy
+    fair = (cores + busy) / cores
+    before, during = contention.load_average
+    note = (
+        ""
+        if contention.same_work
+        else ("the two runs wrote different briefs (tokens or statuses): not like with like")
+    )
+    return Figure(
+        "contention_slowdown",
+        ratio(loaded.wall_seconds, alone.wall_seconds),
+        "x",
+        f"the same panel on the same record, alone ({alone.wall_seconds:.1f} s, load average "
+        f"{before:.2f} before it) vs beside {busy} process(es) each keeping one of the "
+        f"{cores} cores busy ({loaded.wall_seconds:.1f} s, load average {during:.2f} before "
+        f"it); a fair share of the machine is {fair:.2g}×",
+        target,
+        note=note,
+        detail={
+            "busy_processes": busy,
+            "cores": cores,
+            "fair_share": round(fair, 2),
+            "alone_seconds": round(alone.wall_seconds, 3),
+            "loaded_seconds": round(loaded.wall_seconds, 3),
+            "alone_panel_seconds": round(alone.panel_seconds, 3),
+            "loaded_panel_seconds": round(loaded.panel_seconds, 3),
+            "output_tokens": [alone.completion_tokens, loaded.completion_tokens],
+            "same_briefs": contention.same_work,
+            "decode_steps_by_threads": {
+                "alone": alone.run_stats.get("steps_by_threads"),
+                "loaded": loaded.run_stats.get("steps_by_threads"),
+            },
+            "thread_changes_while_loaded": [list(c) for c in contention.threads_changes],
+            "load_average_before": [before, during],
+        },
+    )
+
+
 def build_figures(
     *,
     record: BenchRecord,
@@ -397,13 +534,17 @@ def build_figures(
     parallel: ParallelResult | None = None,
     naive: NaiveResult | None = None,
     naive_missing: str = "",
+    naive_valid: int | None = None,
+    contention: ContentionResult | None = None,
+    cores: int = 1,
     probe_missing: str = "",
 ) -> tuple[tuple[Figure, ...], dict[str, Any]]:
     figures = (
         *_reuse_figures(record, reuse),
         *_decode_figures(decoding, pipeline),
         *_pipeline_figures(pipeline, probe_missing),
-        *_panel_figures(pipeline, parallel, naive, naive_missing),
+        *_panel_figures(pipeline, parallel, naive, naive_missing, naive_valid),
+        _contention_figure(contention, cores),
         *_text_figures(alignment, screening, scaling),
         *_memory_figures(memory),
     )

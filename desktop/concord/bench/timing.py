@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from concord.llm.runtime import (
@@ -29,9 +29,13 @@ class TimedRuntime:
 
     Requests decoded together overlap in time, so their `Generation.seconds` are not
     added: `model_seconds` is the wall time inside the inner runtime, and `prompt_seconds`
-    counts, for each batch, the wait until the last of its prompts was evaluated."""
+    counts, for each batch, the wait until the last of its prompts was evaluated.
+    `seconds_by_kind` splits `model_seconds` by `kind(request)` of each call (a batch by
+    its first request), e.g. by agent role."""
 
-    def __init__(self, inner: Runtime) -> None:
+    def __init__(
+        self, inner: Runtime, kind: Callable[[GenerationRequest], str] = lambda r: r.agent
+    ) -> None:
         self.inner = inner
         self.model_name = inner.model_name
         self.model_sha256 = inner.model_sha256
@@ -39,11 +43,18 @@ class TimedRuntime:
         self.calls: list[ModelCall] = []
         self.model_seconds = 0.0
         self.prompt_seconds = 0.0
+        self.seconds_by_kind: dict[str, float] = {}
+        self._kind = kind
+
+    def _spent(self, request: GenerationRequest, seconds: float) -> None:
+        self.model_seconds += seconds
+        kind = self._kind(request)
+        self.seconds_by_kind[kind] = self.seconds_by_kind.get(kind, 0.0) + seconds
 
     def generate(self, request: GenerationRequest) -> Generation:
         started = time.perf_counter()
         generation = self.inner.generate(request)
-        self.model_seconds += time.perf_counter() - started
+        self._spent(request, time.perf_counter() - started)
         self.prompt_seconds += generation.prompt_seconds
         self.calls.append(ModelCall(request, generation))
         return generation
@@ -60,7 +71,8 @@ class TimedRuntime:
             except StopIteration:
                 break
             finally:
-                self.model_seconds += time.perf_counter() - started
+                if requests:
+                    self._spent(requests[0], time.perf_counter() - started)
             together = isinstance(self.inner, ParallelRuntime)
             prompt = (
                 max(prompt, generation.prompt_seconds)

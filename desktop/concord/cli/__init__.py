@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from concord import __version__
+from concord.accounts.settings import installation_servers
 from concord.errors import ConcordError
 from concord.netguard import install_network_guard
 
@@ -26,6 +27,7 @@ COMMAND_MODULES = (
     "concord.cli.signing",
     "concord.cli.gui",
     "concord.cli.batch",
+    "concord.cli.labels",
 )
 OPTIONAL_COMMAND_MODULES = (
     "concord.cli.astrid",
@@ -57,10 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    install_network_guard()  # allow-list: CONCORD_HOME/servers.json and CONCORD_LLAMA_SERVERS
+    install_network_guard()  # before anything: nothing is allowed yet
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        # the admin-signed server list (CONCORD_LLAMA_SERVERS and servers.json narrow it)
+        install_network_guard(signed=installation_servers())
         return int(args.func(args) or 0)
     except ConcordError as exc:
         print(f"concord: error: {exc.one_line()}", file=sys.stderr)

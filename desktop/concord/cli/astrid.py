@@ -9,10 +9,19 @@ from concord.astrid.llm_judge import JudgeSettings, judge_items
 from concord.astrid.load import load_items
 from concord.astrid.report import render_report, run_report
 from concord.astrid.store import AstridStore, set_content_sha256
-from concord.astrid.targets import astrid_targets, make_astrid_decision
+from concord.astrid.targets import (
+    astrid_targets,
+    label_target,
+    label_targets,
+    make_astrid_decision,
+    make_astrid_label,
+)
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
 from concord.decisions import record_decision
 from concord.errors import InputError
+from concord.labels.harm import harm_decision
+from concord.labels.reasons import BLIND_REASON
+from concord.labels.sets import set_provenance
 from concord.store import write_transaction
 
 
@@ -50,20 +59,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(func=cmd_runs)
 
-    p = sub.add_parser("astrid-decide", help="accept or override one ASTRID verdict")
-    p.add_argument("run_id", metavar="RUN_ID")
+    p = sub.add_parser(
+        "astrid-decide",
+        help="accept or override one ASTRID verdict of a judge run, or label a QA set "
+        "(judged or not) with your own value",
+    )
+    p.add_argument(
+        "run_id",
+        metavar="RUN_ID|SET_ID",
+        help="a judge run (its verdict is shown), or a QA set: a label with no judge's "
+        "verdict to compare yet (blind), compared with every judge run over the set",
+    )
     p.add_argument(
         "--target",
         required=True,
         metavar="ID",
-        help="e.g. astrid/<item>/ra, astrid/<item>/cr, astrid/<item>/cf/sentence/2",
+        help="e.g. astrid/<item>/ra, astrid/<item>/cr, astrid/<item>/cf/sentence/2; "
+        "astrid/<item>/harm or astrid/<item>/harm/sentence/2 with --override minor|moderate|"
+        "major marks the answer or a sentence unsafe",
     )
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--accept", action="store_true")
     group.add_argument("--override", metavar="VALUE")
-    p.add_argument("--reason", required=True)
+    p.add_argument("--reason", help="why (needed to override a verdict you were shown)")
     p.add_argument("--user", required=True)
-    p.add_argument("--blind", action="store_true", help="the judge's verdict was hidden")
+    p.add_argument(
+        "--blind",
+        action="store_true",
+        help="the judge's verdict was hidden (the reason is then optional)",
+    )
     p.add_argument("--decision-id", help="caller-chosen id: retrying the same write is a no-op")
     add_json_flag(p)
     p.set_defaults(func=cmd_decide)
@@ -168,25 +192,69 @@ def cmd_runs(args: argparse.Namespace) -> int:
 def cmd_decide(args: argparse.Namespace) -> int:
     svc = services()
     store = AstridStore(svc.repo)
-    run = store.get_run(args.run_id)
-    items = store.items(run.set_id)
     if not args.target.startswith("astrid/"):
         raise InputError("ASTRID target ids start with astrid/", subject=args.target)
     session = sign_in_as(svc, args.user)
-    decision = make_astrid_decision(
-        run,
-        items,
-        args.target,
-        user=session.name,
-        reason=args.reason,
-        override=args.override,
-        blind=args.blind,
-        decision_id=args.decision_id,
+    on_set = args.run_id not in store.run_ids()
+    run = None if on_set else store.get_run(args.run_id)
+    set_id = args.run_id if run is None else run.set_id
+    items = store.items(set_id)
+    reason = args.reason or (BLIND_REASON if args.blind or on_set else "")
+    item, ref = label_target(items, args.target)
+    if ref.kind.is_harm:
+        if args.override is None:
+            raise InputError("a harm label needs its severity: --override minor|moderate|major")
+        decision = harm_decision(
+            ref,
+            args.override,
+            case_id=set_id,
+            user=session.name,
+            shown={"item_sha256": item.content_sha256(), "set_id": set_id},
+            reason=args.reason or "",
+            blind=args.blind,
+        )
+    elif on_set:
+        if args.override is None:
+            raise InputError(
+                "this QA set has no judge run to accept: give your value with --override",
+                subject=set_id,
+            )
+        decision = make_astrid_label(
+            set_id,
+            items,
+            args.target,
+            args.override,
+            user=session.name,
+            reason=reason,
+            blind=True,
+            decision_id=args.decision_id,
+        )
+    else:
+        assert run is not None
+        decision = make_astrid_decision(
+            run,
+            items,
+            args.target,
+            user=session.name,
+            reason=reason,
+            override=args.override,
+            blind=args.blind,
+            decision_id=args.decision_id,
+        )
+    shown_run = None if run is None or decision.original_value is None else run.run_id
+    how = set_provenance(svc.repo, set_id).model_copy(
+        update={"bulk": False, "judge_run": shown_run}
     )
-    outcome = record_decision(svc.repo, session, decision)
+    outcome = record_decision(svc.repo, session, decision, provenance=how)
     decision, created = outcome.decision, outcome.created
-    decided = {d.target_id for d in svc.repo.decisions(case_id=run.run_id)}
-    remaining = [t.id for t in astrid_targets(run, items) if t.id not in decided]
+    case_id = set_id if run is None else run.run_id
+    decided = {d.target_id for d in svc.repo.decisions(case_id=case_id) if d.user == session.name}
+    wanted = (
+        [t.id for t in astrid_targets(run, items)]
+        if run is not None
+        else [t for i in items for t in label_targets(i)]
+    )
+    remaining = [t for t in wanted if t not in decided]
     if args.json:
         emit_json(
             {
@@ -197,9 +265,10 @@ def cmd_decide(args: argparse.Namespace) -> int:
         )
     else:
         verb = "recorded" if created else "already recorded (no change)"
+        where = "of this run" if run is not None else "of this set (yours)"
         print(
             f"{decision.decision_id} {verb}: {decision.target_id} {decision.action.value} "
             f"{decision.original_value!r} -> {decision.new_value!r}; "
-            f"{len(remaining)} verdict(s) of this run undecided"
+            f"{len(remaining)} verdict(s) {where} undecided"
         )
     return 0

@@ -60,15 +60,15 @@ def server_list(text: str | None) -> list[str]:
     urls = [u.strip() for u in (text or "").split(",") if u.strip()]
     if not urls:
         raise InputError("give the llama.cpp servers with --servers URL,URL")
-    netguard.install_network_guard()
-    problem = netguard.config_error()
+    problem = netguard.config_error()  # the guard was installed with the signed list
     if problem is not None:
         raise problem
     for url in urls:
         if not netguard.is_allowed_url(url):
             raise InputError(
-                f"not an administrator-configured llama.cpp server; add it to "
-                f"{netguard.SERVERS_FILE} in CONCORD_HOME or to {netguard.SERVERS_ENV}",
+                "not on the admin-signed llama.cpp server list; an admin adds it with "
+                "'concord settings set llama_servers URL,URL --admin ADMIN' "
+                f"({netguard.SERVERS_ENV} and {netguard.SERVERS_FILE} can only narrow that list)",
                 subject=url,
             )
     return urls
@@ -97,7 +97,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     ):
         name = event.path.name if event.path else ""
         if event.kind == "saved":
-            say(f"  saved {name}: {event.case_id} via {', '.join(event.servers)}")
+            say(
+                f"  saved {name}: {event.case_id} via {', '.join(event.servers)} "
+                "(model as reported by the server: unverified)"
+            )
         elif event.kind == "failed":
             say(f"  FAILED {name}: {event.message}")
         elif event.kind == "queued":
@@ -110,6 +113,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                 "saved": [{"path": str(p), "case_id": c} for p, c in report.saved],
                 "failed": [{"path": str(p), "error": e} for p, e in report.failed],
                 "requests_by_server": dict(report.requests_by_server),
+                "model_verified": False,
                 "seconds": round(report.seconds, 1),
             }
         )

@@ -2,7 +2,8 @@
 
 The model is loaded in this process (`load_runtime`), unlike `concord run`, which loads it
 in a child process: the figures are the model's and the pipeline's, without the JSON round
-trip to that child (one per model call).
+trip to that child (one per model call). It decodes on the threads the command line uses
+(every core, fewer while other processes use them: `concord.llm.cpu_share`).
 
 Qt is needed only for `ui_max_stall_ms`; its probe is imported here, lazily, when PySide6
 is installed, so the core benchmark (`concord.bench`) never imports Qt.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+from dataclasses import replace
 
 from concord import paths
 from concord.bench.machine import runtime_settings
@@ -21,6 +23,7 @@ from concord.bench.run import BenchInputs, BenchOptions, ModelInfo, run_bench
 from concord.cli._common import add_json_flag, emit_json, say, services
 from concord.cli._tables import table
 from concord.llm.default_model import install_default
+from concord.llm.llama_cpp_runtime import default_threads
 from concord.llm.registry import ModelEntry, load_runtime
 from concord.llm.runtime import Runtime
 from concord.records import load_record
@@ -33,7 +36,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="smoke run: a 1k-token record, few output tokens, one specialist",
     )
-    p.add_argument("--model", help="registered model (default: the bundled default model)")
+    p.add_argument(
+        "--model", help="registered model for every figure (default: the bundled default model)"
+    )
+    p.add_argument(
+        "--busy",
+        type=int,
+        metavar="N",
+        help="busy processes beside the panel for contention_slowdown (default: one per "
+        "core; 0 switches it off)",
+    )
     p.add_argument(
         "--no-ui-probe",
         action="store_true",
@@ -59,8 +71,8 @@ def stall_probe(disabled: bool = False) -> tuple[StallProbe | None, str]:
 def load_in_process(entry: ModelEntry) -> Runtime:
     """The model in this process (hash verified), not in the child process `Services`
     uses: the benchmark switches prefix reuse off and on, counts tokens with the model's
-    tokenizer, and measures this process's memory."""
-    return load_runtime(entry)
+    tokenizer, and measures this process's memory. Threads as the command line's."""
+    return load_runtime(entry, n_threads=default_threads(keep_a_core=False))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -84,7 +96,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 path=entry.path,
             ),
             BenchInputs(svc.profiles, svc.screen, svc.lexicon, svc.config, demo),
-            BenchOptions.for_run(args.quick),
+            _options(args),
             probe=probe,
             probe_missing=probe_missing,
             say=say,
@@ -100,3 +112,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print()
         print(table(TABLE_HEADERS, table_rows(result)))
     return 0
+
+
+def _options(args: argparse.Namespace) -> BenchOptions:
+    options = BenchOptions.for_run(args.quick)
+    if args.busy is None:
+        return options
+    return replace(options, contention=args.busy > 0, busy_processes=max(0, args.busy))

@@ -12,7 +12,7 @@ from concord.cli._common import add_json_flag, current_user, emit_json, say, ser
 from concord.cli._tables import case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
-from concord.domain import Decision, Record, TargetRef
+from concord.domain import Decision, LabelProvenance, Record, TargetKind, TargetRef
 from concord.domain.decision_history import standing_decisions
 from concord.pipeline import PanelSettings
 from concord.records import load_record
@@ -283,7 +283,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
         decision_id=args.decision_id,
         at=earlier.at if earlier else None,
     )
-    outcome = record_decision(svc.repo, session, decision, case=case)
+    how = LabelProvenance(bulk=False, judge_run=case.case_id)
+    outcome = record_decision(svc.repo, session, decision, case=case, provenance=how)
     decision = outcome.decision
     remaining = [t.id for t in outcome.outstanding]
     if args.json:
@@ -300,9 +301,13 @@ def cmd_decide(args: argparse.Namespace) -> int:
         verb = "recorded" if outcome.created else "already recorded (no change)"
         label = "" if decision.counts_for_signoff else " as a label (not counted for sign-off)"
         status = f"; case {outcome.status.value}" if outcome.status else ""
+        what = (
+            f"disposition {decision.new_value}"
+            if decision.target_kind == TargetKind.DISPOSITION
+            else f"{decision.action.value} {decision.original_value!r} -> {decision.new_value!r}"
+        )
         print(
-            f"{decision.decision_id} {verb}{label}: {decision.target_id} "
-            f"{decision.action.value} {decision.original_value!r} -> {decision.new_value!r}; "
+            f"{decision.decision_id} {verb}{label}: {decision.target_id} {what}; "
             f"{len(remaining)} required judgement(s) outstanding{status}"
         )
     return 0

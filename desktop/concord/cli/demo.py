@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from concord import paths
+from concord.bench.load import busy_processes
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services
 from concord.cli._tables import case_summary
 from concord.cli.cases import run_and_store
+from concord.domain import Case, Record
 from concord.llm.default_model import install_default
 from concord.pipeline import PanelSettings
 from concord.records import load_record
+from concord.services import Services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +24,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judges", type=int, default=1)
     p.add_argument("--max-specialists", type=int, default=3)
     p.add_argument("--model", help="registered model (default: the bundled default model)")
+    p.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run beside N processes that each keep a core busy (a workstation that is not "
+        "idle); 0: none",
+    )
     p.add_argument("--user")
     add_json_flag(p)
     p.set_defaults(func=cmd_demo)
@@ -37,17 +49,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = PanelSettings(judges=args.judges, max_specialists=args.max_specialists)
     started = time.perf_counter()
     summaries = []
-    for path in files:
-        record = load_record(path)
-        svc.repo.save_record(record, user)
-        say(f"\n== {record.name} ({path.name})")
-        t0 = time.perf_counter()
-        case = run_and_store(svc, record, model=args.model, settings=settings, user=user)
-        seconds = time.perf_counter() - t0
-        summaries.append((case, record, seconds))
-        if not args.json:
-            print(case_summary(case, record.name))
-            print(f"  time: {seconds:.1f} s\n", flush=True)
+    with busy_processes(args.busy) as busy:
+        if busy:
+            say(f"beside {len(busy)} busy process(es)")
+        summaries = _run_patients(svc, files, args, settings, user)
     total = time.perf_counter() - started
     if args.json:
         emit_json(
@@ -74,6 +79,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                     for c, r, s in summaries
                 ],
                 "total_seconds": round(total, 1),
+                "busy_processes": args.busy,
             }
         )
     else:
@@ -82,3 +88,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f"{paths.database_path()}"
         )
     return 0
+
+
+def _run_patients(
+    svc: Services,
+    files: list[Path],
+    args: argparse.Namespace,
+    settings: PanelSettings,
+    user: str,
+) -> list[tuple[Case, Record, float]]:
+    summaries = []
+    for path in files:
+        record = load_record(path)
+        svc.repo.save_record(record, user)
+        say(f"\n== {record.name} ({path.name})")
+        t0 = time.perf_counter()
+        case = run_and_store(svc, record, model=args.model, settings=settings, user=user)
+        seconds = time.perf_counter() - t0
+        summaries.append((case, record, seconds))
+        if not args.json:
+            print(case_summary(case, record.name))
+            print(f"  time: {seconds:.1f} s\n", flush=True)
+    return summaries

@@ -17,7 +17,7 @@ from concord.eval.configs import DEFAULT_K, DEFAULT_MAX_TOKENS, GenerationConfig
 from concord.eval.embedder import GgufEmbedder, choose_embedding_entry
 from concord.eval.eval_store import EvalStore
 from concord.eval.generate import generate_answers
-from concord.eval.grading import Grade, grade_decision, human_grades
+from concord.eval.grading import Grade, grade_decision, human_grades, unsafe_answers
 from concord.eval.questions import load_question_set
 from concord.eval.screening import (
     DEFAULT_RANK_KEY,
@@ -26,6 +26,7 @@ from concord.eval.screening import (
     screen_answers,
 )
 from concord.eval.workflow import rejection_report, train_reward
+from concord.labels.sets import set_provenance
 from concord.services import Services
 
 
@@ -88,6 +89,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the reward model's grade, if it was shown to you before grading",
     )
     p.add_argument("--blind", action="store_true", help="the prediction was hidden")
+    p.add_argument(
+        "--golden-shown",
+        action="store_true",
+        help="you read the experts' golden answers before grading (recorded with the grade)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_grade)
 
@@ -214,6 +220,7 @@ def cmd_answers(args: argparse.Namespace) -> int:
         for a in store.answers(args.set_id, config)
         if not (args.ungraded and a.answer_id in graded)
     ]
+    unsafe = unsafe_answers(svc.repo.decisions(case_id=args.set_id))["marks"]
     rows = [
         {
             "answer_id": a.answer_id,
@@ -223,6 +230,7 @@ def cmd_answers(args: argparse.Namespace) -> int:
             "sample": a.sample,
             "text": a.text,
             "graded": graded[a.answer_id].value if a.answer_id in graded else None,
+            "unsafe": unsafe.get(a.answer_id),
         }
         for a in answers
     ]
@@ -231,6 +239,7 @@ def cmd_answers(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         grade = f"  [{row['graded']}]" if row["graded"] else ""
+        grade += f"  [UNSAFE: {row['unsafe']}]" if row["unsafe"] else ""
         print(
             f"{row['answer_id']}  {row['question']}  T={row['temperature']:g} "
             f"#{row['sample']}{grade}"
@@ -298,7 +307,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
         blind=args.blind,
     )
     session = sign_in_as(svc, args.user)  # a grade is a decision: its grader signs in
-    decision = record_decision(svc.repo, session, decision).decision
+    how = set_provenance(svc.repo, decision.case_id).model_copy(
+        update={
+            "bulk": False,
+            "golden_shown": True if args.golden_shown else None,
+            "judge_run": decision.shown.get("reward_model_version"),
+        }
+    )
+    decision = record_decision(svc.repo, session, decision, provenance=how).decision
     if args.json:
         emit_json(decision.model_dump(mode="json"))
     else:
@@ -404,9 +420,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         decisions = [d for d in decisions if d.target_kind == args.kind]
     judge = agreement.as_json(agreement.judge_vs_human(decisions))
     annotators = agreement.as_json(agreement.between_annotators(decisions))
+    unsafe = unsafe_answers(decisions)
     if args.json:
-        emit_json({"judge_vs_human": judge, "annotators": annotators})
+        emit_json({"judge_vs_human": judge, "annotators": annotators, "unsafe": unsafe})
         return 0
+    if unsafe["answers"]:
+        marks = ", ".join(f"{n} {s}" for s, n in sorted(unsafe["by_severity"].items()))
+        print(f"Answers marked unsafe: {unsafe['answers']} ({marks})\n")
     print("Judge vs human")
     print(
         table(

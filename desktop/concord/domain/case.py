@@ -76,15 +76,36 @@ class BatchRequest(Frozen):
     failed_over_from: tuple[str, ...] = ()
 
 
+UNVERIFIED_MODEL_SHA256 = "0" * 64
+"""The model hash of a case or brief written from a remote server's answers: a model file on
+another machine cannot be hashed from here, so no hash is claimed for it."""
+
+
 class BatchProvenance(Frozen):
     """Which llama.cpp server produced each brief of a batch case, and every request made."""
 
     brief_servers: dict[str, str]
     requests: tuple[BatchRequest, ...]
-    server_models: dict[str, Any] = Field(default_factory=dict)
+    server_models: dict[str, Any] = Field(
+        default_factory=dict, description="URL -> the model id the server reports (unverified)"
+    )
     model_verified: bool = Field(
         default=False, description="A remote model file cannot be hashed from here"
     )
+    requested_model: str = Field(
+        default="", description="The registered model the servers were asked to run"
+    )
+
+    def provenance_line(self) -> str:
+        """Who wrote the briefs, as the PDF and the CLI print it."""
+        reported = sorted({str(m) for m in self.server_models.values()}) or ["nothing"]
+        asked = f" (requested {self.requested_model})" if self.requested_model else ""
+        state = "verified" if self.model_verified else "NOT VERIFIED"
+        return (
+            f"answered by llama.cpp server(s) {', '.join(sorted(set(self.brief_servers.values())))}"
+            f", which report the model {', '.join(reported)}{asked}; {state}: a model file on "
+            "another machine cannot be hashed from here"
+        )
 
 
 class Case(Frozen):

@@ -11,7 +11,13 @@ exported with the labels. `TargetRef` is the only place that builds or reads tho
   <specialist>/match/<specialist_item>=<anaesthetist_item>
   astrid/<item_id>/cf/sentence/<n>            an ASTRID sentence verdict (n from 1)
   astrid/<item_id>/cf | /cr | /ra             an ASTRID item metric
+  astrid/<item_id>/harm                       a harm label on an ASTRID answer (a severity)
+  astrid/<item_id>/harm/sentence/<n>          a harm label on one sentence of it
   eval/<answer_id>/grade                      an EVAL good/bad grade
+  eval/<answer_id>/harm                       a harm label on an EVAL answer
+
+A harm label has no judge: it is the human's own mark that an answer (or a sentence of it)
+is unsafe, with its severity (minor, moderate, major).
 """
 
 from __future__ import annotations
@@ -33,6 +39,14 @@ class TargetKind(StrEnum):
     ASTRID_CR = "astrid_cr"
     ASTRID_RA = "astrid_ra"
     EVAL_GRADE = "eval_grade"
+    ASTRID_HARM = "astrid_harm"
+    ASTRID_HARM_SENTENCE = "astrid_harm_sentence"
+    EVAL_HARM = "eval_harm"
+
+    @property
+    def is_harm(self) -> bool:
+        """A human's mark that an answer or a sentence is unsafe (no judge value)."""
+        return self in _HARM_KINDS
 
     @property
     def is_case(self) -> bool:
@@ -60,7 +74,12 @@ _ASTRID_KINDS = frozenset(
         TargetKind.ASTRID_CF,
         TargetKind.ASTRID_CR,
         TargetKind.ASTRID_RA,
+        TargetKind.ASTRID_HARM,
+        TargetKind.ASTRID_HARM_SENTENCE,
     }
+)
+_HARM_KINDS = frozenset(
+    {TargetKind.ASTRID_HARM, TargetKind.ASTRID_HARM_SENTENCE, TargetKind.EVAL_HARM}
 )
 _ASTRID_METRICS = {
     "cf": TargetKind.ASTRID_CF,
@@ -93,9 +112,7 @@ class TargetRef:
         needs_detail = self.kind in _NEEDS_DETAIL
         if needs_detail != bool(self.detail) or (self.detail and "/" in self.detail):
             raise TargetRefError(f"invalid detail {self.detail!r} for a {self.kind} judgement")
-        if self.kind is TargetKind.ASTRID_CF_SENTENCE and not (
-            self.detail.isdigit() and int(self.detail) >= 1
-        ):
+        if self.kind in _SENTENCE_KINDS and not (self.detail.isdigit() and int(self.detail) >= 1):
             raise TargetRefError(f"sentence number must be 1 or more, not {self.detail!r}")
         if self.kind is TargetKind.MATCH and self.detail.count("=") != 1:
             raise TargetRefError(f"a match is 'specialist_item=anaesthetist_item': {self.detail}")
@@ -141,6 +158,17 @@ class TargetRef:
     def eval_grade(cls, answer_id: str) -> TargetRef:
         return cls(TargetKind.EVAL_GRADE, answer_id)
 
+    @classmethod
+    def astrid_harm(cls, item_id: str, number: int | None = None) -> TargetRef:
+        """The harm label of an ASTRID answer, or of its sentence `number` (1-based)."""
+        if number is None:
+            return cls(TargetKind.ASTRID_HARM, item_id)
+        return cls(TargetKind.ASTRID_HARM_SENTENCE, item_id, str(number))
+
+    @classmethod
+    def eval_harm(cls, answer_id: str) -> TargetRef:
+        return cls(TargetKind.EVAL_HARM, answer_id)
+
     # --- typed views of the parts -------------------------------------------------------
     @property
     def specialist(self) -> str | None:
@@ -156,7 +184,8 @@ class TargetRef:
 
     @property
     def sentence_number(self) -> int | None:
-        return int(self.detail) if self.kind is TargetKind.ASTRID_CF_SENTENCE else None
+        """The sentence a sentence verdict (or a sentence's harm label) is about, 1-based."""
+        return int(self.detail) if self.kind in _SENTENCE_KINDS else None
 
     @property
     def match_items(self) -> tuple[str, str] | None:
@@ -179,6 +208,12 @@ class TargetRef:
             return f"{subject}/{kind.value}/{detail}"
         if kind is TargetKind.ASTRID_CF_SENTENCE:
             return f"astrid/{subject}/cf/sentence/{detail}"
+        if kind is TargetKind.ASTRID_HARM_SENTENCE:
+            return f"astrid/{subject}/harm/sentence/{detail}"
+        if kind is TargetKind.ASTRID_HARM:
+            return f"astrid/{subject}/harm"
+        if kind is TargetKind.EVAL_HARM:
+            return f"eval/{subject}/harm"
         if kind.is_astrid:
             metric = next(m for m, k in _ASTRID_METRICS.items() if k is kind)
             return f"astrid/{subject}/{metric}"
@@ -201,8 +236,14 @@ class TargetRef:
                 return cls(_ASTRID_METRICS[parts[2]], parts[1])
             if head == "astrid" and len(parts) == 5 and parts[2:4] == ["cf", "sentence"]:
                 return cls(TargetKind.ASTRID_CF_SENTENCE, parts[1], parts[4])
+            if head == "astrid" and len(parts) == 3 and parts[2] == "harm":
+                return cls.astrid_harm(parts[1])
+            if head == "astrid" and len(parts) == 5 and parts[2:4] == ["harm", "sentence"]:
+                return cls(TargetKind.ASTRID_HARM_SENTENCE, parts[1], parts[4])
             if head == "eval" and len(parts) == 3 and parts[2] == "grade":
                 return cls.eval_grade(parts[1])
+            if head == "eval" and len(parts) == 3 and parts[2] == "harm":
+                return cls.eval_harm(parts[1])
             if head not in ("gate", "astrid", "eval"):
                 if len(parts) == 2 and parts[1] == "overall":
                     return cls.overall(head)
@@ -219,5 +260,7 @@ _NEEDS_DETAIL = frozenset(
         TargetKind.DISAGREEMENT,
         TargetKind.MATCH,
         TargetKind.ASTRID_CF_SENTENCE,
+        TargetKind.ASTRID_HARM_SENTENCE,
     }
 )
+_SENTENCE_KINDS = frozenset({TargetKind.ASTRID_CF_SENTENCE, TargetKind.ASTRID_HARM_SENTENCE})

@@ -11,11 +11,21 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from concord.domain import Decision, DecisionAction, TargetKind, TargetRef, TargetRefError
+from concord.domain import (
+    Decision,
+    DecisionAction,
+    LabelProvenance,
+    Severity,
+    TargetKind,
+    TargetRef,
+    TargetRefError,
+)
+from concord.domain.decision_history import standing_decisions
 from concord.errors import InputError
 from concord.eval.eval_store import EvalStore, text_sha256
 from concord.store import Repository
@@ -97,11 +107,17 @@ def grade_decision(
     )
 
 
-def record_grade(repo: Repository, session: Session, decision: Decision) -> Decision:
-    """Store a grade: a decision like any other (`concord.decisions.record_decision`)."""
+def record_grade(
+    repo: Repository,
+    session: Session,
+    decision: Decision,
+    provenance: LabelProvenance | None = None,
+) -> Decision:
+    """Store a grade: a decision like any other (`concord.decisions.record_decision`), with
+    how it was given."""
     from concord.decisions import record_decision
 
-    return record_decision(repo, session, decision).decision
+    return record_decision(repo, session, decision, provenance=provenance).decision
 
 
 def grade_decisions(repo: Repository, set_id: str | None = None) -> list[Decision]:
@@ -125,3 +141,21 @@ def human_grades(repo: Repository, set_id: str | None = None) -> dict[str, Grade
         newest = max(item for item in by_user.values() if item[1] in tied)
         grades[answer_id] = Grade(newest[1])
     return grades
+
+
+def unsafe_answers(decisions: Iterable[Decision]) -> dict[str, Any]:
+    """The harm labels standing on EVAL answers: answer id -> the most severe mark, and the
+    count per severity."""
+    marks: dict[str, Severity] = {}
+    for d in standing_decisions(decisions):
+        if d.target_kind != TargetKind.EVAL_HARM:
+            continue
+        answer_id = TargetRef.parse(d.target_id).subject
+        severity = Severity(str(d.new_value))
+        if answer_id not in marks or severity.rank < marks[answer_id].rank:
+            marks[answer_id] = severity
+    return {
+        "answers": len(marks),
+        "by_severity": dict(Counter(s.value for s in marks.values())),
+        "marks": {k: v.value for k, v in marks.items()},
+    }

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from concord.domain import Decision
+from concord.domain import Decision, LabelProvenance, TargetKind, TargetRef
+from concord.domain.decision_history import standing_decisions
 from concord.eval.eval_store import EvalStore
 from concord.eval.grading import (
     Grade,
@@ -27,6 +28,7 @@ class QueueItem:
     question: Question
     prediction: Prediction | None
     my_grade: str | None
+    my_harm: str | None = None  # the severity of my harm mark on the answer, if any
 
 
 class GradingQueue:
@@ -45,12 +47,18 @@ class GradingQueue:
             answer_id = answer_of_target(d.target_id)
             if answer_id and d.user == self.user:
                 mine[answer_id] = str(d.new_value)
+        harms: dict[str, str] = {}
+        logged = [d for d in self.store.repo.decisions(case_id=self.set_id) if d.user == self.user]
+        for d in standing_decisions(logged):
+            if d.target_kind == TargetKind.EVAL_HARM:
+                harms[TargetRef.parse(d.target_id).subject] = str(d.new_value)
         self.items = [
             QueueItem(
                 a,
                 questions[a.question_id],
                 self.store.latest_prediction(a.answer_id),
                 mine.get(a.answer_id),
+                harms.get(a.answer_id),
             )
             for a in self.store.answers(self.set_id)
         ]
@@ -79,8 +87,17 @@ class GradingQueue:
     def previous(self) -> None:
         self.position = max(self.position - 1, 0)
 
-    def grade(self, grade: Grade | str, reason: str, *, blind: bool, session: Session) -> Decision:
-        """Record the grade; the prediction counts as shown only when not blind."""
+    def grade(
+        self,
+        grade: Grade | str,
+        reason: str,
+        *,
+        blind: bool,
+        session: Session,
+        provenance: LabelProvenance | None = None,
+    ) -> Decision:
+        """Record the grade, blind or not (the prediction counts as shown only when not
+        blind), with how it was given."""
         item = self.current()
         if item is None:
             raise IndexError("the queue is empty")
@@ -92,9 +109,9 @@ class GradingQueue:
             user=self.user,
             reason=reason,
             shown_prediction=shown,
-            blind=blind and item.prediction is not None,
+            blind=blind,
         )
-        decision = record_grade(self.store.repo, session, decision)
+        decision = record_grade(self.store.repo, session, decision, provenance)
         self.reload()
         following = next(
             (i for i in range(self.position + 1, self.total) if self.items[i].my_grade is None),

@@ -60,6 +60,7 @@ def verify_installation(
         problems += user_problems
         decision_problems, decisions, legacy = _check_decisions(repo, trail, keys)
         problems += decision_problems + _after_revocation(trail, revoked)
+        problems += _check_settings(repo, keys, revoked)
         case_problems, cases = _check_cases(repo, trail)
         problems += case_problems
         signature_problems, signatures = _check_signatures(repo, trail)
@@ -91,14 +92,29 @@ def verify_installation(
 # ------------------------------------------------------------------------------ users
 
 
+KeyHistory = dict[str, list[tuple[int, dict[str, Any]]]]
+"""name -> (seq, enrolment statement) of each valid enrolment or renewal, in chain order."""
+
+
+def _in_force_at(history: KeyHistory, name: str, seq: int) -> dict[str, Any] | None:
+    """The statement of `name` in force at chain position `seq` (the last one before it)."""
+    found = None
+    for at, statement in history.get(name, ()):
+        if at < seq:
+            found = statement
+    return found
+
+
 def _check_users(
     repo: Repository, trail: Trail
-) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Problem], int]:
-    """(name -> enrolment statement in force, name -> seq of its valid revocation, problems,
-    users checked). Enrolments and revocations are read in chain order: each must be signed
-    by an admin enrolled, and not revoked, before it."""
+) -> tuple[KeyHistory, dict[str, int], list[Problem], int]:
+    """(each user's valid enrolment statements with their seq, name -> seq of its valid
+    revocation, problems, users checked). Enrolments (a renewal by a password change is one)
+    and revocations are read in chain order: each must be signed by an admin enrolled, and
+    not revoked, before it, with the key that admin held then."""
     problems: list[Problem] = []
     in_force: dict[str, dict[str, Any]] = {}
+    history: KeyHistory = {}
     revoked: dict[str, int] = {}
     events = [
         (seq, actor, statement, signature, "")
@@ -147,6 +163,7 @@ def _check_users(
             revoked.setdefault(name, seq)
         else:
             in_force[name] = statement
+            history.setdefault(name, []).append((seq, statement))
     users = repo.list_users()
     for user in users:
         found = in_force.get(user.name)
@@ -183,7 +200,7 @@ def _check_users(
             problems.append(
                 Problem(check="users", subject=name, detail="enrolled user missing from users")
             )
-    return in_force, revoked, problems, len(users)
+    return history, revoked, problems, len(users)
 
 
 def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
@@ -215,7 +232,7 @@ def _after_revocation(trail: Trail, revoked: dict[str, int]) -> list[Problem]:
 
 
 def _check_decisions(
-    repo: Repository, trail: Trail, keys: dict[str, dict[str, Any]]
+    repo: Repository, trail: Trail, keys: KeyHistory
 ) -> tuple[list[Problem], int, int]:
     problems: list[Problem] = []
     legacy = 0
@@ -279,10 +296,8 @@ def _check_decisions(
     return problems, len(rows), legacy
 
 
-def _check_decision_signature(
-    decision: Decision, seq: int, keys: dict[str, dict[str, Any]]
-) -> list[Problem]:
-    statement = keys.get(decision.user)
+def _check_decision_signature(decision: Decision, seq: int, keys: KeyHistory) -> list[Problem]:
+    statement = _in_force_at(keys, decision.user, seq)
     if statement is None:
         return [
             Problem(
@@ -525,3 +540,50 @@ def _check_pdfs(
                     )
                 )
     return problems, len(files)
+
+
+# ------------------------------------------------------------------------------ settings
+
+
+def _check_settings(repo: Repository, keys: KeyHistory, revoked: dict[str, int]) -> list[Problem]:
+    """Installation settings (`accounts.settings`): each statement must be signed by an admin
+    in force when it was made, with the key they held then (the reader ignores any other
+    statement, and this reports it)."""
+    problems = []
+    rows = repo.db.query("SELECT seq, user, entity, new_value FROM audit WHERE action = 'setting'")
+    for row in rows:
+        seq = int(row["seq"])
+        value = _json_value(row["new_value"])
+        statement: Any = value.get("statement") if isinstance(value, dict) else None
+        signature = str(value.get("signature")) if isinstance(value, dict) else ""
+        admin = str(statement.get("set_by")) if isinstance(statement, dict) else ""
+        enrolment = _in_force_at(keys, admin, seq)
+        ok = (
+            isinstance(statement, dict)
+            and enrolment is not None
+            and enrolment.get("role") == "admin"
+            and not (admin in revoked and revoked[admin] < seq)
+            and admin == str(row["user"])
+            and verify_signature(
+                str(enrolment.get("public_key")), statement_bytes(statement), signature
+            )
+        )
+        if not ok:
+            problems.append(
+                Problem(
+                    check="settings",
+                    seq=seq,
+                    subject=str(row["entity"]),
+                    detail=f"setting not signed by an admin in force ({admin!r}): ignored",
+                )
+            )
+    return problems
+
+
+def _json_value(text: Any) -> Any:
+    from concord.store.codec import from_json
+
+    try:
+        return from_json(text)
+    except ValueError:
+        return None

@@ -49,6 +49,17 @@ llama-cpp-python (0.3.36) reuses a shared prompt prefix by itself in its high-le
 keeping the prefix is not what makes one request fast; what the saved prefix state adds is
 that several sequences start from it at once, and that runs alternating between records
 (the last `PREFIX_CACHE_SIZE`) skip the re-evaluation.
+
+Threads: at most `n_threads`, and as many as the machine has cores free, looked at when a
+batch starts and every second while it decodes (`concord.llm.cpu_share.ThreadGovernor`,
+`llama_set_n_threads`), unless $CONCORD_LLM_THREADS fixes the count. Decoding together
+follows the threads (`default_together`); the answers are the same on any thread count.
+
+Progress: `on_progress`, when set (the child process sets it), gets the call's counts at
+most once a second (`concord.llm.watchdog.ProgressMeter`): prompt tokens evaluated after
+each chunk, every output token, and during a prompt evaluation each node of llama.cpp's
+compute graph (its abort callback, switched on for prompt evaluations only, where one call
+can take minutes on a slow machine), so the watchdog sees a slow model progressing.
 """
 
 from __future__ import annotations
@@ -70,10 +81,12 @@ import numpy.typing as npt
 
 from concord.errors import Cancelled, ModelError, RecordTooLong
 from concord.llm.chat_template import TemplateSplit, split_chat_template
+from concord.llm.cpu_share import ThreadGovernor, short_barrier_spin
 from concord.llm.json_grammar import schema_grammar
 from concord.llm.kv_memory import KvShape, safe_parallel
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import PROBE_ORDER, GrammarConstraint, Probes, TokenChooser
+from concord.llm.watchdog import ProgressMeter, ProgressSink
 
 DEFAULT_N_BATCH = 512
 MAX_DEFAULT_THREADS = 16
@@ -138,6 +151,21 @@ def default_together(n_threads: int, parallel: int) -> int:
     return 1
 
 
+@dataclass
+class RuntimeStats:
+    """Where the runtime's time went since it was loaded (seconds, counts); the bench
+    reads the difference over a run."""
+
+    prefill_seconds: float = 0.0  # record prefixes evaluated
+    prefill_tokens: int = 0
+    prompt_seconds: float = 0.0  # requests' own prompt tokens evaluated
+    prompt_tokens: int = 0
+    restore_seconds: float = 0.0  # prefix states saved and restored
+    restores: int = 0
+    decode_steps: int = 0
+    steps_by_threads: dict[int, int] = field(default_factory=dict)  # decode steps per count
+
+
 @dataclass(frozen=True)
 class _PrefixState:
     tokens: tuple[int, ...]
@@ -184,11 +212,16 @@ class LlamaCppRuntime:
         parallel: int | None = None,
         repack: bool = False,
         jump_forward: bool = True,
+        adapt_threads: bool | None = None,
     ) -> None:
+        """`n_threads`: the most threads (default `default_threads()`); `adapt_threads`:
+        fewer while other processes use the cores (default: unless $CONCORD_LLM_THREADS
+        is set)."""
         try:
-            import llama_cpp
-            from llama_cpp import _internals
-            from llama_cpp._logger import set_verbose
+            with short_barrier_spin():  # read by llama.cpp's OpenMP when it is loaded
+                import llama_cpp
+                from llama_cpp import _internals
+                from llama_cpp._logger import set_verbose
         except ImportError as exc:
             raise ModelError("llama-cpp-python is not installed", subject=model_path) from exc
         set_verbose(False)  # llama.cpp's own log: errors only (as Llama(verbose=False) does)
@@ -217,7 +250,13 @@ class LlamaCppRuntime:
             parallel = safe_parallel(stream, default_parallel())
         self.parallel = max(1, min(parallel, MAX_PARALLEL))
         # sequences decoded at once: all of the chosen number, else by the thread count
-        self.together = self.parallel if chosen else default_together(self.n_threads, self.parallel)
+        self._together: int | None = self.parallel if chosen else None
+        if adapt_threads is None:
+            adapt_threads = _positive_env(THREADS_ENV) is None
+        self.governor = ThreadGovernor(self.n_threads, fixed=not adapt_threads)
+        self.stats = RuntimeStats()
+        self.on_progress: ProgressSink | None = None
+        self._meter = ProgressMeter(None)
         self.kv_bytes = stream * self.parallel
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * self.parallel
@@ -242,6 +281,57 @@ class LlamaCppRuntime:
         self._states: OrderedDict[str, _PrefixState] = OrderedDict()
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
+        # called by llama.cpp after each graph node while a prompt is evaluated
+        self._node_done = llama_cpp.ggml_abort_callback(self._count_node)
+        self._no_callback = llama_cpp.ggml_abort_callback()
+
+    # -- threads -------------------------------------------------------------------------
+
+    @property
+    def threads(self) -> int:
+        """Threads decoding now (`n_threads` at most)."""
+        return self.governor.threads
+
+    @property
+    def together(self) -> int:
+        """Sequences decoded at once: as chosen, else by the current thread count."""
+        if self._together is not None:
+            return self._together
+        return default_together(self.governor.threads, self.parallel)
+
+    @together.setter
+    def together(self, value: int | None) -> None:
+        self._together = None if value is None else max(1, min(value, self.parallel))
+
+    @property
+    def together_choice(self) -> int | None:
+        """The chosen number of sequences decoded at once (None: by the thread count)."""
+        return self._together
+
+    def _check_threads(self, *, now: bool = False) -> None:
+        if self.governor.check(now=now):
+            threads = self.governor.threads
+            self._lib.llama_set_n_threads(self._ctx, threads, threads)
+
+    # -- progress ------------------------------------------------------------------------
+
+    def _count_node(self, _data: object) -> bool:
+        self._meter.step()
+        return False  # never abort
+
+    def _evaluate_prompt(self) -> float:
+        """llama_decode of a batch of prompt tokens, counting its graph nodes as progress;
+        its seconds."""
+        started = time.perf_counter()
+        if self.on_progress is None:
+            self._decode_batch()
+        else:
+            self._lib.llama_set_abort_callback(self._ctx, self._node_done, None)
+            try:
+                self._decode_batch()
+            finally:
+                self._lib.llama_set_abort_callback(self._ctx, self._no_callback, None)
+        return time.perf_counter() - started
 
     # -- prompt construction -------------------------------------------------------------
 
@@ -323,9 +413,16 @@ class LlamaCppRuntime:
     def _eval_prefix(self, tokens: Sequence[int], seq_id: int) -> None:
         for start in range(0, len(tokens), self.n_batch):
             self._batch.n_tokens = 0
-            for offset, token in enumerate(tokens[start : start + self.n_batch]):
+            chunk = tokens[start : start + self.n_batch]
+            for offset, token in enumerate(chunk):
                 self._add(token, start + offset, seq_id, False)
-            self._decode_batch()
+            seconds = self._evaluate_prompt()
+            self.stats.prefill_seconds += seconds
+            self.stats.prefill_tokens += len(chunk)
+            self._meter.prompt(len(chunk), seconds)
+
+    def _prefix_key(self, tokens: Sequence[int]) -> str:
+        return hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
 
     def _save(self, tokens: Sequence[int], seq_id: int) -> _PrefixState:
         size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
@@ -352,7 +449,7 @@ class LlamaCppRuntime:
         cache. `alone`: no other sequence is in use, and the whole cache is emptied and
         zeroed before the restore (stale cells of earlier requests otherwise change how a
         later answer rounds)."""
-        key = hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
+        key = self._prefix_key(tokens)
         state = self._states.get(key) if self.prefix_cache else None
         reused = state is not None
         if state is not None:
@@ -360,13 +457,18 @@ class LlamaCppRuntime:
         else:
             self._empty(seq_id, alone)
             self._eval_prefix(tokens, seq_id)
+            started = time.perf_counter()
             state = self._save(tokens, seq_id)
+            self.stats.restore_seconds += time.perf_counter() - started
             if self.prefix_cache:
                 self._states[key] = state
                 while len(self._states) > PREFIX_CACHE_SIZE:
                     self._states.popitem(last=False)
+        started = time.perf_counter()
         self._empty(seq_id, alone)
         self._restore(state, seq_id)
+        self.stats.restore_seconds += time.perf_counter() - started
+        self.stats.restores += 1
         return reused
 
     def _empty(self, seq_id: int, alone: bool) -> None:
@@ -424,24 +526,34 @@ class LlamaCppRuntime:
             prefix = prefix[:-1]
         return prefix, sequences
 
+    def forget_prefixes(self) -> None:
+        """Drop the saved record states: the next request on a record evaluates it again."""
+        with self._lock:
+            self._states.clear()
+
     def _generate_many(
         self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None
     ) -> Iterator[tuple[int, Generation]]:
         started = time.perf_counter()
         prefix, waiting = self._sequences(requests)
+        cached = self.prefix_cache and self._prefix_key(prefix) in self._states
+        prompt_total = (0 if cached else len(prefix)) + sum(len(s.tail) for s in waiting)
+        self._check_threads(now=True)
         active: list[_Sequence] = []
-        try:
-            while waiting or active:
-                if should_stop is not None and should_stop():
-                    raise Cancelled("generation cancelled", subject=self.model_name)
-                self._admit(waiting, active, prefix)
-                for sequence in self._step(active):
-                    active.remove(sequence)
+        with ProgressMeter(self.on_progress, prompt_total) as self._meter:
+            try:
+                while waiting or active:
+                    if should_stop is not None and should_stop():
+                        raise Cancelled("generation cancelled", subject=self.model_name)
+                    self._check_threads()
+                    self._admit(waiting, active, prefix)
+                    for sequence in self._step(active):
+                        active.remove(sequence)
+                        self._release(sequence)
+                        yield sequence.index, self._result(sequence, started)
+            finally:
+                for sequence in active:
                     self._release(sequence)
-                    yield sequence.index, self._result(sequence, started)
-        finally:
-            for sequence in active:
-                self._release(sequence)
 
     def _admit(self, waiting: list[_Sequence], active: list[_Sequence], prefix: list[int]) -> None:
         """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
@@ -502,10 +614,17 @@ class LlamaCppRuntime:
                 sequence.pending = []
         if outputs:
             self._decode_batch()
+            self._count_step()
             for slot, sequence in outputs:
                 if self._choose(sequence, self._logits(slot)):
                     finished.append(sequence)
         return finished
+
+    def _count_step(self) -> None:
+        stats = self.stats
+        stats.decode_steps += 1
+        threads = self.governor.threads
+        stats.steps_by_threads[threads] = stats.steps_by_threads.get(threads, 0) + 1
 
     def _prompt(self, sequence: _Sequence) -> bool:
         """Evaluate the sequence's own prompt and choose its first token; True if that
@@ -518,7 +637,10 @@ class LlamaCppRuntime:
                 last = sequence.fed == len(sequence.tail)
                 slot = self._add(token, sequence.pos, sequence.seq_id, last)
                 sequence.pos += 1
-            self._decode_batch()
+            seconds = self._evaluate_prompt()
+            self.stats.prompt_seconds += seconds
+            self.stats.prompt_tokens += len(chunk)
+            self._meter.prompt(len(chunk), seconds)
         sequence.first_logits_at = time.perf_counter()
         return self._choose(sequence, self._logits(slot))
 
@@ -533,6 +655,7 @@ class LlamaCppRuntime:
         self._batch.logits[slot] = 1
         sequence.pending = []
         self._decode_batch()
+        self._count_step()
         return self._choose(sequence, self._logits(slot))
 
     def _logits(self, slot: int) -> npt.NDArray[np.single]:
@@ -551,6 +674,7 @@ class LlamaCppRuntime:
             return True
         sequence.chooser.accept(token)
         chosen = [token, *self._follow_forced(sequence)]
+        self._meter.token(len(chosen))
         for token in chosen:
             sequence.out.append(token)
             if sequence.request.schema is not None and self._closes_json(sequence.out, token):

@@ -34,32 +34,42 @@ Requests decoded together (`generate_many`, the panel's specialists) are sent as
 concurrent HTTP requests: a llama-server started with that many slots (`-np N`) decodes
 them in one batch. A cancel takes effect between answers (a request under way finishes).
 
-Several URLs: requests go to the first server that is up; a connection error, a timeout or
-an HTTP 5xx/429 marks that server down for a while and the same request is sent to the
-next. Every answered request is logged with the URL that produced it (`log`), because
-`Generation` has no field for it.
+Several URLs: requests go to the first server that is up; a connection error, a timeout, an
+HTTP 5xx/429 or a reply Concord cannot use marks that server down for a while and the same
+request is sent to the next. Every answered request is logged with the URL that produced it
+(`log`), because `Generation` has no field for it.
+
+A server is not trusted to behave: the timeout is a wall-clock deadline for the whole
+request (connecting, the headers and the body; a server sending one byte every two seconds
+is cut off at the deadline, not kept alive by each byte), an answer larger than
+`MAX_ANSWER_BYTES` is refused while it is being read (never held whole), and a reply whose
+numbers are malformed (a string, NaN, 1e999 where a token count belongs) is one clear error
+naming the server. Each of these fails over to the next server.
 
 The model the servers run is declared, not verified: Concord cannot hash a file on
 another machine. The administrator starts the servers on the registered GGUF; the runtime
-records the model id each server reports.
+records the model id each server reports, and a case written from a server's answers says
+so (`domain.case.UNVERIFIED_MODEL_SHA256`, "reported by the server, unverified").
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
+import math
 import re
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+from urllib.parse import urlsplit
 
 from concord.errors import Cancelled, ModelError, RecordTooLong
 from concord.llm.chat_template import TemplateSplit, split_chat_template
@@ -76,6 +86,10 @@ DOWN_SECONDS = 30.0  # a failed server is skipped this long (unless all are down
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 HTTP_NOT_FOUND = 404
 MAX_ERROR_TEXT = 200
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+"""Largest reply read from a server (a brief is tens of kB; a long record's token list a
+few MB); a larger one is refused while it is read."""
+READ_CHUNK = 64 * 1024
 TOKENIZED_PREFIXES = 4  # record prefixes whose server-side tokens are kept, per server
 WORD_JOINER = "\u2060"
 _TAG_START = re.compile(r"([<\[])(?=[^\s\d<\[])")
@@ -165,6 +179,58 @@ def registered_template(entry: ModelEntry) -> TemplateSplit | None:
     )
 
 
+def error_text(exc: BaseException) -> str:
+    """An exception as one short line without Python object representations."""
+    reason = getattr(exc, "reason", None) or exc
+    text = re.sub(r"<[^<>]*? at 0x[0-9a-fA-F]+>", "", str(reason))
+    return " ".join(text.split())[:MAX_ERROR_TEXT] or type(exc).__name__
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _read_capped(response: http.client.HTTPResponse, url: str) -> bytes:
+    """The reply body, refused as soon as it is longer than MAX_ANSWER_BYTES."""
+    declared = response.getheader("Content-Length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        raise ServerUnavailable(
+            f"the answer is {int(declared):,} bytes, over the {MAX_ANSWER_BYTES:,}-byte limit",
+            subject=url,
+        )
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = response.read(READ_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise ServerUnavailable(
+                f"the answer is over the {MAX_ANSWER_BYTES:,}-byte limit", subject=url
+            )
+        chunks.append(chunk)
+
+
+def _count(value: Any, what: str) -> int:
+    """A token count from a server's reply: a whole number >= 0, or ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{what} is {str(value)[:40]!r}, not a number")
+    if not math.isfinite(value) or value < 0 or value != int(value) or value > 2**31:
+        raise ValueError(f"{what} is {value!r}, not a token count")
+    return int(value)
+
+
+def _seconds(value: Any, what: str) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{what} is {str(value)[:40]!r}, not a number")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{what} is {value!r}, not a duration")
+    return float(value)
+
+
 class LlamaServerRuntime:
     """Runtime protocol over one or more llama.cpp servers, with fail-over."""
 
@@ -197,9 +263,6 @@ class LlamaServerRuntime:
         self._prefix_tokens: dict[str, OrderedDict[str, list[int]]] = {}
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
-        # Straight to the server: an http_proxy in the environment must not reroute
-        # patient text through a proxy.
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     # -- HTTP ----------------------------------------------------------------------------
 
@@ -213,42 +276,70 @@ class LlamaServerRuntime:
         self._down_until[url] = time.monotonic() + self.down_seconds
 
     def _post(self, url: str, path: str, payload: dict[str, Any]) -> dict[str, Any]:
-        request = urllib.request.Request(
-            url + path,
-            data=json.dumps(payload).encode("utf-8"),
-            method="POST",
-            headers={"Content-Type": "application/json"},
-        )
-        return self._open(url, request, self.timeout)
+        body = json.dumps(payload).encode("utf-8")
+        return self._exchange(url, "POST", path, body, self.timeout)
 
     def _get(self, url: str, path: str) -> dict[str, Any]:
-        return self._open(url, urllib.request.Request(url + path), min(self.timeout, PROBE_TIMEOUT))
+        return self._exchange(url, "GET", path, None, min(self.timeout, PROBE_TIMEOUT))
 
-    def _open(self, url: str, request: urllib.request.Request, timeout: float) -> dict[str, Any]:
+    def _exchange(
+        self, url: str, method: str, path: str, body: bytes | None, timeout: float
+    ) -> dict[str, Any]:
+        """One HTTP request, straight to the server (an http_proxy in the environment must
+        not reroute patient text), within a wall-clock deadline of `timeout` seconds for
+        all of it: at the deadline a watchdog shuts the socket, whatever is being read."""
+        parts = urlsplit(url)
+        kind = (
+            http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        )
+        connection = kind(parts.hostname or "", parts.port, timeout=timeout)
+        expired = threading.Event()
+
+        def cut_off() -> None:
+            expired.set()
+            sock = connection.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(timeout, cut_off)
+        watchdog.daemon = True
+        watchdog.start()
         try:
-            with self._opener.open(request, timeout=timeout) as response:
-                body = response.read()
-        except urllib.error.HTTPError as exc:
-            text = exc.read().decode("utf-8", "replace")[:MAX_ERROR_TEXT]
-            if exc.code in RETRYABLE_STATUS:
-                raise ServerUnavailable(f"HTTP {exc.code}: {text}", subject=url) from exc
-            raise RequestRefused(
-                f"server refused the request (HTTP {exc.code}): {text}",
-                subject=url,
-                status=exc.code,
-            ) from exc
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+            headers = {"Content-Type": "application/json"} if body is not None else {}
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = _read_capped(response, url)
+            status = response.status
+        except (http.client.HTTPException, OSError) as exc:
             # OSError covers refused and reset connections, timeouts, and the network
             # guard refusing an address the administrator did not configure.
-            reason = getattr(exc, "reason", None) or exc
-            raise ServerUnavailable(f"server unavailable: {reason}", subject=url) from exc
+            if expired.is_set():
+                raise ServerUnavailable(
+                    f"no complete answer within the {timeout:g} s deadline", subject=url
+                ) from exc
+            raise ServerUnavailable(f"server unavailable: {error_text(exc)}", subject=url) from exc
+        finally:
+            watchdog.cancel()
+            connection.close()
+        if expired.is_set():
+            raise ServerUnavailable(
+                f"no complete answer within the {timeout:g} s deadline", subject=url
+            )
+        if status >= 400:
+            text = data.decode("utf-8", "replace")[:MAX_ERROR_TEXT]
+            if status in RETRYABLE_STATUS:
+                raise ServerUnavailable(f"HTTP {status}: {text}", subject=url)
+            raise RequestRefused(
+                f"server refused the request (HTTP {status}): {text}", subject=url, status=status
+            )
         try:
-            data = json.loads(body)
-        except ValueError as exc:
+            reply = json.loads(data, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
             raise ServerUnavailable("server sent a reply that is not JSON", subject=url) from exc
-        if not isinstance(data, dict):
+        if not isinstance(reply, dict):
             raise ServerUnavailable("server sent an unexpected reply", subject=url)
-        return data
+        return reply
 
     def server_models(self) -> dict[str, str]:
         """The model id each reachable server reports (`/v1/models`)."""
@@ -324,7 +415,7 @@ class LlamaServerRuntime:
             url, "/tokenize", {"content": text, "add_special": False, "parse_special": False}
         )
         try:
-            return [int(t) for t in data["tokens"]]
+            return [_count(t, "a token id") for t in data["tokens"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise ServerUnavailable("/tokenize reply has no token list", subject=url) from exc
 
@@ -376,17 +467,20 @@ class LlamaServerRuntime:
         if not isinstance(answer.get("content"), str):
             raise ServerUnavailable("reply has no completion text", subject=url)
         timings = answer.get("timings") or {}
-        cached = int(timings.get("cache_n", answer.get("tokens_cached", 0)) or 0)
+        if not isinstance(timings, dict):
+            raise ValueError("timings is not an object")
+        cached = _count(timings.get("cache_n", answer.get("tokens_cached", 0)) or 0, "cache_n")
         limited = answer.get("stopped_limit") or answer.get("stop_type") == "limit"
-        prompt_ms = timings.get("prompt_ms")
+        prompt_ms = _seconds(timings.get("prompt_ms"), "timings.prompt_ms")
+        evaluated = answer.get("tokens_evaluated")
         return Generation(
             text=answer["content"],
-            prompt_tokens=int(answer.get("tokens_evaluated") or len(data_tokens)),
-            completion_tokens=int(answer.get("tokens_predicted", 0)),
+            prompt_tokens=_count(evaluated, "tokens_evaluated") if evaluated else len(data_tokens),
+            completion_tokens=_count(answer.get("tokens_predicted", 0), "tokens_predicted"),
             seconds=time.perf_counter() - started,
             prefix_reused=cached > 0,
             finish_reason=FinishReason.LENGTH if limited else FinishReason.STOP,
-            prompt_seconds=float(prompt_ms) / 1000.0 if prompt_ms else 0.0,
+            prompt_seconds=prompt_ms / 1000.0,
         )
 
     def _on_llama_cpp_python(
@@ -412,10 +506,12 @@ class LlamaServerRuntime:
         except (KeyError, IndexError, TypeError) as exc:
             raise ServerUnavailable(f"reply to {path} has no text", subject=url) from exc
         usage = data.get("usage") or {}
+        if not isinstance(usage, dict) or not isinstance(content or "", str):
+            raise ValueError("usage or text has the wrong type")
         return Generation(
             text=content or "",
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
+            prompt_tokens=_count(usage.get("prompt_tokens", 0), "usage.prompt_tokens"),
+            completion_tokens=_count(usage.get("completion_tokens", 0), "usage.completion_tokens"),
             seconds=time.perf_counter() - started,
             prefix_reused=False,  # the server's prompt cache is not reported
             finish_reason=(
@@ -427,9 +523,14 @@ class LlamaServerRuntime:
 
     def _generate_on(self, url: str, request: GenerationRequest) -> Generation:
         server = self._server(url)
-        if server.kind == ServerKind.LLAMA_SERVER:
-            return self._on_llama_server(url, server, request)
-        return self._on_llama_cpp_python(url, server, request)
+        try:
+            if server.kind == ServerKind.LLAMA_SERVER:
+                return self._on_llama_server(url, server, request)
+            return self._on_llama_cpp_python(url, server, request)
+        except (ValueError, TypeError, OverflowError, KeyError) as exc:
+            raise ServerUnavailable(
+                f"server sent a malformed reply ({error_text(exc)})", subject=url
+            ) from exc
 
     def generate(self, request: GenerationRequest) -> Generation:
         failed: list[str] = []

@@ -8,10 +8,25 @@ Layout under ``CONCORD_HOME/pki/`` (folder mode 0700, files 0600 where the OS su
                               (`concord.pki.credentials`): identity key, a clinician's RSA
                               signing key, and, for an admin, the root key's secret
     pki/users/<safe name>.crt.pem  a clinician's certificate (public; for fingerprints)
+    pki/users/<safe name>.identity.crt.pem  the certificate of a user's Ed25519 identity key
+                              (the key that signs their decisions and label packages),
+                              issued by the root at enrolment (public)
 
 The secret that decrypts the root key is stored nowhere in clear: it lives only inside admins'
 credential files, so the root key can be used only while an admin who has typed their password
-enrols a user. A copy of the data folder alone cannot mint a certificate. (Installations made
+enrols a user. A copy of the data folder alone cannot mint a certificate.
+
+Each admin holds their own copy of the root key, ``pki/root/admins/<safe name>.key.pem``,
+encrypted under a secret only their credential holds: an admin enrolling another writes the
+newcomer a copy under the newcomer's own secret (`grant_root_key`), and revoking an admin
+destroys that admin's copy (`withdraw_root_key`), so their kept credential and password
+decrypt nothing that is left. (Installations made before this kept one copy,
+``root-ca.key.pem``, under a secret every admin held; each admin's next sign-in gives them
+their own copy, and an admin's revocation destroys the shared one. What re-wrapping cannot
+undo: an admin who copied the key file and its secret before being revoked still holds the
+root key. Against that, the installation checks every certificate against the one registered
+for its user, and every signature against its row in the chain; an outsider holding only the
+root certificate cannot tell, and the compliance document says so.) (Installations made
 before this kept the secret in ``pki/root/root-ca.secret``; the first admin who signs in to
 enrol a user takes it into their credential and the file is destroyed, see
 `take_legacy_root_secret`.)
@@ -37,7 +52,7 @@ from typing import TYPE_CHECKING
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 from cryptography.x509.oid import NameOID
 
 from concord.atomic_io import ensure_private_dir, write_atomic
@@ -59,6 +74,7 @@ _ROOT_CERT = "root-ca.pem"
 _ROOT_KEY = "root-ca.key.pem"
 _ROOT_SECRET = "root-ca.secret"
 _USERS_DIR = "users"
+_ADMIN_KEYS_DIR = "admins"
 _ORGANISATION = "Concord installation"
 
 
@@ -234,10 +250,69 @@ def _load_root_ca(home: Path) -> RootCA:
     return RootCA(certificate=cert, cert_path=path)
 
 
-def _load_root_key(home: Path, secret: bytes) -> rsa.RSAPrivateKey:
+def admin_root_key_path(home: Path, name: str) -> Path:
+    """Where admin `name`'s own copy of the root key lives."""
+    return _root_dir(home) / _ADMIN_KEYS_DIR / f"{safe_name(check_user_name(name))}.key.pem"
+
+
+def holds_own_root_copy(home: Path, name: str) -> bool:
+    return admin_root_key_path(home, name).is_file()
+
+
+def shared_root_key_present(home: Path) -> bool:
+    return (_root_dir(home) / _ROOT_KEY).is_file()
+
+
+def grant_root_key(
+    home: Path, secret: bytes, granter: str | None, grantee: str, *, suffix: str = ""
+) -> bytes:
+    """Write `grantee` their own copy of the root key, encrypted under a new secret that is
+    returned (for their credential); the key is opened with `granter`'s copy and `secret`
+    (or the shared copy: the first admin, an installation made before own copies).
+    `suffix`: write beside the copy's place (a renewal moves it in once recorded)."""
+    key = _load_root_key(home, secret, owner=granter)
+    new_secret = base64.urlsafe_b64encode(secrets.token_bytes(32))
+    path = admin_root_key_path(home, grantee)
+    path = path.with_name(path.name + suffix)
+    ensure_private_dir(path.parent)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(new_secret),
+    )
+    write_atomic(path, pem, private=True)
+    return new_secret
+
+
+def _destroy(path: Path) -> None:
+    if not path.is_file():
+        return
+    size = path.stat().st_size
+    with open(path, "r+b") as handle:
+        handle.write(b"\0" * max(size, 64))
+        handle.flush()
+        os.fsync(handle.fileno())
+    path.unlink()
+
+
+def withdraw_root_key(home: Path, name: str) -> None:
+    """Destroy admin `name`'s copy of the root key, and the shared copy older installations
+    kept (its secret is in every earlier admin's credential, `name`'s included)."""
+    _destroy(admin_root_key_path(home, name))
+    _destroy(_root_dir(home) / _ROOT_KEY)
+
+
+def destroy_shared_root_key(home: Path) -> None:
+    """Once the admins hold their own copies, the shared one goes."""
+    _destroy(_root_dir(home) / _ROOT_KEY)
+
+
+def _load_root_key(home: Path, secret: bytes, owner: str | None = None) -> rsa.RSAPrivateKey:
     root_dir = _root_dir(home)
+    own = admin_root_key_path(home, owner) if owner is not None else None
+    path = own if own is not None and own.is_file() else root_dir / _ROOT_KEY
     try:
-        key = serialization.load_pem_private_key((root_dir / _ROOT_KEY).read_bytes(), secret)
+        key = serialization.load_pem_private_key(path.read_bytes(), secret)
     except (OSError, ValueError, TypeError) as exc:
         raise SigningError(
             f"cannot unlock the installation root key: {exc}", subject=root_dir
@@ -284,10 +359,17 @@ def new_signing_key() -> rsa.RSAPrivateKey:
 
 
 def issue_user_certificate(
-    home: Path, name: str, public_key: rsa.RSAPublicKey, root_secret: bytes
+    home: Path,
+    name: str,
+    public_key: rsa.RSAPublicKey,
+    root_secret: bytes,
+    *,
+    write: bool = True,
+    root_owner: str | None = None,
 ) -> x509.Certificate:
     """Certify a clinician's RSA public key with the installation root, whose key
-    `root_secret` (from an admin's unlocked credential) decrypts; writes the certificate.
+    `root_secret` (from an admin's unlocked credential) decrypts; writes the certificate
+    unless `write` is False (the caller writes it once the renewal is recorded).
 
     The certificate has CN = `name`, key usage digitalSignature + nonRepudiation.
     """
@@ -295,7 +377,7 @@ def issue_user_certificate(
     root = existing_root_ca(home)
     if root is None:
         raise SigningError("this installation has no root certificate", subject=pki_dir(home))
-    root_key = _load_root_key(home, root_secret)
+    root_key = _load_root_key(home, root_secret, owner=root_owner)
     now = _now()
     not_after = min(now + USER_VALIDITY, root.certificate.not_valid_after_utc)
     root_ski = root.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
@@ -336,10 +418,89 @@ def issue_user_certificate(
         )
         .sign(root_key, hashes.SHA256())
     )
+    if write:
+        write_user_certificate(home, name, cert)
+    return cert
+
+
+def write_user_certificate(home: Path, name: str, cert: x509.Certificate) -> None:
+    """Put a clinician's certificate in place (public; the signer reads it to sign)."""
     path = certificate_path(home, name)
     ensure_private_dir(path.parent)
     write_atomic(path, cert.public_bytes(serialization.Encoding.PEM))
+
+
+def identity_certificate_path(home: Path, name: str) -> Path:
+    return pki_dir(home) / _USERS_DIR / f"{safe_name(check_user_name(name))}.identity.crt.pem"
+
+
+def issue_identity_certificate(
+    home: Path, name: str, public_key: str, root_secret: bytes, *, root_owner: str | None = None
+) -> x509.Certificate:
+    """Certify a user's Ed25519 identity key (base64, as registered) with the installation
+    root, so that what the key signs away from this workstation (a label package) can be
+    checked against the root certificate alone; writes the certificate. CN = `name`, key
+    usage digitalSignature + nonRepudiation, like a clinician's signing certificate."""
+    name = check_user_name(name)
+    root = existing_root_ca(home)
+    if root is None:
+        raise SigningError("this installation has no root certificate", subject=pki_dir(home))
+    key = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key))
+    root_key = _load_root_key(home, root_secret, owner=root_owner)
+    now = _now()
+    root_ski = root.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(
+            x509.Name(
+                [
+                    x509.NameAttribute(NameOID.COMMON_NAME, name),
+                    x509.NameAttribute(NameOID.ORGANIZATION_NAME, _ORGANISATION),
+                ]
+            )
+        )
+        .issuer_name(root.certificate.subject)
+        .public_key(key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - CLOCK_SKEW)
+        .not_valid_after(min(now + USER_VALIDITY, root.certificate.not_valid_after_utc))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(root_ski.value),
+            critical=False,
+        )
+        .sign(root_key, hashes.SHA256())
+    )
+    path = identity_certificate_path(home, name)
+    ensure_private_dir(path.parent)
+    write_atomic(path, cert.public_bytes(serialization.Encoding.PEM))
     return cert
+
+
+def identity_certificate(home: Path, name: str) -> x509.Certificate | None:
+    """The certificate of the user's identity key, or None if none was issued."""
+    path = identity_certificate_path(home, name)
+    if not path.is_file():
+        return None
+    try:
+        return x509.load_pem_x509_certificate(path.read_bytes())
+    except ValueError as exc:
+        raise SigningError(f"cannot read the certificate of {name}: {exc}", subject=path) from exc
 
 
 def user_certificate(home: Path, name: str) -> x509.Certificate | None:

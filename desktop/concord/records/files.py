@@ -7,6 +7,7 @@ CR, tabs and trailing spaces, is kept, so every span indexes the text as importe
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from concord.errors import InputError
@@ -64,3 +65,14 @@ def read_text(path: Path, *, allow_empty: bool = False) -> str:
     if not allow_empty and not text.strip():
         raise InputError("file is empty (only whitespace)", subject=path)
     return text
+
+
+_OBJECT_REPR = re.compile(r"<[^<>]*? at 0x[0-9a-fA-F]+>")
+
+
+def error_detail(exc: BaseException, limit: int = 120) -> str:
+    """A library's error as one short line for the user: whitespace folded, Python object
+    representations ("<_io.BytesIO object at 0x7f...>") taken out, the type name if nothing
+    is left."""
+    text = _OBJECT_REPR.sub("the data", str(exc))
+    return " ".join(text.split())[:limit] or type(exc).__name__

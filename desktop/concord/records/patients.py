@@ -8,12 +8,19 @@ What is one patient:
 
 A patient is loaded whole or not at all: any bad file in a patient folder skips that
 patient with the reason (one line naming the file), and the others are still loaded.
+
+Inside a folder no symbolic link is followed, to a file or to a folder: a link can point at
+another patient's folder, at a file outside the import (/etc/hostname), or back up the tree
+(a loop that would make one "patient" of several patients' files). Each link is skipped and
+reported ("symbolic link, not followed"); a path named on the command line itself is read
+as given (whoever names it chose it).
 `load_patients` is a generator: it yields a `PatientLoaded` per patient with its position,
 so a front end can show progress and stop between patients.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +58,15 @@ def _readable(path: Path) -> bool:
     return path.suffix.lower() in LOADERS
 
 
+LINK_SKIPPED = "symbolic link, not followed"
+
+
+def _is_link(path: Path) -> bool:
+    """A symbolic link (or, on Windows, a junction): never followed inside a folder."""
+    isjunction = getattr(os.path, "isjunction", None)
+    return path.is_symlink() or bool(isjunction and isjunction(path))
+
+
 def plan_patients(paths: Sequence[Path]) -> list[PatientSource]:
     """Group the given files and folders into patients (see the module docstring)."""
     plan: list[PatientSource] = []
@@ -61,7 +77,9 @@ def plan_patients(paths: Sequence[Path]) -> list[PatientSource]:
         for child in sorted(path.iterdir()):
             if _is_hidden(child):
                 continue
-            if child.is_dir():
+            if _is_link(child):
+                plan.append(PatientSource(child, (), ((child, LINK_SKIPPED),)))
+            elif child.is_dir():
                 plan.append(_folder_patient(child))
             elif _readable(child):
                 plan.append(PatientSource(child, (child,)))
@@ -77,22 +95,31 @@ def plan_patients(paths: Sequence[Path]) -> list[PatientSource]:
 def _folder_patient(folder: Path) -> PatientSource:
     files: list[Path] = []
     skipped: list[tuple[Path, str]] = []
-    for child in sorted(folder.rglob("*")):
-        hidden = any(part.startswith(".") for part in child.relative_to(folder).parts)
-        if hidden or child.is_dir():
-            continue
-        if _readable(child):
-            files.append(child)
-        else:
-            skipped.append((child, f"unsupported file type {child.suffix or '(none)'}"))
-    return PatientSource(folder, tuple(files), tuple(skipped))
+    for where, dirs, names in os.walk(folder, followlinks=False):
+        base = Path(where)
+        for name in sorted(dirs):
+            if _is_link(base / name) and not name.startswith("."):
+                skipped.append((base / name, LINK_SKIPPED))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _is_link(base / d))
+        for name in sorted(names):
+            child = base / name
+            if name.startswith("."):
+                continue
+            if _is_link(child):
+                skipped.append((child, LINK_SKIPPED))
+            elif _readable(child):
+                files.append(child)
+            else:
+                skipped.append((child, f"unsupported file type {child.suffix or '(none)'}"))
+    return PatientSource(folder, tuple(sorted(files)), tuple(sorted(skipped)))
 
 
 def load_patient(source: PatientSource) -> Record:
     """One record for the patient. InputError naming the file for any problem."""
     if not source.files:
-        reason = "no record files in the folder" if source.label.is_dir() else "not a record file"
-        detail = source.skipped[0][1] if source.skipped and not source.label.is_dir() else reason
+        folder = source.label.is_dir() and not _is_link(source.label)
+        reason = "no record files in the folder" if folder else "not a record file"
+        detail = source.skipped[0][1] if source.skipped and not folder else reason
         raise InputError(detail, subject=source.label)
     if len(source.files) > MAX_FILES_PER_PATIENT:
         raise InputError(

@@ -40,11 +40,17 @@ from concord.review import review_tally
 SIGNATURE_FIELD = "ClinicianSignature"
 MEANING_ACCEPTED = "Reviewed — judgements accepted"
 MEANING_OVERRIDES = "Reviewed — with overrides"
+MEANING_SECOND_REVIEW = "Second review — countersigns judgements decided by other clinicians"
 
 
-def signature_meaning(decisions: list[Decision]) -> str:
-    """The default meaning of a signature, from the decisions in force. A red flag's
-    disposition is the clinician's own decision, not an override of the AI."""
+def signature_meaning(decisions: list[Decision], signer: str | None = None) -> str:
+    """The meaning of a signature: from the decisions in force, or, when `signer` recorded
+    no clinician decision on the case at all (every judgement was decided by colleagues),
+    a second review that countersigns theirs (`MEANING_SECOND_REVIEW`), never "Reviewed"
+    as if the signer had decided them. A red flag's disposition is the clinician's own
+    decision, not an override of the AI."""
+    if signer is not None and not any(d.counts_for_signoff and d.user == signer for d in decisions):
+        return MEANING_SECOND_REVIEW
     latest: dict[str, Decision] = {}
     for d in sorted((d for d in decisions if d.counts_for_signoff), key=lambda d: d.at):
         latest[d.target_id] = d
@@ -70,11 +76,13 @@ def render_review_pdf(
     out: Path,
     rules: Mapping[str, GateRule] | None = None,
     supersedes: sections.PriorSignature | None = None,
+    root_fingerprint: str = "",
 ) -> dict[str, Any]:
     """Write the unsigned review PDF to `out` (atomically); return the attached JSON dict.
 
     `rules`: the record screen's gate rules (what addresses a gate); loaded from the
     resources when not given. `supersedes`: the earlier signature an amended case replaces.
+    `root_fingerprint`: the installation root's SHA-256, printed in the signature block.
     """
     if rules is None:
         from concord.screen.record_screen import RecordScreen
@@ -100,6 +108,7 @@ def render_review_pdf(
         not_reviewed=tally.not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
+        root_fingerprint=root_fingerprint,
     )
     _check_inputs(ctx)
     payload = review_record(ctx)
@@ -286,6 +295,7 @@ def _attach_and_add_field(
 __all__ = [
     "MEANING_ACCEPTED",
     "MEANING_OVERRIDES",
+    "MEANING_SECOND_REVIEW",
     "SIGNATURE_FIELD",
     "render_review_pdf",
     "signature_meaning",

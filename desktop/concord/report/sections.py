@@ -25,6 +25,7 @@ from concord.adjudication.config import load_scoring_config, subscore_title
 from concord.adjudication.gates import GateRule, addressing_items
 from concord.adjudication.support import NOT_SUPPORTED
 from concord.domain import (
+    UNVERIFIED_MODEL_SHA256,
     Brief,
     BriefItem,
     BriefSection,
@@ -110,6 +111,8 @@ class ReviewContext:
     supersedes: PriorSignature | None = None
     amended_after: tuple[Decision, ...] = ()
     """Clinician decisions made after the superseded signature."""
+    root_fingerprint: str = ""
+    """SHA-256 of the installation root certificate the signer's key is certified by."""
 
     def __post_init__(self) -> None:
         self.history = decision_history(self.decisions)
@@ -206,7 +209,7 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
         ["Planned operation", operation],
         ["Case id", case.case_id],
         ["Case created", human_utc(case.created_at)],
-        ["Model", f"{case.model_name}  ·  SHA-256 {short_hash(case.model_sha256)}"],
+        ["Model", _model_line(case)],
         ["Scoring configuration", case.config_version or "—"],
     ]
     rows.append(["Review", review_statement(ctx)])
@@ -322,15 +325,15 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
     for gate_id in sorted(case.mutual_omissions, key=missed_order):
         gate = next((g for g in triggered if g.gate_id == gate_id), None)
         title = gate.title if gate and gate.title else gate_id
-        major = gate is None or gate.severity.value == "major"
+        is_major = gate is None or gate.severity.value == "major"
         out += [
             Spacer(1, 4),
             _banner(
                 f"<b>MUTUAL OMISSION — {esc(title)}</b> ({esc(gate_id)}; "
-                f"{'major' if major else 'moderate'} red flag): the record triggers this gate "
-                "and no brief addresses it.",
-                ALERT_BG if major else MODERATE_BG,
-                ALERT_BORDER if major else AMBER,
+                f"{'major' if is_major else 'moderate'} red flag): the record triggers this "
+                "gate and no brief addresses it.",
+                ALERT_BG if is_major else MODERATE_BG,
+                ALERT_BORDER if is_major else AMBER,
             ),
         ]
 
@@ -538,9 +541,14 @@ def brief_section(ctx: ReviewContext, brief: Brief, heading: str) -> list[Flowab
     if not brief.items:
         out.append(para("The brief has no items.", st.note))
     if brief.model_sha256 or brief.prompt_sha256:
+        model = (
+            "Model NOT VERIFIED (a remote server's answer)"
+            if brief.model_sha256 == UNVERIFIED_MODEL_SHA256
+            else f"Model SHA-256 {short_hash(brief.model_sha256)}"
+        )
         out.append(
             para(
-                f"Model SHA-256 {short_hash(brief.model_sha256)} · prompt SHA-256 "
+                f"{model} · prompt SHA-256 "
                 f"{short_hash(brief.prompt_sha256)} · attempts {brief.attempts}",
                 st.small,
             )
@@ -916,6 +924,22 @@ class SignatureBox(Flowable):
         canvas.restoreState()
 
 
+def _model_line(case: Case) -> str:
+    """The model that wrote the briefs: its registered name and hash, or for a batch case
+    what the servers reported, printed as not verified."""
+    if case.batch is not None and not case.batch.model_verified:
+        return f"{case.model_name} — {case.batch.provenance_line()}"
+    if case.model_sha256 == UNVERIFIED_MODEL_SHA256:
+        return f"{case.model_name}  ·  SHA-256 NOT VERIFIED"
+    return f"{case.model_name}  ·  SHA-256 {short_hash(case.model_sha256)}"
+
+
+def _grouped(hex_digits: str) -> str:
+    """A fingerprint in colon-separated byte pairs, as openssl prints it, 16 to a line."""
+    pairs = [hex_digits[i : i + 2].upper() for i in range(0, len(hex_digits), 2)]
+    return "<br/>".join(":".join(pairs[i : i + 16]) for i in range(0, len(pairs), 16))
+
+
 def signature_block(
     ctx: ReviewContext, on_box: Callable[[int, tuple[float, ...]], None]
 ) -> list[Flowable]:
@@ -935,6 +959,26 @@ def signature_block(
         ],
         ["Case / record", f"{ctx.case.case_id} / {ctx.case.record_id}"],
     ]
+    deciders = sorted({d.user for d in ctx.decisions if d.counts_for_signoff})
+    if deciders and ctx.signer_name not in deciders:
+        rows.append(
+            [
+                "Second review",
+                f"{ctx.signer_name} decided none of these judgements; they were decided by "
+                f"{', '.join(deciders)}. This signature countersigns their decisions.",
+            ]
+        )
+    if ctx.root_fingerprint:
+        rows.append(
+            [
+                "Installation root (SHA-256)",
+                markup(
+                    f"<font name='{st.mono.fontName}' size='7.5'>"
+                    f"{_grouped(esc(ctx.root_fingerprint))}</font>",
+                    st.cell,
+                ),
+            ]
+        )
     block: list[Flowable] = [
         markup("Signature", st.h1),
         table(rows, [140, FRAME_WIDTH - 140], header=False, zebra=False),
@@ -943,7 +987,9 @@ def signature_block(
             "The electronic signature below is a PAdES signature made with the signer's own "
             "key, certified by this installation's root. It covers this whole document, "
             "including the attached review-record.json; any later change invalidates it. "
-            "Verify with: concord verify-pdf FILE.",
+            "Verify with: concord verify-pdf FILE --root-fingerprint HEX, where HEX is the "
+            "root fingerprint you hold from the installation (its anchor printout or its "
+            "administrator), not the one printed above: a forger prints their own.",
             st.note,
         ),
         Spacer(1, 4),

@@ -32,6 +32,13 @@ _FEET_INCHES = re.compile(
     re.IGNORECASE,
 )
 HEIGHT_REACH = 30  # characters after a height label where feet and inches may be written
+_INCHES = re.compile(r"(?P<in>[4-8]\d(?:\.\d)?)\s*(?:in\.?|inches|inch|\"|'')(?![A-Za-z0-9])", re.I)
+_STANDING_HEIGHT = re.compile(
+    r"(?<![\d.'])(?:(?P<ft>[4-7])\s*(?:ft\.?|feet|foot|')\s*(?P<inch>\d{1,2}(?:\.\d)?)\s*"
+    r"(?:\"|''|in\.?|inches|inch)?|(?P<m>[12]\.\d{1,2})\s*(?:m|metres|meters)\s+tall|"
+    r"(?P<cm>1\d\d)\s*cm\s+tall)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 
 
 def bmi_findings(gate_id: str, rule: BmiRule, s: Screening) -> Iterator[Finding]:
@@ -75,7 +82,7 @@ def _computed(gate_id: str, rule: BmiRule, s: Screening, d: ReadDocument) -> Fin
     bmi = kg / (metres * metres)
     start, end = min(w_start, h_start), max(w_end, h_end)
     detail = (
-        f"BMI {bmi:.1f} kg/m^2 computed from weight {kg:g} kg and height {metres:.2f} m "
+        f"BMI {bmi:.1f} kg/m^2 computed from weight {kg:.1f} kg and height {metres:.2f} m "
         f"({'≥' if bmi >= rule.at_least else '<'} {rule.at_least:g})"
     )
     if bmi >= rule.at_least:
@@ -102,19 +109,41 @@ def _latest(
 
 
 def _feet_inches(s: Screening, d: ReadDocument, concept: str) -> tuple[float, int, int] | None:
-    """A height written in feet and inches after a height label, in metres."""
+    """A height written in feet and inches after a height label ("Ht 5'9\"", "Ht 68 in"),
+    or standing on its own in a form no other value takes ("5 ft 4 in", "five foot four",
+    "1.62 m tall"), in metres; the last one written."""
     found = None
     for m in d.of([concept]):
-        written = _FEET_INCHES.match(d.text, _skip_words(d.text, m.end))
-        if written is None or written.start() - m.end > HEIGHT_REACH:
-            continue
         if s.context.value_verdict(d, m.start, m.end) is not None:
             continue
-        inches = int(written.group("ft")) * 12 + float(written.group("inch") or 0)
-        metres = round(inches * 0.0254, 3)
-        if HEIGHT_M[0] <= metres <= HEIGHT_M[1]:
+        at = _skip_words(d.text, m.end)
+        written = _FEET_INCHES.match(d.text, at) or _INCHES.match(d.text, at)
+        if written is None or written.start() - m.end > HEIGHT_REACH:
+            continue
+        metres = _metres(written)
+        if metres is not None:
             found = (metres, m.start, written.end())
+    for written in _STANDING_HEIGHT.finditer(d.text):
+        if s.context.value_verdict(d, written.start(), written.end()) is not None:
+            continue
+        metres = _metres(written)
+        if metres is not None and (found is None or written.start() > found[1]):
+            found = (metres, written.start(), written.end())
     return found
+
+
+def _metres(written: re.Match[str]) -> float | None:
+    groups = written.groupdict()
+    if groups.get("m"):
+        metres = float(groups["m"])
+    elif groups.get("cm"):
+        metres = float(groups["cm"]) / 100
+    elif groups.get("ft"):
+        metres = (int(groups["ft"]) * 12 + float(groups.get("inch") or 0)) * 0.0254
+    else:
+        metres = float(groups["in"]) * 0.0254
+    metres = round(metres, 3)
+    return metres if HEIGHT_M[0] <= metres <= HEIGHT_M[1] else None
 
 
 _FILLER = re.compile(r"[\s:=\-]*(?:(?:is|of|was|measured|approximately|about)\s+)*", re.I)

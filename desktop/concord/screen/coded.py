@@ -1,262 +1,205 @@
 """The record screen on coded data: gates fired by codes and values (FHIR Observations with
-LOINC and UCUM, coded procedures and devices, medications and their ingredients, coded
-conditions with their clinical status), with evidence spans in the rendered text of the
-resource.
+LOINC and UCUM, coded procedures and devices, medications with their status and
+ingredients, coded conditions with their clinical status and onset, allergies), with
+evidence spans in the rendered text of the resource.
 
 Each gate names its codes in `resources/gates/codes/<gate_id>.json` (schema
-``concord.gate-codes/1``, versioned); thresholds, comparators, ratios and stent windows are
-not repeated there: they are read from the gate's own rules (`resources/gates/`), so a
-threshold has one owner. Values are converted to the code list's UCUM unit (the unit the
-gate's threshold is written in).
+``concord.gate-codes/1``, `concord.screen.coded_lists`); thresholds, comparators, windows,
+history, medicine status rules, stent windows and the BMI limit are not repeated there:
+they are read from the gate's own rules (`limits_of`), so each has one owner. What a value,
+a status or a date means: `concord.screen.coded_values` and `concord.screen.coded_events`.
 
 How coded findings combine with the text screen (`merge_hits`):
 * a series of one test: the most recent value decides; earlier values that cross the
   threshold are reported as negated ("superseded by ...") when a later one does not;
 * coded and free text disagree (a letter says K+ 4.1, the Observation 6.4): both are shown
-  and the gate follows the worse - it fires if either fires; the detail names both.
+  and the gate follows the worse - it fires if either fires; the detail names both;
+* a FHIR resource the coded screen read for a gate is read from its codes, status and
+  dates, not from its rendered text: the text screen's reading of that resource's document
+  (which cannot see that a MedicationStatement is "stopped", or that a Condition's onset
+  was in 2019) gives way to the coded one for that gate. A resource entered in error is
+  not the patient's data: nothing read from its text fires.
+* a medicine's dose, route and duration are written in its dosage text, which the text
+  screen reads: where a gate's medication rule weighs them (a preventive heparin dose, a
+  steroid below 5 mg a day, an inhaled steroid, a short course), the dosage line the
+  renderer wrote is read by the text screen's own medication reader (`FreeTextValues`).
 """
 
 from __future__ import annotations
 
-import operator
-import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from concord import paths
-from concord.domain.coded import CodedFact, FactKind, Quantity
+from concord.domain.coded import CodedFact, FactKind
 from concord.domain.gate import GateHit, GateStatus
-from concord.domain.record import Record, Span, SpanText
+from concord.domain.record import Record, SourceDocument, Span, SpanText
 from concord.errors import InputError
 from concord.records.ucum import UcumError, to_unit
+from concord.screen.coded_events import (
+    PLANNED,
+    MedicationReading,
+    allergy_findings,
+    condition_findings,
+    current_condition,
+    current_medication,
+    device_findings,
+    exposure_finding,
+    medication_matches,
+    procedure_findings,
+    stent_findings,
+)
+from concord.screen.coded_lists import (
+    CODES_SCHEMA,
+    CodedFinding,
+    CodeMatcher,
+    GateCodes,
+    GateLimits,
+    MedicationCodes,
+    MedicationLimit,
+    NotEvaluated,
+    NumericLimit,
+    ObservationCodes,
+    limits_of,
+    pairs,
+)
+from concord.screen.coded_values import (
+    TextValue,
+    Value,
+    bmi_findings,
+    fmt,
+    numeric_findings,
+    read_values,
+    result_findings,
+    rising_findings,
+)
 from concord.screen.dates import surgery_date
+from concord.screen.findings import MAX_EVIDENCE_SPANS
 from concord.screen.lexicon import Lexicon
 from concord.screen.resource_file import read_resource_file
 from concord.screen.units import UnitTable
 
 if TYPE_CHECKING:
+    from concord.screen.findings import Finding
     from concord.screen.record_screen import RecordScreen
-    from concord.screen.rules import GateDefinition, GateFile
+    from concord.screen.rules import GateDefinition
 
-CODES_SCHEMA = "concord.gate-codes/1"
+__all__ = [
+    "CODES_SCHEMA",
+    "CodedFinding",
+    "CodedScreen",
+    "FreeTextValues",
+    "GateCodes",
+    "GateLimits",
+    "NotEvaluated",
+    "TextValue",
+    "gate_limits",
+    "limits_of",
+    "merge_hits",
+]
+
 MAX_CODED_SPANS = 8
-_COMPARE: dict[str, Callable[[float, float], bool]] = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
-_SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 IGNORED_STATUSES = frozenset({"entered-in-error", "cancelled", "not-done", "not-taken"})
-ACTIVE_CONDITION = frozenset({"active", "recurrence", "relapse"})
-INACTIVE_CONDITION = frozenset({"inactive", "remission", "resolved"})
-REFUTED = frozenset({"refuted", "entered-in-error"})
-PLANNED = frozenset({"preparation", "planned", "intended"})
 ROOM_AIR_FIO2 = 21.0
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class CodeIn(_Strict):
-    system: str
-    code: str
-    display: str = ""
-
-
-class ObservationCodes(_Strict):
-    concept: str = Field(description="The gate rule's lexicon concept (numeric or rising)")
-    ucum_unit: str = Field(description="UCUM unit the gate threshold is written in")
-    codes: list[CodeIn] = []
-    names: list[str] = []
-    exclude_names: list[str] = []
-
-
-class OxygenCodes(_Strict):
-    concentration: list[CodeIn] = []
-    flow: list[CodeIn] = []
-    names_concentration: list[str] = []
-    names_flow: list[str] = []
-
-
-class ConceptCodes(_Strict):
-    codes: list[CodeIn] = []
-    names: list[str] = []
-    recent_days: int = Field(default=42, gt=0)
-
-
-class StentCodes(_Strict):
-    codes: list[CodeIn] = []
-    names: list[str] = []
-    des_names: list[str] = []
-    bms_names: list[str] = []
-
-
-class GateCodes(_Strict):
-    """`resources/gates/codes/<gate_id>.json`."""
-
-    schema_: str = Field(alias="schema", pattern=r"^concord\.gate-codes/1$")
-    gate_id: str
-    version: str
-    description: str = ""
-    observations: list[ObservationCodes] = []
-    inspired_oxygen: OxygenCodes | None = None
-    medications: ConceptCodes | None = None
-    conditions: ConceptCodes | None = None
-    stents: StentCodes | None = None
-
-
-@dataclass(frozen=True)
-class NumericLimit:
-    comparator: str
-    threshold: float
-    quantity: str | None = None  # the units.json quantity the text rule reads
-
-
-@dataclass(frozen=True)
-class GateLimits:
-    """What the gate's own rules say: per concept a numeric limit or a rising ratio; the
-    stent windows."""
-
-    numeric: dict[str, NumericLimit]
-    rising: dict[str, float]
-    des_days: int | None = None
-    bms_days: int | None = None
-
-
-@dataclass(frozen=True)
-class CodedFinding:
-    gate_id: str
-    status: GateStatus
-    spans: tuple[Span, ...]
-    detail: str
-
-
-@dataclass(frozen=True)
-class NotEvaluated:
-    """A coded fact that looked relevant but could not be read (e.g. a unit that does not
-    convert): shown so a person knows the screen did not use it."""
-
-    gate_id: str
-    resource: str
-    reason: str
-
-
-def _codes(items: Iterable[CodeIn]) -> frozenset[tuple[str, str]]:
-    return frozenset((c.system, c.code) for c in items)
-
-
-def _names_re(names: Sequence[str]) -> re.Pattern[str] | None:
-    if not names:
-        return None
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])", re.IGNORECASE)
-
-
-class _Matcher:
-    def __init__(self, codes: Iterable[CodeIn], names: Sequence[str], exclude: Sequence[str] = ()):
-        self.codes = _codes(codes)
-        self.names = _names_re(names)
-        self.exclude = _names_re(exclude)
-
-    def by_code(self, fact_codes: Iterable[tuple[str, str]]) -> bool:
-        return not self.codes.isdisjoint(fact_codes)
-
-    def by_name(self, *names: str) -> bool:
-        if self.names is None:
-            return False
-        for name in names:
-            if self.names.search(name) and not (self.exclude and self.exclude.search(name)):
-                return True
-        return False
-
-    def matches(self, codes: Iterable[tuple[str, str]], *names: str) -> bool:
-        return self.by_code(codes) or self.by_name(*names)
-
-
-def _pairs(fact_codes: Iterable[object]) -> set[tuple[str, str]]:
-    return {(c.system, c.code) for c in fact_codes}  # type: ignore[attr-defined]
-
-
-@dataclass(frozen=True)
-class _Value:
-    fact: CodedFact
-    value: float
-    quantity: Quantity
-    order: int  # position in the record, for ties
-
-    @property
-    def when(self) -> date:
-        return self.fact.effective or date.min
-
-
-def _fmt(value: float) -> str:
-    return f"{value:g}"
-
-
-def _name_and_value(value: _Value) -> Span:
-    """One span from the concept's name to its value when they are on one line (as the
-    renderer writes them), else the value alone."""
-    name, quantity = value.fact.span, value.quantity.span
-    if name.source_id == quantity.source_id and name.start <= quantity.start:
-        return Span(source_id=name.source_id, start=name.start, end=quantity.end)
-    return quantity
-
-
-@dataclass(frozen=True)
-class TextValue:
-    """A value of the same test written in free text (a letter, a scan)."""
-
-    span: Span
-    value: float  # in the gate's canonical unit
-    written: str
-
 
 TextValues = Callable[[Record, str, str | None], list[TextValue]]
 """(record, lexicon concept, units.json quantity) -> the values free text gives for it."""
 
 
+@runtime_checkable
+class TextReader(Protocol):
+    """The text screen's readers the coded screen borrows (`FreeTextValues`)."""
+
+    def __call__(self, record: Record, concept: str, quantity: str | None) -> list[TextValue]:
+        """The values free text gives for a quantity concept."""
+        ...
+
+    def dosage(self, record: Record, resources: Sequence[str], reference: date) -> list[Finding]:
+        """Findings of the text screen on the first line (name and dosage) of each of the
+        resources' rendered documents."""
+        ...
+
+    def affirmed(self, record: Record, concepts: Sequence[str]) -> bool:
+        """Whether the record names any of the concepts in the patient, not negated."""
+        ...
+
+
 class FreeTextValues:
-    """Reads values of a concept from the record's free-text documents with the text
-    screen's own reader (`RecordScreen.values_of`: tables, combined fields, units, series),
-    so that a coded value and a letter are compared on the same reading."""
+    """The text screen's own readers, for the coded screen: values of a concept in the
+    record's free-text documents (`RecordScreen.values_of`: tables, combined fields, units,
+    series), the dosage line of a medication resource (its medication rules: dose, route,
+    duration), and whether the record names a concept - so that coded data and a letter are
+    read with one reading."""
 
     def __init__(self, screen: RecordScreen) -> None:
         self.screen = screen
+        self._record: Record | None = None
+        self._values: dict[str, list[TextValue]] = {}  # of `_record`, per concept
 
     def __call__(self, record: Record, concept: str, quantity: str | None) -> list[TextValue]:
         del quantity  # the gate rule that reads the concept names its quantity
-        return [
-            TextValue(Span(source_id=v.source_id, start=v.start, end=v.end), v.value, v.written)
-            for v in self.screen.values_of(record, concept, skip_kinds=frozenset({"fhir"}))
-        ]
+        if record is not self._record:
+            self._record, self._values = record, {}
+        if concept not in self._values:  # several gates ask for one concept: read it once
+            self._values[concept] = [
+                TextValue(Span(source_id=v.source_id, start=v.start, end=v.end), v.value, v.written)
+                for v in self.screen.values_of(record, concept, skip_kinds=frozenset({"fhir"}))
+            ]
+        return self._values[concept]
+
+    def dosage(self, record: Record, resources: Sequence[str], reference: date) -> list[Finding]:
+        lines = []
+        for resource in dict.fromkeys(resources):
+            text = record.document(resource).text.split("\n", 1)[0]
+            if text.strip():
+                lines.append(SourceDocument(source_id=resource, kind="txt", text=text))
+        if not lines:
+            return []
+        dosage = Record(name=f"{record.name} (dosage lines)", documents=tuple(lines))
+        return self.screen.findings(dosage, today=reference)
+
+    def affirmed(self, record: Record, concepts: Sequence[str]) -> bool:
+        from concord.screen.context import HistoryPolicy
+
+        screening = self.screen.prepare(record)
+        for d, m in screening.mentions(list(concepts)):
+            situation = screening.situation(m, HistoryPolicy.COUNTS)
+            if screening.context.verdict(d, m.start, m.end, situation) is None:
+                return True
+        return False
 
 
 class CodedScreen:
     """The code lists with the limits of their gates. Build with `CodedScreen.load`."""
 
-    def __init__(self, code_lists: Sequence[GateCodes], limits: dict[str, GateLimits]) -> None:
+    def __init__(
+        self,
+        code_lists: Sequence[GateCodes],
+        limits: dict[str, GateLimits],
+        units: UnitTable | None = None,
+    ) -> None:
         self.code_lists = sorted(code_lists, key=lambda c: c.gate_id)
         self.limits = limits
+        self.units = units
 
     @classmethod
     def load(
         cls, resources: Path | None = None, limits: dict[str, GateLimits] | None = None
     ) -> CodedScreen:
         """Code lists from `<resources>/gates/codes/*.json`; limits from the gate files
-        (`gate_limits`) unless given."""
+        (`gate_limits`) unless given. A list that names a concept no rule of its gate reads,
+        or a value that needs a concept beside it the list cannot show, is refused."""
         root = resources or paths.resources_dir()
         folder = root / "gates" / "codes"
         files = sorted(folder.glob("*.json")) if folder.is_dir() else []
         code_lists = [read_resource_file(path, GateCodes, "gate code list") for path in files]
         limits = limits if limits is not None else gate_limits(root)
+        units_file = root / "lexicon" / "units.json"
+        units = UnitTable.load(units_file) if units_file.is_file() else None
         seen: set[str] = set()
         for path, codes in zip(files, code_lists, strict=True):
             if codes.gate_id in seen:
@@ -264,14 +207,10 @@ class CodedScreen:
             seen.add(codes.gate_id)
             if codes.gate_id not in limits:
                 raise InputError(f"code list for unknown gate {codes.gate_id!r}", subject=path)
-            gate = limits[codes.gate_id]
-            for entry in codes.observations:
-                if entry.concept not in gate.numeric and entry.concept not in gate.rising:
-                    raise InputError(
-                        f"gate {codes.gate_id} has no numeric or rising rule for {entry.concept!r}",
-                        subject=path,
-                    )
-        return cls(code_lists, limits)
+            problem = _check(codes, limits[codes.gate_id])
+            if problem:
+                raise InputError(f"gate {codes.gate_id} {problem}", subject=path)
+        return cls(code_lists, limits, units)
 
     # -- evaluation -----------------------------------------------------------------------
 
@@ -282,37 +221,49 @@ class CodedScreen:
         today: date | None = None,
         text_values: TextValues | None = None,
     ) -> tuple[list[CodedFinding], list[NotEvaluated]]:
-        """Coded findings for every gate with a code list, in gate order. With
-        `text_values`, a free-text value of the same test on the other side of the threshold
-        from the coded one is added to the finding (both are shown)."""
+        """Coded findings for every gate with a code list, in gate order, then those of the
+        gates that follow other gates. With `text_values`, a free-text value of the same test
+        on the other side of the threshold from the coded one is added to the finding (both
+        are shown); with the text screen's readers (`FreeTextValues`), a medicine's dosage
+        line is read where its rule weighs the dose, and a requirement the codes do not show
+        (diabetes for an SGLT2 inhibitor) is looked for in the text."""
         findings: list[CodedFinding] = []
         skipped: list[NotEvaluated] = []
         facts = [f for f in record.coded if f.status not in IGNORED_STATUSES]
         reference = self._reference_date(record, today)
+        reader = text_values if isinstance(text_values, TextReader) else None
+        dosage = self._dosage(record, facts, reference, reader)
         for codes in self.code_lists:
             limits = self.limits[codes.gate_id]
-            for entry in codes.observations:
-                values, problems = self._values(codes.gate_id, entry, facts)
-                skipped.extend(problems)
-                if entry.concept in limits.numeric:
-                    limit = limits.numeric[entry.concept]
-                    written = (
-                        text_values(record, entry.concept, limit.quantity)
-                        if text_values is not None and values
-                        else []
-                    )
-                    findings.extend(self._numeric(codes, entry, limit, values, facts, written))
-                if entry.concept in limits.rising:
-                    findings.extend(
-                        self._rising(codes.gate_id, entry, limits.rising[entry.concept], values)
-                    )
-            if codes.medications is not None:
-                findings.extend(self._medications(codes.gate_id, codes.medications, facts))
-            if codes.conditions is not None:
-                findings.extend(self._conditions(codes.gate_id, codes.conditions, facts, reference))
+            found, problems = self._observations(
+                codes, limits, record, facts, reference, text_values
+            )
+            findings.extend(found)
+            skipped.extend(problems)
+            for entry in codes.results:
+                window = _window(limits, entry.concept)
+                findings.extend(result_findings(codes.gate_id, entry, facts, reference, window))
+            findings.extend(
+                self._medications(codes, limits, record, facts, reference, reader, dosage)
+            )
+            for conditions in codes.condition_lists():
+                findings.extend(
+                    condition_findings(codes.gate_id, conditions, limits, facts, reference)
+                )
+            for procedures in codes.procedures:
+                findings.extend(
+                    procedure_findings(codes.gate_id, procedures, limits, facts, reference)
+                )
+            for devices in codes.devices:
+                findings.extend(device_findings(codes.gate_id, devices, facts, reference))
+            for allergies in codes.allergies:
+                findings.extend(allergy_findings(codes.gate_id, allergies, facts))
             if codes.stents is not None and limits.des_days and limits.bms_days:
-                findings.extend(self._stents(codes.gate_id, codes.stents, limits, facts, reference))
-        return findings, skipped
+                findings.extend(
+                    stent_findings(codes.gate_id, codes.stents, limits, facts, reference)
+                )
+        unique = list(dict.fromkeys(findings))  # one condition read by two lists of a gate
+        return unique + self._following(unique), skipped
 
     @staticmethod
     def _reference_date(record: Record, today: date | None) -> date:
@@ -326,112 +277,107 @@ class CodedScreen:
         stated = surgery_date([d.text for d in record.documents])
         return stated or today or datetime.now(UTC).date()
 
-    def _values(
-        self, gate_id: str, entry: ObservationCodes, facts: Sequence[CodedFact]
-    ) -> tuple[list[_Value], list[NotEvaluated]]:
-        matcher = _Matcher(entry.codes, entry.names, entry.exclude_names)
-        values: list[_Value] = []
-        problems: list[NotEvaluated] = []
-        for order, fact in enumerate(facts):
-            if fact.kind is not FactKind.OBSERVATION:
-                continue
-            candidates: list[Quantity | None] = []
-            if matcher.by_code(_pairs(fact.codes)) or (
-                not fact.codes and matcher.by_name(fact.name)
-            ):
-                candidates.append(fact.quantity)
-            for component in fact.components:
-                if matcher.by_code(_pairs(component.codes)) or (
-                    not component.codes and matcher.by_name(component.name)
-                ):
-                    candidates.append(component.quantity)
-            for quantity in candidates:
-                if quantity is None:
-                    continue
-                try:
-                    value = to_unit(quantity.value, quantity.unit, entry.ucum_unit)
-                except UcumError as exc:
-                    problems.append(NotEvaluated(gate_id, fact.resource, str(exc)))
-                    continue
-                values.append(_Value(fact, value, quantity, order))
-        return values, problems
+    def _following(self, findings: Sequence[CodedFinding]) -> list[CodedFinding]:
+        """A gate that fires where other gates fire ("also when a major cardiac gate
+        applies") takes their coded findings, with the other gate named."""
+        out = []
+        for gate_id, limits in self.limits.items():
+            for other in limits.also_gates:
+                title = self.limits[other].title if other in self.limits else other
+                for finding in findings:
+                    if finding.gate_id == other:
+                        out.append(
+                            replace(finding, gate_id=gate_id, detail=f"{title}: {finding.detail}")
+                        )
+        return out
 
-    def _numeric(
+    # -- observations -----------------------------------------------------------------------
+
+    def _observations(
         self,
         codes: GateCodes,
-        entry: ObservationCodes,
-        limit: NumericLimit,
-        values: list[_Value],
+        limits: GateLimits,
+        record: Record,
         facts: Sequence[CodedFact],
-        written: Sequence[TextValue] = (),
-    ) -> list[CodedFinding]:
-        compare = _COMPARE[limit.comparator]
-        series: dict[frozenset[tuple[str, str]], list[_Value]] = defaultdict(list)
-        for value in values:
-            series[
-                frozenset(_pairs(value.fact.codes)) or frozenset({("", value.fact.name.lower())})
-            ].append(value)
-        out: list[CodedFinding] = []
-        firing_text = [t for t in written if compare(t.value, limit.threshold)]
-        for items in series.values():
-            items.sort(key=lambda v: (v.when, v.order))
-            latest = items[-1]
-            if firing_text and not compare(latest.value, limit.threshold):
-                out.append(  # the text fires, the latest coded value does not: show both
-                    CodedFinding(
+        reference: date,
+        text_values: TextValues | None,
+    ) -> tuple[list[CodedFinding], list[NotEvaluated]]:
+        findings: list[CodedFinding] = []
+        skipped: list[NotEvaluated] = []
+        read: list[list[Value]] = []
+        values: dict[str, list[Value]] = defaultdict(list)  # per concept, every entry's
+        for entry in codes.observations:
+            quantity = next((lim.quantity for lim in limits.numeric.get(entry.concept, ())), None)
+            found, problems = read_values(codes.gate_id, entry, facts, quantity, self.units)
+            read.append(found)
+            values[entry.concept].extend(found)
+            skipped.extend(problems)
+        for entry, found in zip(codes.observations, read, strict=True):
+            if not found:
+                continue
+            for limit in limits.numeric.get(entry.concept, ()):
+                if not self._applies(limit, entry, values, record, facts, reference, text_values):
+                    continue
+                written = (
+                    text_values(record, entry.concept, limit.quantity)
+                    if text_values is not None
+                    else []
+                )
+                findings.extend(
+                    numeric_findings(
                         codes.gate_id,
-                        GateStatus.NEGATED,
-                        (_name_and_value(latest),) + tuple(t.span for t in firing_text),
-                        f"coded {latest.fact.name} {_fmt(latest.quantity.value)} "
-                        f"{latest.quantity.unit} ({latest.fact.resource}) does not cross "
-                        f"{_SYMBOL[limit.comparator]} {_fmt(limit.threshold)}; free text says "
-                        + ", ".join(f"'{t.written}'" for t in firing_text[:3])
-                        + ": following the worse",
+                        entry,
+                        limit,
+                        found,
+                        written,
+                        lambda v: self._oxygen_note(codes, v.fact, facts),
+                        reference,
+                        _window(limits, entry.concept),
                     )
                 )
-            for value in items:
-                if not compare(value.value, limit.threshold):
-                    continue
-                spans: tuple[Span, ...] = (_name_and_value(value),)
-                as_coded = f"{value.fact.name} {_fmt(value.quantity.value)} {value.quantity.unit}"
-                shown = (
-                    f"{as_coded} {_SYMBOL[limit.comparator]} {_fmt(limit.threshold)} "
-                    f"{entry.ucum_unit} (coded, {value.fact.resource}"
-                    + (f", {value.fact.effective.isoformat()}" if value.fact.effective else "")
-                    + ")"
+            if entry.concept in limits.rising:
+                findings.extend(
+                    rising_findings(codes.gate_id, entry, limits.rising[entry.concept], found)
                 )
-                shown += self._oxygen_note(codes, value.fact, facts)
-                disagree = [t for t in written if not compare(t.value, limit.threshold)]
-                if disagree and value is latest:
-                    spans += tuple(t.span for t in disagree)
-                    shown += (
-                        "; free text says "
-                        + ", ".join(f"'{t.written}' ({t.span.source_id})" for t in disagree[:3])
-                        + ": following the worse, most recent coded value"
-                    )
-                later_normal = value is not latest and not compare(latest.value, limit.threshold)
-                if later_normal and latest.when > value.when:
-                    out.append(
-                        CodedFinding(
-                            codes.gate_id,
-                            GateStatus.NEGATED,
-                            spans + (_name_and_value(latest),),
-                            f"{shown}, superseded by {latest.fact.name} "
-                            f"{_fmt(latest.quantity.value)} {latest.quantity.unit} on "
-                            f"{latest.when.isoformat()}",
-                        )
-                    )
-                    continue
-                out.append(CodedFinding(codes.gate_id, GateStatus.TRIGGERED, spans, shown))
-        return out
+        if limits.bmi is not None and codes.observations:
+            units = {e.concept: e.ucum_unit for e in codes.observations}
+            if {limits.bmi.weight, limits.bmi.height} <= set(units) or limits.bmi.concept in units:
+                findings.extend(bmi_findings(codes.gate_id, limits.bmi, values, units))
+        return findings, skipped
+
+    @staticmethod
+    def _applies(
+        limit: NumericLimit,
+        entry: ObservationCodes,
+        values: dict[str, list[Value]],
+        record: Record,
+        facts: Sequence[CodedFact],
+        reference: date,
+        text_values: TextValues | None,
+    ) -> bool:
+        """A rule that needs a concept beside the value (a rate with AF) applies where the
+        record holds it as a current coded condition; one that stands aside where another
+        quantity is given (a haematocrit where a haemoglobin is) applies where neither the
+        codes nor the text give that quantity."""
+        if limit.near:
+            if entry.with_conditions is None:
+                return False
+            if current_condition(entry.with_conditions, facts, reference) is None:
+                return False
+        for other in limit.only_without:
+            if values.get(other):
+                return False
+            if text_values is not None and text_values(record, other, None):
+                return False
+        return True
 
     @staticmethod
     def _oxygen_note(codes: GateCodes, fact: CodedFact, facts: Sequence[CodedFact]) -> str:
         oxygen = codes.inspired_oxygen
         if oxygen is None:
             return ""
-        concentration = _Matcher(oxygen.concentration, oxygen.names_concentration)
-        flow = _Matcher(oxygen.flow, oxygen.names_flow)
+        concentration = CodeMatcher(oxygen.concentration, oxygen.names_concentration)
+        flow = CodeMatcher(oxygen.flow, oxygen.names_flow)
         parts = [(c.codes, c.name, c.quantity) for c in fact.components]
         parts += [
             (f.codes, f.name, f.quantity)
@@ -441,221 +387,172 @@ class CodedScreen:
         for part_codes, name, quantity in parts:
             if quantity is None:
                 continue
-            if concentration.matches(_pairs(part_codes), name):
+            if concentration.matches(pairs(part_codes), name):
                 try:
                     fio2 = to_unit(quantity.value, quantity.unit, "%")
                 except UcumError:
                     continue
                 if fio2 <= ROOM_AIR_FIO2:
-                    return f" on room air (FiO2 {_fmt(fio2)}%)"
-                return f" on supplemental oxygen (FiO2 {_fmt(fio2)}%)"
-            if flow.matches(_pairs(part_codes), name):
+                    return f" on room air (FiO2 {fmt(fio2)}%)"
+                return f" on supplemental oxygen (FiO2 {fmt(fio2)}%)"
+            if flow.matches(pairs(part_codes), name):
                 try:
                     litres = to_unit(quantity.value, quantity.unit, "L/min")
                 except UcumError:
                     continue
                 if litres <= 0:
                     return " on room air (oxygen flow 0)"
-                return f" on supplemental oxygen ({_fmt(litres)} L/min)"
+                return f" on supplemental oxygen ({fmt(litres)} L/min)"
         return " (inspired oxygen not stated: read as room air)"
 
-    @staticmethod
-    def _rising(
-        gate_id: str, entry: ObservationCodes, ratio: float, values: list[_Value]
-    ) -> list[CodedFinding]:
-        series: dict[frozenset[tuple[str, str]], list[_Value]] = defaultdict(list)
-        for value in values:
-            series[frozenset(_pairs(value.fact.codes))].append(value)
-        out = []
-        for items in series.values():
-            if len(items) < 2:
-                continue
-            items.sort(key=lambda v: (v.when, v.order))
-            first = items[0]
-            peak = max(items[1:], key=lambda v: v.value)
-            if first.value > 0 and peak.value / first.value >= ratio:
-                out.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.TRIGGERED,
-                        (_name_and_value(first), _name_and_value(peak)),
-                        f"{first.fact.name} {_fmt(first.value)} -> {_fmt(peak.value)} "
-                        f"{entry.ucum_unit}: rising (coded, {first.fact.resource} -> "
-                        f"{peak.fact.resource})",
-                    )
-                )
-        return out
+    # -- medications ------------------------------------------------------------------------
 
-    @staticmethod
-    def _medications(
-        gate_id: str, codes: ConceptCodes, facts: Sequence[CodedFact]
-    ) -> list[CodedFinding]:
-        matcher = _Matcher(codes.codes, codes.names)
-        out = []
-        for fact in facts:
-            if fact.kind is not FactKind.MEDICATION:
-                continue
-            direct = matcher.by_code(_pairs(fact.codes)) or matcher.by_name(fact.name)
-            via = matcher.by_code(_pairs(fact.related)) or matcher.by_name(*fact.related_names)
-            if not (direct or via):
-                continue
-            spans: tuple[Span, ...] = (fact.span,)
-            if via and fact.related_span is not None:
-                spans += (fact.related_span,)
-            how = "" if direct else f" (contains {', '.join(fact.related_names) or 'it'})"
-            when = f", {fact.effective.isoformat()}" if fact.effective else ""
-            out.append(
-                CodedFinding(
-                    gate_id,
-                    GateStatus.TRIGGERED,
-                    spans,
-                    f"{fact.name}{how}: {fact.status or 'status unknown'}{when} "
-                    f"(coded, {fact.resource})",
-                )
-            )
-        return out
-
-    @staticmethod
-    def _conditions(
-        gate_id: str, codes: ConceptCodes, facts: Sequence[CodedFact], reference: date
-    ) -> list[CodedFinding]:
-        matcher = _Matcher(codes.codes, codes.names)
-        out = []
-        for fact in facts:
-            if fact.kind is not FactKind.CONDITION or not matcher.matches(
-                _pairs(fact.codes), fact.name
-            ):
-                continue
-            label = f"{fact.name} (coded, {fact.resource})"
-            if fact.status in REFUTED:
-                out.append(
-                    CodedFinding(
-                        gate_id, GateStatus.NEGATED, (fact.span,), f"{label}: {fact.status}"
-                    )
-                )
-                continue
-            if fact.abatement is not None and fact.abatement <= reference:
-                out.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.NEGATED,
-                        (fact.span,),
-                        f"{label}: resolved {fact.abatement.isoformat()}",
-                    )
-                )
-                continue
-            if fact.clinical_status in INACTIVE_CONDITION:
-                out.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.NEGATED,
-                        (fact.span,),
-                        f"{label}: {fact.clinical_status}",
-                    )
-                )
-                continue
-            onset = f", onset {fact.onset.isoformat()}" if fact.onset else ""
-            if fact.clinical_status in ACTIVE_CONDITION:
-                out.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.TRIGGERED,
-                        (fact.span,),
-                        f"{label}: {fact.clinical_status}{onset}",
-                    )
-                )
-                continue
-            started = fact.onset or fact.effective
-            if started is not None and (reference - started).days > codes.recent_days:
-                out.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.NEGATED,
-                        (fact.span,),
-                        f"{label}: no clinical status, onset {started.isoformat()} over "
-                        f"{codes.recent_days} days before {reference.isoformat()}",
-                    )
-                )
-                continue
-            out.append(
-                CodedFinding(
-                    gate_id,
-                    GateStatus.TRIGGERED,
-                    (fact.span,),
-                    f"{label}: no clinical status{onset}",
-                )
-            )
-        return out
-
-    @staticmethod
-    def _stents(
-        gate_id: str,
-        codes: StentCodes,
-        limits: GateLimits,
+    def _dosage(
+        self,
+        record: Record,
         facts: Sequence[CodedFact],
         reference: date,
+        reader: TextReader | None,
+    ) -> dict[tuple[str, str], list[Finding]]:
+        """The text screen's reading of the dosage line of every coded medicine whose gate
+        weighs its dose, route or duration: one reading for the record."""
+        if reader is None:
+            return {}
+        wanted: list[str] = []
+        for codes in self.code_lists:
+            limits = self.limits[codes.gate_id]
+            for group in codes.medication_lists():
+                limit = _medication_limit(limits, group)
+                if limit is None or not limit.reads_dose:
+                    continue
+                wanted += [
+                    f.resource
+                    for f in facts
+                    if f.kind is FactKind.MEDICATION and medication_matches(group, f)[0]
+                ]
+        out: dict[tuple[str, str], list[Finding]] = defaultdict(list)
+        for finding in reader.dosage(record, wanted, reference) if wanted else []:
+            out[(finding.source_id, finding.gate_id)].append(finding)
+        return out
+
+    def _medications(
+        self,
+        codes: GateCodes,
+        limits: GateLimits,
+        record: Record,
+        facts: Sequence[CodedFact],
+        reference: date,
+        reader: TextReader | None,
+        dosage: dict[tuple[str, str], list[Finding]],
     ) -> list[CodedFinding]:
-        matcher = _Matcher(codes.codes, codes.names)
-        des = _names_re(codes.des_names)
-        bms = _names_re(codes.bms_names)
-        by_resource: dict[str, list[CodedFact]] = defaultdict(list)
-        for fact in facts:
-            stent_like = fact.kind in (FactKind.PROCEDURE, FactKind.DEVICE)
-            if (
-                stent_like
-                and fact.status not in PLANNED
-                and matcher.matches(_pairs(fact.codes), fact.name)
-            ):
-                by_resource[fact.resource].append(fact)
-        dated: list[CodedFinding] = []
-        undated: list[CodedFinding] = []
-        for group in by_resource.values():
-            names = " ".join(f.name for f in group)
-            kind = (
-                "bare-metal"
-                if bms is not None
-                and bms.search(names)
-                and not (des is not None and des.search(names))
-                else "drug-eluting"
+        out: list[CodedFinding] = []
+        for group in codes.medication_lists():
+            limit = _medication_limit(limits, group)
+            for fact in facts:
+                if fact.kind is not FactKind.MEDICATION:
+                    continue
+                matched, via = medication_matches(group, fact)
+                if not matched:
+                    continue
+                if limit is None:
+                    out.append(exposure_finding(codes.gate_id, fact, via))
+                    continue
+                reading = current_medication(fact, via, limit, reference)
+                if reading.status is GateStatus.TRIGGERED and limit.requires:
+                    required = self._required(
+                        group, limit.requires, record, facts, reference, reader
+                    )
+                    if required is None:
+                        continue  # nothing to read it by: left to the text screen
+                    if not required:
+                        reading = replace(
+                            reading,
+                            status=GateStatus.NEGATED,
+                            detail=f"{reading.detail}; taken without "
+                            f"{' or '.join(limit.requires)} in the record",
+                        )
+                if reading.status is GateStatus.TRIGGERED and limit.reads_dose:
+                    reading = _with_dosage(reading, dosage.get((fact.resource, codes.gate_id), []))
+                out.append(
+                    CodedFinding(codes.gate_id, reading.status, reading.spans, reading.detail)
+                )
+        return out
+
+    @staticmethod
+    def _required(
+        group: MedicationCodes,
+        concepts: Sequence[str],
+        record: Record,
+        facts: Sequence[CodedFact],
+        reference: date,
+        reader: TextReader | None,
+    ) -> bool | None:
+        """Whether the record shows what the rule requires: a current coded condition from
+        the list's `requires`, else the text; None where neither can be read."""
+        if group.requires is not None and current_condition(group.requires, facts, reference):
+            return True
+        if reader is None:
+            return None
+        return reader.affirmed(record, concepts)
+
+
+def _with_dosage(reading: MedicationReading, found: Sequence[Finding]) -> MedicationReading:
+    """The dosage line's reading by the text screen: a preventive dose, a daily dose below
+    the rule's, a route that is not systemic or a short course makes it negated; else the
+    coded status stands and the detail says what the dosage shows."""
+    triggered = [f for f in found if f.status is GateStatus.TRIGGERED]
+    negated = [f for f in found if f.status is GateStatus.NEGATED]
+    if negated and not triggered:
+        return replace(
+            reading,
+            status=GateStatus.NEGATED,
+            detail=f"{reading.detail}; dosage: {negated[0].detail}",
+        )
+    return reading
+
+
+def _medication_limit(limits: GateLimits, group: MedicationCodes) -> MedicationLimit | None:
+    """The medication rule a list answers to; None where the gate has none (an exposure)."""
+    if group.concept:
+        return limits.medications.get(group.concept)
+    if limits.medications:
+        return next(iter(limits.medications.values()))
+    return None
+
+
+def _window(limits: GateLimits, concept: str) -> int | None:
+    """The event window a concept's lexicon or graded rule sets, if it sets one."""
+    limit = limits.concepts.get(concept)
+    if limit is None or limit.history == "counts" or limit.within_days is None:
+        return None
+    return limit.within_days
+
+
+def _check(codes: GateCodes, limits: GateLimits) -> str:
+    """What in a code list its gate's rules cannot answer, or ''."""
+    for entry in codes.observations:
+        if entry.concept not in limits.value_concepts():
+            return f"has no numeric or rising rule for {entry.concept!r}"
+        needs = [lim for lim in limits.numeric.get(entry.concept, ()) if lim.near]
+        if needs and entry.with_conditions is None:
+            return (
+                f"reads {entry.concept!r} only with {', '.join(needs[0].near)} beside it: "
+                "the code list needs with_conditions"
             )
-            limit = limits.des_days if kind == "drug-eluting" else limits.bms_days
-            assert limit is not None
-            spans = tuple(f.span for f in group)
-            when = next((f.effective for f in group if f.effective), None)
-            label = f"{kind} stent '{group[-1].name}' (coded, {group[0].resource})"
-            if when is None:
-                undated.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.TRIGGERED,
-                        spans,
-                        f"{label} with no date: treated as recent",
-                    )
-                )
-                continue
-            days = (reference - when).days
-            if days < limit:
-                dated.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.TRIGGERED,
-                        spans,
-                        f"{label} {when.isoformat()}: {days} days before "
-                        f"{reference.isoformat()} < {limit} days",
-                    )
-                )
-            else:
-                dated.append(
-                    CodedFinding(
-                        gate_id,
-                        GateStatus.NEGATED,
-                        spans,
-                        f"{label} {when.isoformat()}: {days} days before "
-                        f"{reference.isoformat()} (not recent)",
-                    )
-                )
-        any_dated = bool(dated)
-        return dated + ([] if any_dated else undated)
+    for group in codes.medication_lists():
+        if group.concept and group.concept not in limits.medications:
+            return f"has no medication rule for {group.concept!r}"
+        if not group.concept and len(set(limits.medications.values())) > 1:
+            return "has several medication rules: each medication list names its concept"
+    named = [c.concept for c in codes.condition_lists()]
+    named += [p.concept for p in codes.procedures] + [d.concept for d in codes.devices]
+    named += [r.concept for r in codes.results]
+    for concept in named:
+        if concept and concept not in limits.concepts:
+            return f"has no lexicon or graded rule for {concept!r}"
+        if concept and not limits.concepts[concept].fires:
+            return f"reads {concept!r} only where it is negated: nothing coded can fire it"
+    return ""
 
 
 def gate_limits(resources: Path | None = None) -> dict[str, GateLimits]:
@@ -671,24 +568,40 @@ def gate_limits(resources: Path | None = None) -> dict[str, GateLimits]:
     return {gate.gate_id: limits_of(gate) for gate in gates}
 
 
-def limits_of(gate: GateFile) -> GateLimits:
-    """The numeric limits and rising ratios of a gate's rules, and its stent windows: the
-    coded screen applies the gate file's own thresholds, never a copy."""
-    from concord.screen.rules import NumericRule, RisingRule, StentRule
+# -- joining the text screen ---------------------------------------------------------------------
 
-    numeric = {
-        r.concept: NumericLimit(r.comparator, r.threshold, r.quantity)
-        for r in gate.rules
-        if isinstance(r, NumericRule)
+
+def _read_by_code(
+    record: Record, findings: Sequence[CodedFinding]
+) -> tuple[dict[str, set[str]], set[str]]:
+    """Per gate, the resource documents the coded screen read for it; and the resources
+    entered in error (no fact of theirs is the patient's data)."""
+    resources: dict[str, list[CodedFact]] = defaultdict(list)
+    for fact in record.coded:
+        resources[fact.resource].append(fact)
+    decided: dict[str, set[str]] = defaultdict(set)
+    for finding in findings:
+        for span in finding.spans:
+            if span.source_id in resources:
+                decided[finding.gate_id].add(span.source_id)
+    void = {
+        resource
+        for resource, facts in resources.items()
+        if all(f.status in IGNORED_STATUSES for f in facts)
     }
-    rising = {r.concept: r.min_ratio for r in gate.rules if isinstance(r, RisingRule)}
-    stent = next((r for r in gate.rules if isinstance(r, StentRule)), None)
-    return GateLimits(
-        numeric,
-        rising,
-        stent.des_days if stent else None,
-        stent.bms_days if stent else None,
-    )
+    return decided, void
+
+
+def _text_beside_codes(text: GateHit, dropped: set[str]) -> GateHit | None:
+    """The text screen's hit without what it read from the resources in `dropped`: None
+    when nothing else is left. A hit whose evidence list is full may have read more than it
+    shows, so it stands then (in doubt, the text's reading is kept)."""
+    kept = tuple(s for s in text.evidence if s.source_id not in dropped)
+    if len(kept) == len(text.evidence):
+        return text
+    if len(text.evidence) >= MAX_EVIDENCE_SPANS:
+        return text.model_copy(update={"evidence": kept}) if kept else text
+    return text.model_copy(update={"evidence": kept}) if kept else None
 
 
 def merge_hits(
@@ -699,20 +612,27 @@ def merge_hits(
 ) -> tuple[GateHit, ...]:
     """The text screen's hits with the coded findings joined in: a gate fires if either
     fires (the worse); coded evidence first, then the text's; the detail names both when
-    they disagree. `definitions` (RecordScreen.definitions) give the title, severity and
-    specialty of a gate only coded data fired."""
+    they disagree. What the text read from a resource the codes decided for that gate (or
+    from a resource entered in error) is left out first. `definitions`
+    (RecordScreen.definitions) give the title, severity and specialty of a gate only coded
+    data fired."""
     by_gate: dict[str, list[CodedFinding]] = defaultdict(list)
     for finding in findings:
         by_gate[finding.gate_id].append(finding)
-    text_by_gate = {hit.gate_id: hit for hit in text_hits}
+    decided, void = _read_by_code(record, findings)
+    text_by_gate: dict[str, GateHit] = {}
+    for hit in text_hits:
+        kept = _text_beside_codes(hit, decided.get(hit.gate_id, set()) | void)
+        if kept is not None:
+            text_by_gate[hit.gate_id] = kept
     order = [hit.gate_id for hit in text_hits] + [g for g in by_gate if g not in text_by_gate]
     out: list[GateHit] = []
-    for gate_id in order:
+    for gate_id in dict.fromkeys(order):
         text = text_by_gate.get(gate_id)
         coded = by_gate.get(gate_id, [])
         if not coded:
-            assert text is not None
-            out.append(text)
+            if text is not None:
+                out.append(text)
             continue
         template: GateHit | GateDefinition | None = text or definitions.get(gate_id)
         if template is None:

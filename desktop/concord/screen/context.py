@@ -40,9 +40,10 @@ more start-up; they are not used.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from enum import StrEnum
+from typing import Literal
 
 from concord.screen.cues import Cues, CueSet
 from concord.screen.dates import times_in
@@ -50,6 +51,10 @@ from concord.screen.document import ReadDocument
 from concord.screen.sections import SectionKind
 
 NEGATION_WINDOW = 70  # characters between the end of a cue and the mention
+TREATED_REACH = 900  # characters after a finding searched for the treatment of its event
+TREATED_DAYS = 90  # a treatment dated more than this before the surgery is another event's
+LIST_NEGATION_WINDOW = 260  # ...or further, where a list of findings runs on from the cue
+LIST_ITEM_WORDS = 5  # the most words an item of such a list has
 FAMILY_WINDOW = 90
 HYPOTHETICAL_WINDOW = 90
 POST_WINDOW = 40
@@ -119,6 +124,7 @@ class HistoryPolicy(StrEnum):
 class Verdict:
     reason: Reason
     cue: str
+    time: date | None = None  # for history by its date: the latest day the date can mean
 
     def describe(self, term: str) -> str:
         return f"'{term}': {self.reason.value} ('{self.cue}')"
@@ -133,6 +139,7 @@ class Situation:
     reference: date | None = None  # surgery date, else the record's present
     resolved_by: frozenset[str] = frozenset()  # concepts whose past mention resolves it
     window_days: int = HISTORICAL_DAYS  # dated more than this before the reference: history
+    event: bool = False  # a gate's event window (within_days): the event's date decides
 
 
 class ContextReader:
@@ -141,12 +148,14 @@ class ContextReader:
     def __init__(self, cues: Cues) -> None:
         self.cues = cues
         self._answer_no_re = re.compile(
-            r"(?P<label>(?:[)\]]|[ \t]*\([^)\n]{0,30}\)|[ \t]+[A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*)"
+            r"(?P<label>(?:[)\]]|[ \t]*\([^)\n]{0,30}\)|[ \t]+[A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*|"
+            r"[ \t]*/[ \t]*[A-Za-z0-9'+]+(?:-[A-Za-z0-9]+)*)"
             rf"{{0,{CHECKLIST_LABEL_WORDS}}}?)"
             r"(?P<sep>[ \t]*(?:[:?=|]+|\t|[ ]{2,}|[-–](?=[ \t]))[ \t:?\-–]*)"
             rf"(?P<answer>{cues.checklist_no_alternation})(?![A-Za-z0-9/])"
             r"(?:[ \t]+(?:in|within|during|over|for|since)\s+(?:the\s+)?(?:last|past|previous)?"
             r"[ \t]*[A-Za-z0-9 ]{0,20}?)?"
+            r"(?:[ \t]*\([^()\n]{0,30}\))?"
             r"(?=[ \t]*(?:$|\n|[,;.|)]|\t|[ ]{2,}))",
             re.IGNORECASE,
         )
@@ -229,12 +238,14 @@ class ContextReader:
         for cue in self.cues.negation_direct.finditer(text, max(0, start - 50), start):
             if self.cues.filler.fullmatch(text, cue.end(), start):
                 return Verdict(Reason.NEGATED, " ".join(cue.group().split()))
-        low = max(0, start - NEGATION_WINDOW - 40)
+        low = max(0, start - LIST_NEGATION_WINDOW)
         found: str | None = None
         for regex, short in ((self.cues.negation_list, False), (self.cues.negation_short, True)):
             for cue in regex.finditer(text, low, start):
                 between = text[cue.end() : start]
-                if len(between) > NEGATION_WINDOW or not self._same_clause(text, cue.end(), start):
+                if len(between) > NEGATION_WINDOW and (short or not _a_list(between)):
+                    continue  # a list of findings may run on ("Negative for fever, chills, ...")
+                if not self._same_clause(text, cue.end(), start, elaboration=not short):
                     continue
                 if short and ("," in between or len(between.split()) > 6):
                     continue
@@ -255,10 +266,11 @@ class ContextReader:
         if relative is not None:
             between = text[relative.end() : start]
             lead = text[max(left, relative.start() - 16) : relative.start()]
+            informant = self.cues.informant.search(between)
+            if informant is not None and _PASSIVE_RE.search(between, 0, informant.start()):
+                informant = None  # "his father was told he had MH": told, not telling
             if not (
-                self.cues.informant.search(between)
-                or self.cues.self_subject.search(between)
-                or _OBJECT_OF_RE.search(lead)
+                informant or self.cues.self_subject.search(between) or _OBJECT_OF_RE.search(lead)
             ):
                 return Verdict(Reason.FAMILY, relative.group())
         after = _RELATIVE_AFTER_RE.match(text, end, min(len(text), end + 30))
@@ -272,11 +284,15 @@ class ContextReader:
         low = max(0, start - HYPOTHETICAL_WINDOW)
         found: str | None = None
         for cue in self.cues.hypothetical_before.finditer(text, low, start):
-            if self._same_clause(text, cue.end(), start, terminators=False):
-                found = cue.group()
+            if self._same_clause(
+                text, cue.end(), start, terminators=False
+            ) and not self.cues.checklist_yes.search(text, cue.end(), start):
+                found = cue.group()  # "Complications: yes - MH" answers; it is no risk list
         if found is None:
             right = min(len(text), end + POST_WINDOW)
             after = self.cues.hypothetical_after.search(text, end, right)
+            if after is not None and _SEEN_ON.match(text, after.end()):
+                after = None  # "varices on surveillance endoscopy": where it was seen
             between = text[end : after.start()] if after is not None else ""
             if (
                 after is not None
@@ -295,8 +311,11 @@ class ContextReader:
         text = d.text
         left, right = self._clause(d, start, end)
         for done in self.cues.done.finditer(text, left, right):
-            if not _NOT_BEFORE.search(text, max(left, done.start() - 12), done.start()):
-                return None  # "cycle 1 given" - but "not given" is no sign it was
+            if _NOT_BEFORE.search(text, max(left, done.start() - 12), done.start()):
+                continue  # "not given" is no sign it was
+            if _CONDITION_BEFORE.search(text, max(left, done.start() - 40), done.start()):
+                continue  # "if PCI is performed": a condition, not a deed
+            return None  # "cycle 1 given"
         section = d.sections.at(start)
         if section is not None and section.kind is SectionKind.PLAN:
             return Verdict(Reason.PLANNED, section.header)
@@ -323,6 +342,16 @@ class ContextReader:
         text = d.text
         left, right = d.sentence_bounds(start, end)
         parts = (text[left:start], text[end:right])
+        if situation.event:
+            dated = self._event_date(d, start, end, left, right, situation)
+            if dated is not None:
+                if dated or not situation.resolved_by:
+                    return dated or None  # an event's own date decides, whatever else is said
+                # within its window: only a treatment said done ends it ("NSTEMI 18/11 -
+                # treated with PCI" is a recent MI, not active ischaemia)
+                treated = self._resolved_by(d, left, right, situation)
+                when = self.event_time(d, start, end, situation)
+                return replace(treated, time=when) if treated is not None else None
         if any(self._current(part) for part in parts):
             return None
         resolution = self._first(self.cues.resolution, parts)
@@ -334,7 +363,8 @@ class ContextReader:
             return None
         if any(_RECENT_SPAN.search(part) for part in parts):
             return None  # "over the past week", "in the last 48 hours": recent, not history
-        cue = self._first(self.cues.history, parts)
+        clause = _semicolon_clause(text, start, end, left, right)
+        cue = self._first(self.cues.history, (text[clause[0] : start], text[end : clause[1]]))
         if cue is not None:
             return Verdict(Reason.HISTORY, cue)
         section = d.sections.at(start)
@@ -350,6 +380,53 @@ class ContextReader:
             if latest < reference - timedelta(days=situation.window_days):
                 return Verdict(Reason.HISTORY, f"dated {text[nearest.start : nearest.end]}")
         return None
+
+    def _event_date(
+        self, d: ReadDocument, start: int, end: int, left: int, right: int, situation: Situation
+    ) -> Verdict | Literal[False] | None:
+        """For an event with a window (a stroke within 90 days, an MI within 60): the date
+        written with it decides. History when it lies outside the window; False (not
+        history, whatever "s/p", "previous" or a past-history heading say) when inside; None
+        when no date is written with it."""
+        reference = situation.reference or d.written
+        if reference is None:
+            return None
+        text = d.text
+        times = [
+            t
+            for t in times_in(text, left, right)
+            if not _COMPARED.search(text, left, t.start)
+            and (t.days_ago is not None or t.earliest is None or t.earliest <= reference)
+        ]
+        if not times:
+            return None
+        nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
+        if nearest.days_ago == (0, 0):
+            return False  # "today", "this week", "recently": current at the note's writing
+        _, latest = nearest.interval(d.written or reference)
+        if latest < reference - timedelta(days=situation.window_days):
+            written = text[nearest.start : nearest.end]
+            return Verdict(Reason.HISTORY, f"dated {written}", time=latest)
+        return False
+
+    def event_time(
+        self, d: ReadDocument, start: int, end: int, situation: Situation
+    ) -> date | None:
+        """The latest day the date written with an event can mean, if one is written."""
+        reference = situation.reference or d.written
+        if reference is None:
+            return None
+        left, right = d.sentence_bounds(start, end)
+        times = [
+            t
+            for t in times_in(d.text, left, right)
+            if not _COMPARED.search(d.text, left, t.start)
+            and (t.days_ago is not None or t.earliest is None or t.earliest <= reference)
+        ]
+        if not times:
+            return None
+        nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
+        return nearest.interval(d.written or reference)[1]
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -381,8 +458,43 @@ class ContextReader:
                 return Verdict(Reason.HISTORY, f"treated: {d.text[m.start : m.end]}")
         return None
 
+    def treated_after(
+        self, d: ReadDocument, pos: int, interventions: frozenset[str], reference: date
+    ) -> str | None:
+        """An intervention of `interventions` said done in the narrative after `pos` (a
+        troponin rise, then "He had PCI with one drug-eluting stent"), not one of the past
+        history or dated long before the surgery."""
+        if not interventions:
+            return None
+        text = d.text
+        done = Situation(intervention=True, reference=reference)
+        for m in d.starting_in(pos, min(len(text), pos + TREATED_REACH)):
+            if not m.concepts & interventions:
+                continue
+            section = d.sections.at(m.start)
+            if section is not None and section.kind is SectionKind.HISTORY:
+                continue  # a past intervention of the history, not this event's treatment
+            if self.planned(d, m.start, m.end, done) or self.hypothetical(d, m.start, m.end):
+                continue
+            c_left, c_right = self._clause(d, m.start, m.end)
+            said_done = self.cues.done.search(text, max(c_left, m.start - 40), m.start) or (
+                self.cues.done.search(text, m.end, min(c_right, m.end + 30))
+            )
+            old = any(
+                t.latest is not None and t.latest < reference - timedelta(days=TREATED_DAYS)
+                for t in times_in(text, c_left, c_right)
+            )
+            if said_done and not old:
+                return f"treated: {text[m.start : m.end]}"
+        return None
+
     def _current(self, part: str) -> bool:
-        return self.cues.current.search(part) is not None
+        """Words that say it is current ("ongoing", "active"), not negated ("no active
+        symptoms", "not currently")."""
+        return any(
+            not _NEGATED_WORD.search(part, max(0, m.start() - 8), m.start())
+            for m in self.cues.current.finditer(part)
+        )
 
     @staticmethod
     def _first(regex: CueSet, parts: tuple[str, str]) -> str | None:
@@ -392,10 +504,27 @@ class ContextReader:
                 return " ".join(m.group().split())
         return None
 
-    def _same_clause(self, text: str, start: int, end: int, *, terminators: bool = True) -> bool:
+    def _same_clause(
+        self,
+        text: str,
+        start: int,
+        end: int,
+        *,
+        terminators: bool = True,
+        elaboration: bool = False,
+    ) -> bool:
         """Whether text[start:end] holds no clause break (a line that continues the
-        sentence in lower case is no break), and with `terminators`, no "but", "however"..."""
+        sentence in lower case is no break), and with `terminators`, no "but", "however"...
+        With `elaboration`, a bracket that lists what the clause names ("(including
+        bleomycin)", "(e.g. ABVD, BEP)", "(a) chest pain, (b) syncope") is no break: a
+        negation runs through it."""
         found = _CLAUSE_BREAK_RE.search(text, start, min(len(text), end + 2))
+        if elaboration:
+            while found is not None and found.start() < end:
+                skip_to = _elaborates(text, found)
+                if skip_to is None:
+                    break
+                found = _CLAUSE_BREAK_RE.search(text, skip_to, min(len(text), end + 2))
         if found is not None and found.start() < end:
             return False
         return not (terminators and self.cues.terminators.search(text, start, end))
@@ -414,6 +543,56 @@ class ContextReader:
             if m.start() <= start < m.end() or start <= m.start() < end:
                 return True
         return False
+
+
+_SEEN_ON = re.compile(
+    r"\s+(?:endoscopy|OGD|gastroscopy|colonoscopy|bronchoscopy|cystoscopy|scan|scans|imaging|"
+    r"CT|MRI|ultrasound|USS|echo|echocardiogram|X-?ray|CXR|biopsy|bloods|testing|study)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_NEGATED_WORD = re.compile(r"(?<![A-Za-z])(?:no|not|non|nor|never)[\s\-]+$", re.IGNORECASE)
+_CONDITION_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:if|unless|once|when|until|should|in\s+case)\s+(?:[A-Za-z]+\s+){0,3}$",
+    re.IGNORECASE,
+)
+_PASSIVE_RE = re.compile(r"(?<![A-Za-z])(?:was|were|been|being|is|are)\s+$", re.IGNORECASE)
+_ELABORATION_RE = re.compile(
+    r"\(\s*(?:e\.?\s?g\.?|i\.?\s?e\.?|incl\.?|including|includes|such\s+as|namely|especially|"
+    r"specifically|particularly|in\s+particular|for\s+example|any|or|nor|either|neither)"
+    r"(?![A-Za-z])|\(\s*(?:[a-h]|[ivx]{1,4}|\d{1,2})\s*\)",
+    re.IGNORECASE,
+)
+_ENUMERATOR_CLOSE_RE = re.compile(r"(?<=\()\s*(?:[a-h]|[ivx]{1,4}|\d{1,2})\s*\)$", re.IGNORECASE)
+
+
+_LIST_SPLIT = re.compile(r"\s*(?:,|(?<![A-Za-z])(?:and|or|nor)(?![A-Za-z])|/)\s*", re.IGNORECASE)
+
+
+def _a_list(between: str) -> bool:
+    """Whether the words between a negation cue and a mention are items of one list
+    ("fever, chills, weight loss, chest pain, palpitations, dyspnea at rest, cough,")."""
+    items = [i for i in _LIST_SPLIT.split(between) if i.strip()]
+    return len(items) >= 2 and all(len(i.split()) <= LIST_ITEM_WORDS for i in items)
+
+
+def _semicolon_clause(text: str, start: int, end: int, left: int, right: int) -> tuple[int, int]:
+    """The part of the sentence [left, right) holding [start, end) between semicolons:
+    "10-12 beers/day; last drink 11/19; prior DTs" - "prior" is the DTs', not the beers'."""
+    cut = text.rfind(";", left, start)
+    after = text.find(";", end, right)
+    return (cut + 1 if cut >= 0 else left), (after if after >= 0 else right)
+
+
+def _elaborates(text: str, brk: re.Match[str]) -> int | None:
+    """Where to read on when a bracket at a clause break opens an elaboration ("(e.g.") or
+    an enumerator ("(a)"), or closes an enumerator; None when it is a real break."""
+    if brk.group() == "(":
+        opener = _ELABORATION_RE.match(text, brk.start())
+        return opener.end() if opener is not None else None
+    if brk.group() == ")" and _ENUMERATOR_CLOSE_RE.search(text, max(0, brk.start() - 6), brk.end()):
+        return brk.end()
+    return None
 
 
 _OBJECT_OF_RE = re.compile(

@@ -43,6 +43,9 @@ class _FamilyIn(_Strict):
     relatives: list[str]
     informant_verbs: list[str] = Field(description="A relative who reports is not the subject")
     self: list[str]
+    not_blood: list[str] = Field(
+        default=[], description="Relatives by marriage or choice: no inherited risk (MH)"
+    )
 
 
 class _HypotheticalIn(_Strict):
@@ -117,6 +120,9 @@ class ContextFileIn(_Strict):
     terminators: list[str]
     sections: _SectionsIn
     medication: _MedicationIn
+    uncertain: list[str] = Field(
+        default=[], description="Words that make a diagnosis suspected, not made ('possible OSA')"
+    )
 
 
 def phrase_alternation(phrases: list[str]) -> str:
@@ -221,6 +227,7 @@ class Cues:
     checklist_yes: CueSet
     checklist_unanswered: re.Pattern[str]
     relatives: CueSet
+    not_blood: CueSet
     informant: CueSet
     self_subject: CueSet
     hypothetical_before: CueSet
@@ -244,6 +251,7 @@ class Cues:
     terminators: CueSet
     section_names: dict[str, str]  # folded lower-case header -> section kind
     medication: MedicationCues
+    uncertain: CueSet
 
     @classmethod
     def load(cls, path: Path) -> Cues:
@@ -275,6 +283,7 @@ class Cues:
                 re.IGNORECASE,
             ),
             relatives=word_re(raw.family.relatives),
+            not_blood=word_re(raw.family.not_blood),
             informant=word_re(raw.family.informant_verbs),
             self_subject=word_re(raw.family.self),
             hypothetical_before=word_re(raw.hypothetical.before_list),
@@ -301,6 +310,7 @@ class Cues:
             header_words=frozenset(fold_text(w).lower() for w in raw.values.header_words),
             terminators=word_re(raw.terminators),
             section_names=sections,
+            uncertain=word_re(raw.uncertain),
             medication=MedicationCues(
                 **{name: word_re(getattr(raw.medication, name)) for name in MEDICATION_CUES}
             ),

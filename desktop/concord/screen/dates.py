@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
 _MONTHS = {
     name: number
@@ -148,6 +149,7 @@ class TimeMention:
     latest: date | None
     days_ago: tuple[float, float] | None  # relative: (fewest, most) days before the anchor
     month: int | None = None  # a month with no year: the last one up to the anchor
+    likely: date | None = None  # a numeric date read both ways: the day-first reading
 
     def interval(self, anchor: date) -> tuple[date, date]:
         if self.days_ago is not None:
@@ -161,10 +163,11 @@ class TimeMention:
 
     @property
     def exact_day(self) -> date | None:
-        """The one day this time names, when it names one absolute day."""
+        """The one day this time names, when it names one absolute day (a numeric date
+        that can be read both ways: its likelier, day-first reading)."""
         if self.earliest is not None and self.earliest == self.latest:
             return self.earliest
-        return None
+        return self.likely
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:
@@ -179,11 +182,43 @@ def _month_end(year: int, month: int) -> date:
     return following - timedelta(days=1)
 
 
-def _numeric_day(year: int, first: int, second: int) -> date | None:
-    """Day/month, or month/day when the second field cannot be a month ("10/14/2026")."""
-    if second > 12 >= first:
-        return _safe_date(year, first, second)
-    return _safe_date(year, second, first)
+def _numeric_days(
+    year: int, first: int, second: int, convention: str | None
+) -> tuple[date, date, date] | None:
+    """The days "first/second/year" can mean: day/month, or month/day where the second
+    field cannot be a month ("10/14/2026"). Where either field could be the month, the
+    document's own convention decides (`date_convention`); a document that shows neither
+    leaves both readings open, as an interval ("10/02/2026": 10 February or 2 October)."""
+    if second > 12 >= first or convention == "mdy" and first <= 12:
+        day = _safe_date(year, first, second)
+        return (day, day, day) if day else None
+    day_first = _safe_date(year, second, first)
+    if convention == "dmy" or first > 12 or first == second or day_first is None:
+        return (day_first, day_first, day_first) if day_first else None
+    month_first = _safe_date(year, first, second)
+    if month_first is None:
+        return day_first, day_first, day_first
+    return min(day_first, month_first), max(day_first, month_first), day_first
+
+
+_NUMERIC_DATE_RE = re.compile(
+    r"(?<![\d/.\-])(\d{1,2})([/.\-])(\d{1,2})\2(?:19|20)?\d\d(?![\d/.\-])"
+)
+
+
+@lru_cache(maxsize=64)
+def date_convention(text: str) -> str | None:
+    """How a document writes numeric dates: "dmy" when one of its dates can only be
+    day/month ("14/10/2026"), "mdy" when one can only be month/day ("10/14/2026"), the
+    more common where it shows both, None where none tells."""
+    dmy = mdy = 0
+    for m in _NUMERIC_DATE_RE.finditer(text):
+        first, second = int(m.group(1)), int(m.group(3))
+        dmy += first > 12 >= second
+        mdy += second > 12 >= first
+    if dmy == mdy:
+        return None
+    return "dmy" if dmy > mdy else "mdy"
 
 
 def _year(written: str) -> int:
@@ -191,13 +226,14 @@ def _year(written: str) -> int:
     return year + 2000 if year < 100 else year
 
 
-def _date_interval(m: re.Match[str]) -> tuple[date, date] | None:
+def _date_interval(m: re.Match[str], convention: str | None) -> tuple[date, date, date] | None:
+    """(earliest, latest, likeliest) day a written date can mean."""
     g = m.groupdict()
     day: date | None = None
     if g["iy"]:
         day = _safe_date(int(g["iy"]), int(g["im"]), int(g["id"]))
     elif g["nd"]:
-        day = _numeric_day(_year(g["ny"]), int(g["nd"]), int(g["nm"]))
+        return _numeric_days(_year(g["ny"]), int(g["nd"]), int(g["nm"]), convention)
     elif g["hd"]:
         day = _safe_date(_year(g["hy"]), _MONTHS[g["hm"].lower()], int(g["hd"]))
     elif g["td"]:
@@ -209,24 +245,27 @@ def _date_interval(m: re.Match[str]) -> tuple[date, date] | None:
         month = _MONTHS[g["mm"].lower()] if g["mm"] else int(g["sm"])
         if not 1 <= month <= 12:
             return None
-        return date(year, month, 1), _month_end(year, month)
+        return date(year, month, 1), _month_end(year, month), date(year, month, 1)
     elif g["yy"]:
         year = int(g["yy"])
-        return date(year, 1, 1), date(year, 12, 31)
-    return (day, day) if day else None
+        return date(year, 1, 1), date(year, 12, 31), date(year, 1, 1)
+    return (day, day, day) if day else None
 
 
 def dates_in(text: str, start: int = 0, end: int | None = None) -> list[TimeMention]:
     """Absolute dates (and months with no year) written in text[start:end]."""
     out: list[TimeMention] = []
+    convention = date_convention(text)
     for m in DATE_RE.finditer(text, start, len(text) if end is None else end):
         if m.group("om"):
             month = _MONTHS[m.group("om").lower()]
             out.append(TimeMention(m.start("om"), m.end(), None, None, None, month))
             continue
-        interval = _date_interval(m)
+        interval = _date_interval(m, convention)
         if interval is not None:
-            out.append(TimeMention(m.start(), m.end(), interval[0], interval[1], None))
+            earliest, latest, likely = interval
+            both = likely if earliest != latest and m.group("nd") else None
+            out.append(TimeMention(m.start(), m.end(), earliest, latest, None, likely=both))
     return out
 
 
@@ -337,13 +376,14 @@ def entry_dates(text: str) -> list[tuple[int, date]]:
     """(position, date) of each line that starts with a full date: the entries of a running
     record ("12/10/2026 08:30 Ward round ..."), in order."""
     out: list[tuple[int, date]] = []
+    convention = date_convention(text)
     for line in _ENTRY_RE.finditer(text):
         found = DATE_RE.match(text, line.end())
         if found is None:
             continue
-        interval = _date_interval(found) if found.group("om") is None else None
-        if interval is not None and interval[0] == interval[1]:
-            out.append((line.start(), interval[0]))
+        interval = _date_interval(found, convention) if found.group("om") is None else None
+        if interval is not None and (interval[0] == interval[1] or found.group("nd")):
+            out.append((line.start(), interval[2]))
     return out
 
 

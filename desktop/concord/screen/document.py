@@ -25,6 +25,7 @@ SENTENCE_REACH = 300  # characters searched each side for a sentence's end
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s|$)|\n(?![ \t]*[a-z])|\n[ \t]*\n")
 _LINE_RE = re.compile(r"\n")
 ENTRY_LINE = 140  # a line this long or shorter is one entry of a list; longer is prose
+_ENTRY_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Dr|Mr|Ms|vs|no|No))[.!?](?=\s+[A-Z])")
 _ENTRY_CUT_RE = re.compile(r"[;](?=\s|$)|\s(?:and|but|whereas|while)\s|,\s*(?:then|now)\s")
 
 
@@ -135,7 +136,11 @@ class ReadDocument:
         semicolon, and at "and", "but", "whereas" between clauses)."""
         line_start, line_end = self.line_bounds(start)
         if line_end - line_start <= ENTRY_LINE or len(self.cells(line_start, line_end)) > 1:
-            return line_start, max(line_end, min(end, len(self.text)))
+            left, right = line_start, max(line_end, min(end, len(self.text)))
+            for stop in _ENTRY_SENTENCE_RE.finditer(self.text, left, start):
+                left = stop.end()  # "Medicines: nil regular.  Ibuprofen occasionally."
+            after = _ENTRY_SENTENCE_RE.search(self.text, end, right)
+            return left, after.start() + 1 if after is not None else right
         left, right = self.sentence_bounds(start, end)
         for cut in _ENTRY_CUT_RE.finditer(self.text, left, start):
             left = cut.end()

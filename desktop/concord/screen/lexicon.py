@@ -140,6 +140,7 @@ class Mention:
     start: int
     end: int
     concepts: frozenset[str]
+    pattern: bool = False  # matched by a concept's regular expression (it may span words)
 
 
 def term_key(term: str, *, case_sensitive: bool) -> str:
@@ -398,7 +399,9 @@ class Lexicon:
                 for match in pattern.finditer(text, start, end):
                     if match.end() > match.start() and match.start() not in seen:
                         seen.add(match.start())
-                        out.append(Mention(match.start(), match.end(), self._closure[cid]))
+                        out.append(
+                            Mention(match.start(), match.end(), self._closure[cid], pattern=True)
+                        )
         out.sort(key=lambda m: (m.start, -m.end))
         kept = _drop_nested(out)
         if self._ambiguities:
@@ -519,6 +522,9 @@ def _sense_holds(
     line_start = text.rfind("\n", 0, mention.start) + 1
     line_end = text.find("\n", mention.end)
     line_end = len(text) if line_end < 0 else line_end
+    adjacent = _adjacent_sense(text, mention, ambiguity)
+    if adjacent is not None:
+        return adjacent  # "SFA stent", "ureteric stent", "coronary stent": the word before decides
     near_confirm = _hits(ambiguity.confirm, text, left, right, mention)
     near_refute = _hits(ambiguity.refute, text, left, right, mention)
     if near_refute or near_confirm:
@@ -527,6 +533,23 @@ def _sense_holds(
         return False
     refuted = document_count(ambiguity, "refute")
     return not (refuted and not document_count(ambiguity, "confirm"))
+
+
+ADJACENT_REACH = 30  # characters before a form where a qualifier word decides its sense
+_ADJACENT_GAP = re.compile(r"[\s,\-/]*(?:[A-Za-z]+[\s\-]+)?$")
+
+
+def _adjacent_sense(text: str, mention: Mention, ambiguity: _Ambiguity) -> bool | None:
+    """The sense a word right before the form gives it (at most one other word between,
+    on the same line): refuted, confirmed, or None when no such word stands there."""
+    low = max(0, mention.start - ADJACENT_REACH, text.rfind("\n", 0, mention.start) + 1)
+    for regex, sense in ((ambiguity.refute, False), (ambiguity.confirm, True)):
+        if regex is None:
+            continue
+        for hit in regex.finditer(text, low, mention.start):
+            if _ADJACENT_GAP.fullmatch(text, hit.end(), mention.start):
+                return sense
+    return None
 
 
 def _hits(regex: re.Pattern[str] | None, text: str, left: int, right: int, m: Mention) -> int:
@@ -549,13 +572,25 @@ def _in_capitals(line: str) -> bool:
 
 def _drop_nested(mentions: list[Mention]) -> list[Mention]:
     """Drop a mention inside a longer one that already names all its concepts ("TnT" in
-    "hs-TnT"); `mentions` is sorted by start, longest first."""
+    "hs-TnT"), or inside a longer term of another concept, whose words say what it means
+    ("MH" in "MH cart", "pacemaker" in "gastric pacemaker"); a regular expression's match
+    (which may span several findings) only hides what it names. `mentions` is sorted by
+    start, longest first."""
     kept: list[Mention] = []
     open_: list[Mention] = []  # kept mentions that may still contain a later one
     for mention in mentions:
         if open_:
             open_ = [o for o in open_ if o.end > mention.start]
-        if any(mention.end <= o.end and mention.concepts <= o.concepts for o in open_):
+        if any(
+            mention.end <= o.end
+            and (
+                mention.concepts <= o.concepts
+                or not o.pattern
+                and not mention.pattern
+                and o.end - o.start > mention.end - mention.start
+            )
+            for o in open_
+        ):
             continue
         kept.append(mention)
         open_.append(mention)

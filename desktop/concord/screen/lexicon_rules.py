@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 
 from concord.domain.gate import GateStatus
@@ -43,6 +44,25 @@ def finding(
 
 
 def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[Finding]:
+    """The rule's findings; for an event with a window, a mention with no date of its own
+    defers to the record's dated mentions of it, as an undated stent does: where the event
+    is dated only outside its window ("CABG 2015"), "s/p CABG" elsewhere is that one."""
+    found = list(_lexicon_findings(gate_id, rule, s))
+    if rule.within_days is None or rule.history == "counts":
+        yield from found
+        return
+    dated_out = [f for f in found if f.status is GateStatus.NEGATED and f.time is not None]
+    dated_in = any(f.status is GateStatus.TRIGGERED and f.time is not None for f in found)
+    for f in found:
+        if f.status is GateStatus.TRIGGERED and f.time is None and dated_out and not dated_in:
+            when = dated_out[0].time
+            detail = f"{f.detail}, undated: the record dates it {when.isoformat() if when else ''}"
+            yield replace(f, status=GateStatus.NEGATED, detail=detail.rstrip())
+        else:
+            yield f
+
+
+def _lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[Finding]:
     history = HistoryPolicy(rule.history)
     resolved_by = frozenset(rule.resolved_by)
     near, unless = frozenset(rule.near), frozenset(rule.unless_near)
@@ -54,7 +74,12 @@ def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[
             continue
         situation = s.situation(m, history, resolved_by, rule.within_days)
         verdict = s.context.verdict(d, m.start, m.end, situation)
-        if verdict is not None and rule.relatives_count and verdict.reason is Reason.FAMILY:
+        if (
+            verdict is not None
+            and rule.relatives_count
+            and verdict.reason is Reason.FAMILY
+            and not s.context.cues.not_blood.fullmatch(verdict.cue)
+        ):
             relative = verdict.cue
             verdict = s.context.verdict(d, m.start, m.end, situation, relatives=False)
             if verdict is None:
@@ -62,18 +87,49 @@ def lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator[
                 yield finding(gate_id, GateStatus.TRIGGERED, d, m.start, m.end, detail)
                 continue
         if verdict is not None:
-            yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, verdict.describe(term))
+            when = verdict.time if verdict.reason is Reason.HISTORY else None
+            detail = verdict.describe(term)
+            yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, detail, time=when)
             continue
         if not rule.fires:
             continue
+        if rule.diagnosed_only:
+            doubt = _uncertain(s, d, m)
+            if doubt is not None:
+                detail = f"'{term}': suspected, not diagnosed ('{doubt}')"
+                yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, detail)
+                continue
         if rule.value_decides and _has_value(s, d, m):
+            continue
+        treated = s.context.treated_after(d, m.end, frozenset(rule.treated_by), s.clock.reference)
+        if treated is not None:
+            yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, f"'{term}': {treated}")
             continue
         if rule.explained_by is not None:
             why = explained(s, d, m, rule.explained_by)
             if why is not None:
                 yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, f"'{term}': {why}")
                 continue
-        yield finding(gate_id, GateStatus.TRIGGERED, d, m.start, m.end, f"'{term}' in record")
+        when = s.context.event_time(d, m.start, m.end, situation) if situation.event else None
+        detail = f"'{term}' in record" + (f" ({when.isoformat()})" if when else "")
+        yield finding(gate_id, GateStatus.TRIGGERED, d, m.start, m.end, detail, time=when)
+
+
+UNCERTAIN_WORDS = 6  # words between an uncertainty cue and the finding it qualifies
+
+
+def _uncertain(s: Screening, d: ReadDocument, m: Mention) -> str | None:
+    """An uncertainty cue in the clause just before the mention ("possible OSA", "she thinks
+    he might have sleep apnoea", "?OSA")."""
+    start, _ = d.entry_bounds(m.start, m.end)
+    low = max(start, m.start - 60)
+    found = None
+    for cue in s.context.cues.uncertain.finditer(d.text, low, m.start):
+        if len(d.text[cue.end() : m.start].split()) <= UNCERTAIN_WORDS:
+            found = cue
+    if found is None and d.text[max(0, m.start - 1) : m.start] == "?":
+        return "?"
+    return " ".join(found.group().split()) if found is not None else None
 
 
 def _near(d: ReadDocument, m: Mention, concepts: frozenset[str], sections: list[str]) -> bool:

@@ -62,9 +62,16 @@ _FREQUENCY = (
     (re.compile(r"t\.?d\.?s|t\.?i\.?d|three\s+times|q\s?8\s?h|8[\s-]?hourly", re.I), 3.0),
     (re.compile(r"b\.?d|b\.?i\.?d|twice|q\s?12\s?h|12[\s-]?hourly", re.I), 2.0),
 )
+_TIME_OF_DAY = re.compile(
+    r"\s*(?:am|a\.m\.|pm|p\.m\.|mane|nocte|midday|noon|lunchtime|in\s+the\s+(?:morning|evening)|"
+    r"at\s+(?:night|noon|lunch|bedtime|\d{1,2}(?::\d\d)?)|morning|evening|night|qam|qpm|qhs)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
 _DURATION_RE = re.compile(
     r"(?:for|x|×|over)\s*(?P<n>\d+)\s*(?P<u>days?|d|weeks?|wks?|w|months?|mo|mths?|years?|yrs?)"
-    r"(?![A-Za-z])|(?P<n2>\d+)[\s-]*(?P<u2>days?|weeks?|wk|months?)[\s-]*(?:course|supply)",
+    r"(?![A-Za-z])|(?P<n2>\d+)[\s-]*(?P<u2>days?|weeks?|wk|months?)[\s-]*(?:course|supply)"
+    r"|(?P<u3>day|week)\s*\d+\s*(?:of|/)\s*(?P<n3>\d+)(?![\d/])",
     re.IGNORECASE,
 )
 _DAYS = {"d": 1, "day": 1, "w": 7, "wk": 7, "week": 7, "mo": 30, "mth": 30, "month": 30}
@@ -126,6 +133,8 @@ def _status(
         route = _own(cues.non_systemic, d, m, entry)
         if route is not None:
             return GateStatus.NEGATED, f"not systemic ('{route}')"
+    if rule.requires and not _affirmed_anywhere(s, rule.requires):
+        return GateStatus.NEGATED, f"taken without {' or '.join(rule.requires)} in the record"
     if rule.daily_dose is not None:
         daily = _daily_dose(rule, m, dose_text)
         if daily is not None and daily < rule.daily_dose.at_least:
@@ -247,27 +256,48 @@ def _heparin_dose(
 
 
 def _daily_dose(rule: MedicationRule, m: Mention, dose_text: str) -> float | None:
-    """The daily dose in mg of the rule's reference drug, when written."""
+    """The daily dose in mg of the rule's reference drug, when written: one dose times its
+    frequency, or the doses of a split regimen added ("15 mg AM / 5 mg PM")."""
     assert rule.daily_dose is not None
     factors = {e.concept: e.factor for e in rule.daily_dose.equivalents}
     factors[rule.daily_dose.reference] = 1.0
     factor = next((f for cid, f in factors.items() if cid in m.concepts), None)
-    dose = _DOSE_RE.search(dose_text)
-    if factor is None or dose is None or dose.group("kg"):
+    doses = [d for d in _DOSE_RE.finditer(dose_text) if d.group("u") or d.start() < 3]
+    if factor is None or not doses or doses[0].group("kg"):
         return None
+    amounts = [_mg(d) for d in doses]
+    if amounts[0] is None:
+        return None
+    timed = [
+        a
+        for d, a in zip(doses, amounts, strict=True)
+        if a is not None and _TIME_OF_DAY.match(dose_text, d.end())
+    ]
+    if len(timed) > 1:
+        return round(sum(timed) * factor, 2)
+    times = next(
+        (n for regex, n in _FREQUENCY if regex.search(dose_text, doses[0].end())),
+        1.0,
+    )
+    return round(amounts[0] * times * factor, 2)
+
+
+def _mg(dose: re.Match[str]) -> float | None:
     amount = _number(dose.group("n"))
     unit = (dose.group("u") or "mg").lower()
     if unit.startswith(("mcg", "micro", "µ", "μ")):
-        amount /= 1000
-    elif unit.startswith("g"):
-        amount *= 1000
-    elif not unit.startswith(("mg", "milli")):
-        return None
-    times = next(
-        (n for regex, n in _FREQUENCY if regex.search(dose_text, dose.end())),
-        1.0,
-    )
-    return round(amount * times * factor, 2)
+        return amount / 1000
+    if unit.startswith("g"):
+        return amount * 1000
+    return amount if unit.startswith(("mg", "milli")) else None
+
+
+def _affirmed_anywhere(s: Screening, concepts: list[str]) -> bool:
+    """Whether any of `concepts` is named in the record in the patient, not negated."""
+    for d, m in s.mentions(concepts):
+        if s.context.verdict(d, m.start, m.end, s.situation(m, HistoryPolicy.COUNTS)) is None:
+            return True
+    return False
 
 
 def _short_course(d: ReadDocument, m: Mention, entry: _Entry, cues: MedicationCues) -> str | None:
@@ -279,8 +309,8 @@ def _short_course(d: ReadDocument, m: Mention, entry: _Entry, cues: MedicationCu
     for found in _DURATION_RE.finditer(d.text, entry.start, entry.end):
         if not _belongs(found.start(), found.end(), m, entry):
             continue
-        number = int(found.group("n") or found.group("n2"))
-        unit = (found.group("u") or found.group("u2")).lower().rstrip("s")
+        number = int(found.group("n") or found.group("n2") or found.group("n3"))
+        unit = (found.group("u") or found.group("u2") or found.group("u3")).lower().rstrip("s")
         days = number * next((v for k, v in _DAYS.items() if unit.startswith(k)), 1)
         if days <= SHORT_COURSE_DAYS:
             return " ".join(found.group().split())

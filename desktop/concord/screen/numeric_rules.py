@@ -260,7 +260,8 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
 
     if rule.only_without and any(s.mentions(rule.only_without)):
         return  # e.g. a haematocrit, where the record gives a haemoglobin
-    found = observations(s, rule.concept, quantity_spec(rule), fires, rule.separate_conditions)
+    conditions = [*rule.separate_conditions, *rule.masked_by]
+    found = observations(s, rule.concept, quantity_spec(rule), fires, conditions)
     later = _Later(found) if rule.latest_decides and any(o.fires for o in found) else None
     near = frozenset(rule.near)
     for o in found:
@@ -289,6 +290,8 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
             )
             continue
         successor = _successor(later, o, fires) if later is not None else None
+        if successor is not None and successor.condition & frozenset(rule.masked_by):
+            successor = None  # a normal value under a masking condition proves nothing
         if successor is not None:
             shown = " ".join(successor.d.text[successor.label.start : successor.value.end].split())
             if successor.value.start > successor.label.start + 60 or successor.reading is o.reading:
@@ -352,6 +355,7 @@ def _detail(rule: NumericRule, d: ReadDocument, o: _Observation, unit: str) -> s
     written = v.shown(d.text)
     term = " ".join(d.text[o.label.start : o.label.end].split())
     worst = v.low if rule.comparator in ("<", "<=") else v.high
+    worst = round(worst, 1) if math.isfinite(worst) else worst
     shown = "" if math.isinf(worst) or f"{worst:g}" in written else f" (= {worst:g} {unit})"
     spacer = " " if unit not in ("", "%") else ""
     return (
@@ -422,6 +426,10 @@ def rising_findings(gate_id: str, rule: RisingRule, s: Screening) -> Iterator[Fi
         end = peak.value.end
         series = " ".join(d.text[start:end].split())
         detail = f"{series}: rising ({low:g} -> {high:g})"
+        treated = s.context.treated_after(d, end, frozenset(rule.treated_by), s.clock.reference)
+        if treated is not None:
+            yield finding(gate_id, GateStatus.NEGATED, d, start, end, f"{detail}, {treated}")
+            continue
         if rule.explained_by is not None:
             why = explained(s, d, peak.label, rule.explained_by)
             if why is not None:

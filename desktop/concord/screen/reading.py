@@ -22,8 +22,12 @@ original, so that `original[start:end]` is still the evidence.
 
 Dotted acronyms ("L.R.T.I.") read without their dots; numbers dictated as words read as
 digits ("a potassium of six point two" reads "a potassium of 6.2",
-`concord.text.numwords`); a line break where prose only ran out of width reads as a space
-("Her potassium was" / "6.6 mmol/L" is one sentence; `concord.text.layout` - table rows,
+`concord.text.numwords`); punctuation a dictation left as words reads as the mark
+("... or stroke period no heart failure" reads "... or stroke. no heart failure",
+`concord.text.dictation`); lab fishbones read with their labels ("CBC: 6.2 > 12.9/38.4 < 64"
+reads "WBC 6.2, Hb 12.9, Hct 38.4, Plt 64", `concord.text.shorthand`); a line break where
+prose only ran out of width reads as a space ("Her potassium was" / "6.6 mmol/L" is one
+sentence; `concord.text.layout` - table rows,
 list items and fields keep their breaks); and a word one typing slip away from a word of
 the screen's vocabulary reads as that word (see `SpellingVocabulary`).
 """
@@ -37,8 +41,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from concord.text.dictation import dictation_spans
 from concord.text.layout import soft_wraps
 from concord.text.numwords import number_word_spans
+from concord.text.shorthand import shorthand_spans
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\uff07"
@@ -317,6 +323,22 @@ def _same_case(written: str, word: str) -> str:
     return word
 
 
+def _indent_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _with_spaces(text: str, positions: list[int]) -> str:
+    """`text` with the characters at `positions` (line feeds) read as spaces."""
+    if not positions:
+        return text
+    chars = list(text)
+    for at in positions:
+        chars[at] = " "
+    return "".join(chars)
+
+
 def fold_text(text: str) -> str:
     """`text` as it reads (no offsets): for lexicon terms, unit forms and cue words."""
     return reading_text(text).text
@@ -337,9 +359,24 @@ def reading_text(original: str, spelling: SpellingVocabulary | None = None) -> R
         _Edit(m.start(), m.end(), m.group().replace(".", ""))
         for m in _DOTTED_ACRONYM_RE.finditer(read.text)
     ]
-    numbers = [_Edit(n.start, n.end, n.digits) for n in number_word_spans(read.text)]
+    wraps = soft_wraps(read.text)
+    flowing = _with_spaces(read.text, wraps)  # prose read on, for words split by a wrap
+    panels = [_Edit(p.start, p.end, p.labelled) for p in shorthand_spans(flowing)]
+    marks = [_Edit(d.start, d.end, d.mark) for d in dictation_spans(flowing)]
+    numbers = [
+        _Edit(n.start, n.end, n.digits)
+        for n in number_word_spans(flowing)
+        if not any(e.start < n.end and n.start < e.end for e in (*panels, *marks))
+    ]
+    word_edits.extend(panels)
     word_edits.extend(numbers)
-    word_edits.extend(_Edit(at, at + 1, " ") for at in soft_wraps(read.text))
+    taken = [(e.start, e.end) for e in (*panels, *numbers)]
+    word_edits.extend(m for m in marks if not any(s < m.end and m.start < e for s, e in taken))
+    word_edits.extend(
+        _Edit(at, _indent_end(read.text, at + 1), " ")  # the next line's indent goes too
+        for at in wraps
+        if not any(e.start <= at < e.end for e in word_edits)
+    )
     if spelling is not None:
         spoken = [(n.start, n.end) for n in numbers]
         for m in _WORD_RE.finditer(read.text):

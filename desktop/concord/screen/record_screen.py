@@ -23,12 +23,13 @@ with the record.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from concord import paths
-from concord.domain.gate import GateHit
+from concord.domain.gate import GateHit, GateStatus
 from concord.domain.record import Record
 from concord.errors import InputError
 from concord.screen.bmi_rule import bmi_findings
@@ -54,6 +55,7 @@ from concord.screen.rules import (
     BmiRule,
     GateDefinition,
     GateFile,
+    GatesRule,
     GradedRule,
     LexiconRule,
     MedicationRule,
@@ -134,6 +136,15 @@ class RecordScreen:
     def definitions(self) -> dict[str, GateDefinition]:
         return dict(self._definitions)
 
+    def owners(self) -> dict[str, tuple[str, ...]]:
+        """Specialty -> the gates it owns (its own and those it shares), in display order:
+        gate ownership is stated once, in the gate files."""
+        out: dict[str, list[str]] = {}
+        for gate in self._gates:
+            for specialty in (gate.specialty, *gate.also_specialties):
+                out.setdefault(specialty, []).append(gate.gate_id)
+        return {k: tuple(v) for k, v in out.items()}
+
     @property
     def gates(self) -> tuple[GateFile, ...]:
         """The loaded gate files, in display order."""
@@ -155,10 +166,29 @@ class RecordScreen:
         """Every finding of every gate, with spans in the documents' own text."""
         screening = self.prepare(record, today=today)
         out: list[Finding] = []
+        derived: list[tuple[str, GatesRule]] = []
         for gate in self._gates:
             for rule in gate.rules:
-                out.extend(self._apply(gate.gate_id, rule, screening))
+                if isinstance(rule, GatesRule):
+                    derived.append((gate.gate_id, rule))
+                else:
+                    out.extend(self._apply(gate.gate_id, rule, screening))
+        for gate_id, rule in derived:
+            out.extend(self._where_gates_fire(gate_id, rule, out))
         return out
+
+    def _where_gates_fire(
+        self, gate_id: str, rule: GatesRule, found: list[Finding]
+    ) -> Iterator[Finding]:
+        """One finding per listed gate that fires, at the first span that fired it."""
+        for other in rule.gate_ids:
+            first = next(
+                (f for f in found if f.gate_id == other and f.status is GateStatus.TRIGGERED),
+                None,
+            )
+            if first is not None:
+                title = self._definitions[other].title if other in self._definitions else other
+                yield replace(first, gate_id=gate_id, detail=f"{title}: {first.detail}")
 
     def prepare(self, record: Record, *, today: date | None = None) -> Screening:
         """The record read for screening: documents, mentions, sections and clock."""
@@ -237,6 +267,8 @@ class RecordScreen:
             return medication_findings(gate_id, rule, s)
         if isinstance(rule, BmiRule):
             return bmi_findings(gate_id, rule, s)
+        if isinstance(rule, GatesRule):
+            return iter(())  # read after every other gate (`_where_gates_fire`)
         return stent_findings(gate_id, rule, s)
 
 

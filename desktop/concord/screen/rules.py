@@ -27,6 +27,7 @@ and the terms that show a brief has addressed it. Rule types:
   status read from the list entry or sentence (stopped, held for surgery, previously on,
   a past course, prophylactic doses, the route, a short course).
 * ``bmi`` - body mass index stated, or computed from the latest weight and height.
+* ``gates`` - fires where one of the listed gates fires, with its evidence.
 """
 
 from __future__ import annotations
@@ -95,6 +96,16 @@ class LexiconRule(_Strict):
         default=False,
         description="A blood relative's finding is the patient's risk too (MH susceptibility)",
     )
+    treated_by: list[str] = Field(
+        default=[],
+        description="Interventions that, said done after the mention in its paragraph, treated "
+        "it ('troponin rose ...; he had PCI with one drug-eluting stent')",
+    )
+    diagnosed_only: bool = Field(
+        default=False,
+        description="A suspected diagnosis does not fire ('possible OSA', '?OSA awaiting a "
+        "sleep study'): only one made",
+    )
     value_decides: bool = Field(
         default=False,
         description="A mention followed by a value of its quantity ('raised INR 1.3') is "
@@ -143,6 +154,11 @@ class NumericRule(_Strict):
         description="Concepts that make a value a separate series (on oxygen, on exertion): "
         "a later value under another condition does not supersede it",
     )
+    masked_by: list[str] = Field(
+        default=[],
+        description="Conditions under which a later value never supersedes one that fires "
+        "(a normal SpO2 on supplemental oxygen does not show the patient is well on air)",
+    )
     latest_decides: bool = Field(
         default=True,
         description="A result superseded by a later one that does not cross is not fired",
@@ -175,6 +191,11 @@ class RisingRule(_Strict):
     plausible: tuple[float, float]
     bare_value: list[BareValue] = []
     explained_by: Explanation | None = None
+    treated_by: list[str] = Field(
+        default=[],
+        description="Interventions that, said done after the rise in its paragraph, treated it "
+        "(a troponin rise followed by 'PCI with one drug-eluting stent')",
+    )
     note: str = ""
 
 
@@ -233,6 +254,11 @@ class MedicationRule(_Strict):
     systemic_only: bool = Field(
         default=False, description="Inhaled, topical, nasal, eye and joint routes do not fire"
     )
+    requires: list[str] = Field(
+        default=[],
+        description="Concepts the record must name in the patient for it to fire (an SGLT2 "
+        "inhibitor counts for diabetes only in a patient with diabetes)",
+    )
     note: str = ""
 
 
@@ -248,7 +274,25 @@ class BmiRule(_Strict):
     note: str = ""
 
 
-AnyRule = LexiconRule | GradedRule | NumericRule | RisingRule | StentRule | MedicationRule | BmiRule
+class GatesRule(_Strict):
+    """Fires where another gate fires: known cardiac disease "also when a major cardiac gate
+    applies" (a pacemaker, a mechanical valve, a recent MI), with that gate's evidence."""
+
+    type: Literal["gates"]
+    gate_ids: list[str] = Field(min_length=1)
+    note: str = ""
+
+
+AnyRule = (
+    LexiconRule
+    | GradedRule
+    | NumericRule
+    | RisingRule
+    | StentRule
+    | MedicationRule
+    | BmiRule
+    | GatesRule
+)
 Rule = Annotated[AnyRule, Field(discriminator="type")]
 
 
@@ -302,6 +346,7 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
     if isinstance(rule, LexiconRule):
         yield from rule.concepts
         yield from rule.resolved_by
+        yield from rule.treated_by
         yield from rule.near
         yield from rule.unless_near
         if rule.explained_by is not None:
@@ -314,15 +359,18 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
         yield rule.concept
         yield from rule.annotate_if
         yield from rule.separate_conditions
+        yield from rule.masked_by
         yield from rule.near
         yield from rule.only_without
     elif isinstance(rule, RisingRule):
         yield rule.concept
+        yield from rule.treated_by
         if rule.explained_by is not None:
             yield from rule.explained_by.causes
             yield from rule.explained_by.unless
     elif isinstance(rule, MedicationRule):
         yield from rule.concepts
+        yield from rule.requires
         for dose in rule.prophylactic:
             yield from dose.concepts
         if rule.daily_dose is not None:
@@ -330,6 +378,8 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
             yield from (e.concept for e in rule.daily_dose.equivalents)
     elif isinstance(rule, BmiRule):
         yield from (rule.concept, rule.weight, rule.height)
+    elif isinstance(rule, GatesRule):
+        return
     else:
         yield from (rule.des_concept, rule.bms_concept, rule.any_concept)
 

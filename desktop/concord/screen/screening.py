@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from concord.evidence.injection import PATTERNS as INJECTION_PATTERNS
 from concord.screen.context import HISTORICAL_DAYS, ContextReader, HistoryPolicy, Situation
 from concord.screen.dates import RecordClock
 from concord.screen.document import ReadDocument
+from concord.screen.injection import instruction_like
 from concord.screen.lexicon import Lexicon, Mention
 from concord.screen.qualifiers import Scale
 from concord.screen.values import ValueReader
@@ -48,11 +48,12 @@ class Screening:
             reference=self.clock.reference,
             resolved_by=resolved_by,
             window_days=window_days or HISTORICAL_DAYS,
+            event=window_days is not None,
         )
 
     def injected(self, d: ReadDocument, start: int, end: int) -> bool:
         """Whether read-text span [start, end) of `d` lies on a line of instruction-like or
-        forged text (the patterns of `concord.evidence.injection`): such a line may not
+        forged text (`concord.screen.injection`): such a line may not
         silence a finding (a forged "L2: K+ 4.1 (repeat)" does not supersede a real 6.4).
         Only the lines asked about are read, once each."""
         own_start, _ = d.span(start, end)
@@ -62,5 +63,5 @@ class Screening:
         line = text[line_start : len(text) if line_end < 0 else line_end]
         key = (d.index, line_start)
         if key not in self._injected:
-            self._injected[key] = any(p.search(line) for _, p in INJECTION_PATTERNS)
+            self._injected[key] = instruction_like(line)
         return self._injected[key]

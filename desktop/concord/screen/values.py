@@ -162,6 +162,15 @@ _INSTRUCTION_AFTER = re.compile(
 _FROM_BEFORE = re.compile(r"(?<![A-Za-z])from\s*$", re.IGNORECASE)
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
+LATER_REACH = 160  # characters after a value searched for a later one in its sentence
+_LATER_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_LATER_GAP = re.compile(
+    r"(?:[\s,:=]+|\s*\([^()\n\d]{0,30}\)\s*)*(?:[A-Za-z][A-Za-z'\-]*[\s,:=]+(?:\([^()\n\d]{0,30}\)"
+    r"[\s,:=]*)?){0,5}?(?:[(\[]\s*)?(?=[<>~]?\s*\d)",
+    re.IGNORECASE,
+)
+_TIME_OF_DAY_END = re.compile(r"(?<!\d)\d{1,2}:\d{2}$")
+_LATER_AFTER = re.compile(r"(?P<space>[\s,(]*)(?P<word>[A-Za-z/%^0-9.]+)?[\s,(]*")
 _GAP_STOP = re.compile(r"[.;!?](?:\s|$)|\n")
 
 
@@ -645,11 +654,67 @@ class ValueReader:
                 ordered = ordered or bool(word and word != ",")
             end = value.end
         end = self._annotations(text, end, line_end, series, anchor)
+        later = self._later_in_sentence(d, spec, is_other, end, line_end)
+        if later is not None:
+            series.append(later)
+            ordered = True
         if len(series) > 1 and not ordered:
             ordered = True  # "14, 52, 230": a list of results is written in the order taken
         if any(v.hours is not None for v in series) and all(v.hours is not None for v in series):
             series.sort(key=lambda v: v.hours or 0.0)
         return Reading(mention.start, mention.end, tuple(series), ordered, "prose")
+
+    def _later_in_sentence(
+        self,
+        d: ReadDocument,
+        spec: QuantitySpec,
+        is_other: Callable[[Mention], bool],
+        start: int,
+        line_end: int,
+    ) -> Value | None:
+        """A later value of the same quantity further on in the sentence, with no label of
+        its own: after a word that places it later ("sodium 121 on admission, corrected
+        with 3% saline; today 134", "an artefactual SpO2 of 84%, repeated at 97%"), or
+        before one ("188/102 on arrival, 142/84 after analgesia")."""
+        text = d.text
+        stop = _LATER_SENTENCE_END.search(text, start, min(line_end, start + LATER_REACH))
+        end = stop.start() if stop is not None else min(line_end, start + LATER_REACH)
+        if any(is_other(o) for o in d.starting_in(start, end)):
+            end = min(o.start for o in d.starting_in(start, end) if is_other(o))
+        for cue in self.cues.later.finditer(text, start, end):
+            gap = _LATER_GAP.match(text, cue.end(), end)
+            number = _NUMBER_AT.match(text, gap.end()) if gap is not None else None
+            if number is None or _in_date_or_time(text, number):
+                continue
+            value = self._value_at(text, number, spec, "", end)
+            if value is not None:
+                return replace(value, rank=Rank.LATER)
+        for number in _NUMBER_AT.finditer(text, start, end):
+            if _in_date_or_time(text, number) or _TIME_OF_DAY_END.search(
+                text, max(0, number.start() - 3), number.end()
+            ):
+                continue  # "07:30": a time, not a value
+            value = self._value_at(text, number, spec, "", end)
+            if value is None:
+                continue
+            if _FROM_BEFORE.search(text, max(start, number.start() - 12), number.start()):
+                continue  # "up from 140": the earlier value of a change
+            after = _LATER_AFTER.match(text, value.end, end)
+            if after is None:
+                continue
+            for pos in (after.end("space"), after.end() if after.group("word") else -1):
+                if pos >= 0 and self._later_at(text, pos, end):
+                    return replace(value, rank=Rank.LATER)
+        return None
+
+    def _later_at(self, text: str, pos: int, end: int) -> bool:
+        """Whether a word at `pos` places what precedes it later ("... after analgesia",
+        "... on repeat"), and is not the start of an earlier time ("last month")."""
+        later = self.cues.later.match(text, pos, end)
+        if later is None:
+            return False
+        earlier = self.cues.earlier.match(text, pos, end) or _DAY_WORD.match(text, pos, end)
+        return earlier is None or earlier.end() < later.end()
 
     def _annotations(
         self, text: str, pos: int, limit: int, series: list[Value], anchor: date
@@ -898,7 +963,7 @@ def _slash_values(text: str, start: int, end: int) -> list[tuple[int, int]]:
     ]
 
 
-_DAY_MONTH = re.compile(r"\d{1,2}/\d{1,2}(?![\d.])")
+_DAY_MONTH = re.compile(r"(\d{1,2})/(\d{1,2})(?![\d.])")
 _DAY_MONTH_TIMES = re.compile(r"\d{1,2}/\d{1,2}\s*(?:x|×)")
 
 
@@ -918,7 +983,18 @@ def _in_date_or_time(text: str, m: re.Match[str]) -> bool:
         return True
     if _TIME_OF_DAY.match(text, at):
         return True
-    return bool(_DAY_MONTH.match(text, at)) and not _DAY_MONTH_TIMES.match(text, at)
+    day_month = _DAY_MONTH.match(text, at)
+    return (
+        day_month is not None
+        and _could_be_day_month(int(day_month.group(1)), int(day_month.group(2)))
+        and not _DAY_MONTH_TIMES.match(text, at)
+    )
+
+
+def _could_be_day_month(first: int, second: int) -> bool:
+    """Whether "first/second" can be a day and a month, either way round ("12/10", "10/14");
+    "78/40" (a blood pressure) or "80/12" cannot."""
+    return (1 <= first <= 31 and 1 <= second <= 12) or (1 <= first <= 12 and 1 <= second <= 31)
 
 
 def _skip_date_or_time(text: str, m: re.Match[str]) -> int:

@@ -26,7 +26,7 @@ from sqlite_utils import Database
 from concord.errors import StoreError
 from concord.store import schema_astrid as astrid_schema
 from concord.store import schema_eval as eval_schema
-from concord.store import schema_v1, schema_v4
+from concord.store import schema_labels, schema_v1, schema_v4
 from concord.store.audit import append_audit
 from concord.store.codec import system_user, utc_iso, utc_now
 from concord.store.transaction import write_transaction
@@ -48,6 +48,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "astrid", astrid_schema.SQL),
     Migration(3, "eval", eval_schema.SQL),
     Migration(4, "identity and integrity", schema_v4.SQL),
+    Migration(5, "labels", schema_labels.SQL),
 )
 
 _VERSION_TABLE = """

@@ -167,6 +167,53 @@ class Repository:
                 new_value={"statement": statement, "signature": signature},
             )
 
+    def renew_user(self, statement: dict[str, Any], signature: str) -> None:
+        """Store a renewal of an enrolled user's credential (a password change: new keys,
+        see `concord.accounts.enrolment.change_password`): the users row takes the new
+        public key and certificate, and the audit chain the whole signed statement, as an
+        enrolment (action "user enrol") that supersedes the earlier one from here on."""
+        with write_transaction(self.db):
+            updated = self.db.execute(
+                "UPDATE users SET public_key = :public_key, cert_fingerprint = "
+                ":cert_fingerprint, enrolled_by = :enrolled_by WHERE name = :name "
+                "AND public_key = :renews",
+                {
+                    "public_key": statement["public_key"],
+                    "cert_fingerprint": statement["cert_fingerprint"],
+                    "enrolled_by": statement["enrolled_by"],
+                    "name": statement["name"],
+                    "renews": statement["renews"],
+                },
+            )
+            if updated.rowcount != 1:
+                raise InputError(
+                    "the credential changed meanwhile (another password change?)",
+                    subject=statement["name"],
+                )
+            append_audit(
+                self.db.conn,
+                user=statement["enrolled_by"],
+                action="user enrol",
+                entity=f"user:{statement['name']}",
+                reason="credential renewed (password change)",
+                new_value={"statement": statement, "signature": signature},
+            )
+
+    def enrolment_history(self) -> dict[str, list[tuple[int, dict[str, Any]]]]:
+        """name -> the (seq, statement) of each enrolment and renewal in the audit trail, in
+        chain order (whether each is validly signed is `concord audit verify`'s to check)."""
+        found: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+        for row in self.db.query(
+            "SELECT seq, new_value FROM audit WHERE action = 'user enrol' ORDER BY seq"
+        ):
+            value = from_json(row["new_value"])
+            if isinstance(value, dict) and isinstance(value.get("statement"), dict):
+                statement = value["statement"]
+                found.setdefault(str(statement.get("name")), []).append(
+                    (int(row["seq"]), statement)
+                )
+        return found
+
     def revoke_user(self, statement: dict[str, Any], signature: str) -> None:
         """Store a revocation (see `concord.accounts.revocation`): an audit row holding the
         whole statement signed by the revoking admin. The audit chain, not a column, is

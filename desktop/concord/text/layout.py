@@ -10,12 +10,13 @@ other break is kept as the end of a row, item or field.
 A break between two non-blank lines is a soft wrap when neither line is a table row (a tab,
 a pipe, or a column gap of two or more spaces between cells on a line that is not long
 prose), the next line is not a list item, a heading, a "Label:" field or a dated entry,
-the line before does not end a field (a colon) or a sentence, and one of these holds:
+the line before does not end a sentence, nor end in a colon or is a short "Label: value"
+field, and one of these holds:
   * the next line starts in lower case ("an ejection fraction" / "of 25%");
   * the line before ends on a word that cannot end a sentence ("was", "of", "with", "the");
-  * the line before is long prose that ran to the paragraph's width, and the next line
-    carries the sentence on (a long line breaks where the margin is, not where the
-    sentence ends).
+  * the line before is long prose (words, few digits) that ran to the paragraph's width,
+    and the next line carries the sentence on (a long line breaks where the margin is, not
+    where the sentence ends).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ CONTINUING_WORDS = frozenset(_CONTINUING.split())
 WIDTH_SHARE = 0.8
 """A line at least this share of the paragraph's widest line ran out of width."""
 MIN_WRAP_WIDTH = 45
+PROSE_DIGIT_SHARE = 0.15
+"""A line whose characters are more than this share digits is results, not prose."""
 """...and at least this many characters: shorter lines end where the writer ended them."""
 
 _LINE_RE = re.compile(r"[^\n]*")
@@ -107,6 +110,8 @@ def _is_soft(text: str, a: tuple[int, int], b: tuple[int, int], widest: int) -> 
         return False
     if _SENTENCE_END_RE.search(first):
         return False
+    if _FIELD_RE.match(first) and len(first.rstrip()) < MIN_WRAP_WIDTH:
+        return False  # a short "Label: value" line is a complete field
     stripped = first.strip()
     if _CAPS_RE.fullmatch(stripped) or _ITEM_RE.match(first) and len(stripped) < 25:
         return False  # a heading in capitals; a short list item
@@ -117,4 +122,18 @@ def _is_soft(text: str, a: tuple[int, int], b: tuple[int, int], widest: int) -> 
     if last is not None and last.group(1).lower() in CONTINUING_WORDS:
         return True
     width = len(first.rstrip())
-    return width >= MIN_WRAP_WIDTH and width >= WIDTH_SHARE * widest and head[:1].isalnum()
+    return (
+        width >= MIN_WRAP_WIDTH
+        and width >= WIDTH_SHARE * widest
+        and head[:1].isalnum()
+        and _prose_like(first)
+    )
+
+
+def _prose_like(line: str) -> bool:
+    """A line of words, not of results: at least eight words and few digits ("Na 121 (L),
+    K 5.4 (H), Cl 84, CO2 17" is a list of results that ends where its writer ended it)."""
+    words = line.split()
+    visible = [c for c in line if not c.isspace()]
+    digits = sum(c.isdigit() for c in visible)
+    return len(words) >= 8 and digits <= PROSE_DIGIT_SHARE * len(visible)

@@ -40,20 +40,36 @@ TENS = {
     "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
 SCALES = {"hundred": 100, "thousand": 1000}
-_NUMBER_WORDS = sorted({*UNITS, *TEENS, *TENS, *SCALES, "point", "and", "a"}, key=len, reverse=True)
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+_NUMBER_WORDS = sorted(
+    {*UNITS, *TEENS, *TENS, *SCALES, *ORDINALS, "point", "and", "a"}, key=len, reverse=True
+)
+_MONTH_RE = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)",
+    re.IGNORECASE,
+)
+_MONTH_BEFORE_RE = re.compile(rf"(?<![A-Za-z]){_MONTH_RE.pattern}[ \t]+(?:the[ \t]+)?$", re.I)
+_MONTH_AFTER_RE = re.compile(rf"[ \t]+of[ \t]+{_MONTH_RE.pattern}(?![A-Za-z])", re.I)
 _WORD_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:" + "|".join(_NUMBER_WORDS) + r")(?![A-Za-z0-9])", re.IGNORECASE
 )
 _JOIN_RE = re.compile(r"[ \t]*-[ \t]*|[ \t]+")  # what may stand between two words of a number
 _VALUE_BEFORE_RE = re.compile(
     r"(?:(?<![A-Za-z])(?:of|was|is|are|were|at|to|from|over|about|around|approximately|"
-    r"stage|grade|class|type|gold|nyha|asa|score|scored|x)|[=:~])[ \t]*$",
+    r"stage|grade|class|type|gold|nyha|asa|score|scored|x|factor|foot|feet|ft)|[=:~])[ \t]*$",
     re.IGNORECASE,
 )
 _UNIT_AFTER_RE = re.compile(
     r"[ \t]*(?:percent|per\s*cent|%|units?|mmol|mg|milligrams?|grams?|g/|kg|kilos?|"
     r"millimol|milliequivalents?|beats|breaths|litres?|liters?|l/min|mm|cm|metres?|meters?|"
-    r"feet|foot|inches|pounds|lbs?|stones?|point)(?![A-Za-z])",
+    r"feet|foot|inches|pounds|lbs?|stones?|point|days?|weeks?|months?|years?|hours?|"
+    r"minutes?|times|cycles?|puffs?|tablets?|litres|liters)(?![A-Za-z])",
     re.IGNORECASE,
 )
 _DIGIT_WORDS_AFTER_POINT = {**UNITS}
@@ -82,9 +98,32 @@ def number_word_spans(text: str) -> list[NumberWords]:
             if not _JOIN_RE.fullmatch(text, run[-1][1], nxt[0]):
                 break
             run.append(nxt)
-        out.extend(_numbers_in(text, run))
+        day = _day_of_month(text, run)
+        numbers = _numbers_in(text, run)
+        if day is not None:
+            numbers = [n for n in numbers if n.end <= day.start] + [day]
+        out.extend(numbers)
         i += len(run)
     return out
+
+
+def _day_of_month(text: str, run: list[tuple[int, int, str]]) -> NumberWords | None:
+    """An ordinal day said beside a month: "September twenty-fifth", "the third of May"."""
+    last = run[-1][2]
+    if last not in ORDINALS:
+        return None
+    tens = run[-2][2] if len(run) > 1 and run[-2][2] in ("twenty", "thirty") else None
+    day = (TENS[tens] if tens else 0) + ORDINALS[last]
+    if not 1 <= day <= 31:
+        return None
+    start = run[-2][0] if tens else run[-1][0]
+    end = run[-1][1]
+    before = _MONTH_BEFORE_RE.search(text, max(0, start - 16), start)
+    after = _MONTH_AFTER_RE.match(text, end)
+    if before is None and after is None:
+        return None
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(day % 10 if day not in (11, 12, 13) else 0, "th")
+    return NumberWords(start, end, f"{day}{suffix}")
 
 
 def _numbers_in(text: str, run: list[tuple[int, int, str]]) -> list[NumberWords]:
@@ -123,6 +162,11 @@ def _parse(run: list[tuple[int, int, str]], k: int) -> tuple[int, str] | None:
     """The number starting at word k of the run: (index after its last word, digits)."""
     words = [w for _, _, w in run]
     n = len(words)
+    if words[k] in ORDINALS:
+        return None  # an ordinal is read only as a day of a month (`_day_of_month`)
+    year = _year(words, k)
+    if year is not None:
+        return year
     if words[k] in ("and", "point") and not (words[k] == "point" and _digit_after(words, k)):
         return None
     if words[k] == "a" and not (k + 1 < n and words[k + 1] in SCALES):
@@ -166,6 +210,26 @@ def _parse(run: list[tuple[int, int, str]], k: int) -> tuple[int, str] | None:
     if whole is None:
         return None
     return j, str(whole)
+
+
+def _year(words: list[str], k: int) -> tuple[int, str] | None:
+    """A year said in two halves: "nineteen eighty-five", "twenty nineteen", "twenty
+    twenty-three", "twenty oh five" (the first half nineteen or twenty)."""
+    n = len(words)
+    if words[k] not in ("nineteen", "twenty") or k + 1 >= n:
+        return None
+    century = 19 if words[k] == "nineteen" else 20
+    nxt = words[k + 1]
+    if nxt == "oh" and k + 2 < n and words[k + 2] in UNITS and words[k + 2] not in ("oh", "zero"):
+        return k + 3, str(century * 100 + UNITS[words[k + 2]])
+    if nxt in TEENS:
+        return k + 2, str(century * 100 + TEENS[nxt])
+    if nxt in TENS:
+        value, j = TENS[nxt], k + 2
+        if j < n and words[j] in UNITS and words[j] not in ("oh", "zero"):
+            value, j = value + UNITS[words[j]], j + 1
+        return j, str(century * 100 + value)
+    return None
 
 
 def _digit_after(words: list[str], j: int) -> bool:

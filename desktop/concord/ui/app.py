@@ -221,9 +221,15 @@ def run_app(
     """Open the window. With `screenshot`, render `page` ("case", "worklist", "qa",
     "grading" or "agreement") of the demo data to a PNG and exit; `size` forces the
     window's size (else it fits the screen, or comes back where the user left it)."""
+    from concord.accounts.settings import installation_servers
     from concord.netguard import install_network_guard  # before Qt: no internet sockets
 
     install_network_guard()
+    try:
+        install_network_guard(signed=installation_servers())  # the admin-signed list
+    except ConcordError as exc:
+        print(f"concord gui: {exc.one_line()}", file=sys.stderr)
+        return 1
     _check_qt_binding()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)

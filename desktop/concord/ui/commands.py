@@ -36,6 +36,7 @@ class Command(StrEnum):
     GOOD = "good"
     BAD = "bad"
     GOLDEN = "golden"
+    HARM = "harm"
     TO_DO = "to do"
     RUN = "run"
     JUDGE = "judge"
@@ -104,6 +105,12 @@ COMMANDS: dict[Command, CommandSpec] = {
     Command.GOOD: CommandSpec("Review", "Grade answer good", ("G",)),
     Command.BAD: CommandSpec("Review", "Grade answer bad", ("X",)),
     Command.GOLDEN: CommandSpec("Review", "Show / hide golden answers", ("L",)),
+    Command.HARM: CommandSpec(
+        "Review",
+        "Mark unsafe (harm)…",
+        ("H",),
+        "Mark the answer or the current sentence unsafe, with a severity (1 / 2 / 3)",
+    ),
     Command.TO_DO: CommandSpec("Go", "Worklist: to do only", ("T",), "Show only patients to do"),
     Command.TAB_DASHBOARD: CommandSpec("Go", "Case dashboard", ("Ctrl+1",)),
     Command.TAB_REVIEW: CommandSpec("Go", "Side-by-side review", ("Ctrl+2",)),

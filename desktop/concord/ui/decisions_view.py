@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from concord.domain import Decision, Disposition, TargetKind
 from concord.errors import ConcordError
+from concord.labels.reasons import BLIND_REASON
 from concord.report.values import value_text
 from concord.review import DISAGREEMENT_VALUES, GATE_VALUES, MATCH_VALUES, target_spans
 from concord.ui import theme
@@ -58,7 +59,9 @@ def _value_words(decision: Decision) -> str:
 
 
 class OverrideDialog(QDialog):
-    """Asks for the human value and a reason; validates through the core before closing."""
+    """Asks for the human value and a reason; validates through the core before closing.
+    Blind, nothing is preselected (a preselected value would be an answer the reviewer did
+    not give) and the reason is optional."""
 
     def __init__(
         self,
@@ -92,6 +95,8 @@ class OverrideDialog(QDialog):
             form.addRow("Judge's value:", plain_label(entry_verdict(entry)))
         self.value_combo: QComboBox | None = None
         self.value_edit: QLineEdit | None = None
+        self.blind = blind
+        self.disposition = disposition
         if disposition:
             self.value_combo = QComboBox()
             for choice in Disposition:
@@ -113,6 +118,9 @@ class OverrideDialog(QDialog):
             self.value_combo = QComboBox()
             self.value_combo.addItems(list(choices))
             self.value_combo.setObjectName("overrideValue")
+            if blind:
+                self.value_combo.setCurrentIndex(-1)
+                self.value_combo.setPlaceholderText("choose your answer")
             form.addRow("Your value:", self.value_combo)
         else:
             upper = "1" if target.kind == "subscore" else "100"
@@ -122,7 +130,9 @@ class OverrideDialog(QDialog):
             form.addRow(f"Your value (0–{upper}):", self.value_edit)
         self.reason_edit = QLineEdit(reason)
         self.reason_edit.setObjectName("overrideReason")
-        self.reason_edit.setPlaceholderText("why (required)")
+        self.reason_edit.setPlaceholderText(
+            "why (optional for a blind answer)" if blind and not disposition else "why (required)"
+        )
         form.addRow("Reason:", self.reason_edit)
         self.error = plain_label()
         self.error.setStyleSheet(f"color:{theme.RED}")
@@ -160,8 +170,14 @@ class OverrideDialog(QDialog):
         return self.value_edit.text()
 
     def try_accept(self) -> None:
+        if not self.value().strip():
+            self.error.setText("Choose or type your answer first.")
+            return
+        # a blind answer may go without a reason; a red flag's disposition never does
+        blind_answer = self.blind and not self.disposition
+        reason = self.reason_edit.text().strip() or (BLIND_REASON if blind_answer else "")
         try:
-            self.decisions = self.queue.override(self.value(), self.reason_edit.text())
+            self.decisions = self.queue.override(self.value(), reason)
         except (ConcordError, ValueError) as exc:
             self.error.setText(error_text(exc) if isinstance(exc, ConcordError) else str(exc))
             return

@@ -5,9 +5,13 @@ is the grader's own: progress counts their grades and the page opens at the firs
 they have not graded, so work resumes where it stopped after a restart.
 
 Keys (window shortcuts, dispatched here by the main window while this page is shown):
-G good · X bad · N / P next / previous answer · L golden answers on/off · R reason box
-(Enter returns) · B blind mode, which hides the reward model's prediction until the
-grader has graded the answer.
+G good · X bad · N / P next / previous answer · L golden answers on/off · H mark the answer
+unsafe (1 / 2 / 3 severity) · R reason box (Enter returns) · B blind mode, which hides the
+reward model's prediction until the grader has graded the answer.
+
+Every grade is stored with how it was given: blind or not, whether the golden answers were
+on screen (they are hidden again whenever another answer comes up, so one L shows them for
+one answer only), and the seconds the answer had been on screen.
 
 "Generate answers" (Ctrl+G) makes K answers per question of the set shown, with the model,
 temperature and context choice beside it, in the window's job runner (`workers.JobRunner`,
@@ -17,6 +21,7 @@ the answers are stored.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -45,18 +50,25 @@ from concord.ui import theme
 from concord.ui.commands import Command
 from concord.ui.db import DbThread
 from concord.ui.job_panel import JobFollower, JobPanel
+from concord.ui.label_dialogs import HarmDialog
 from concord.ui.messages import error_text, show_banner
 from concord.ui.theme import plain_label
 from concord.ui.workers import JobRunner
-from concord.workbench.grading import GradingState, eval_sets, grade_answer, grading_state
+from concord.workbench.grading import (
+    GradingState,
+    eval_sets,
+    grade_answer,
+    grading_state,
+    mark_answer_harm,
+)
 from concord.workbench.imports import EvalImport
 from concord.workbench.model_jobs import MAX_K, GenerationResult, generation_job
 
 GRADE_COLOURS = {"good": (theme.GREEN, "#ffffff"), "bad": (theme.RED, "#ffffff")}
 DEFAULT_TEMPERATURE = 0.2
 KEY_HINT = (
-    "Keys: G good · X bad · N / P next / previous answer · L golden answers · "
-    "R type a reason (Enter returns) · B blind mode"
+    "Keys: G good · X bad · N / P next / previous answer · L golden answers (this answer "
+    "only) · H mark unsafe · R type a reason (Enter returns) · B blind mode"
 )
 
 
@@ -70,6 +82,7 @@ GRADING = frozenset(
         Command.UP,
         Command.GOLDEN,
         Command.REASON,
+        Command.HARM,
     }
 )
 
@@ -114,6 +127,9 @@ class GradingView(QWidget):
         self._want: str | None = None
         self._answer_after: str | None = None
         self.busy = False  # a grade is being stored
+        self.dialog: HarmDialog | None = None
+        self._timed: str | None = None  # the answer on screen, and since when (monotonic)
+        self._shown_at = time.monotonic()
         self._loaded_once = False
         self._requests = 0  # only the latest read is shown
 
@@ -260,9 +276,12 @@ class GradingView(QWidget):
             Command.UP: self.previous,
             Command.GOLDEN: self.toggle_golden,
             Command.REASON: self.focus_reason,
+            Command.HARM: self.mark_harm,
             Command.GENERATE: lambda: self.generate_answers(),
             Command.CANCEL: self.cancel_generation,
         }
+        if self.dialog is not None and command in GRADING:
+            return  # the harm dialog is open: the answer waits for it
         if command in actions:
             actions[command]()
 
@@ -499,6 +518,10 @@ class GradingView(QWidget):
             self._golden_for(None)
             return
         assert self.state is not None
+        if item.answer.answer_id != self._timed:  # another answer: its time starts now, and
+            self._timed, self._shown_at = item.answer.answer_id, time.monotonic()
+            self.golden.setVisible(False)  # the golden answers are hidden again
+            self._show_golden_state()
         config = self.state.configs.get(item.answer.config_hash, f"T={item.answer.temperature:g}")
         self.meta.setText(
             f"Answer {self.position + 1} of {total} · question "
@@ -520,12 +543,13 @@ class GradingView(QWidget):
                 f"Reward model {p.version} predicts: {p.grade} (score {p.score:.2f} of 1)"
             )
             self.prediction.setStyleSheet("font-weight:bold")
+        harm = f" · ⚠ you marked it UNSAFE ({item.my_harm})" if item.my_harm else ""
         if item.my_grade is None:
-            self.my_grade.setText("  Your grade: not graded yet")
+            self.my_grade.setText(f"  Your grade: not graded yet{harm}")
             self.my_grade.setStyleSheet(f"color:{theme.GREY}")
         else:
             bg, fg = GRADE_COLOURS.get(item.my_grade, ("#ddd", "#000"))
-            self.my_grade.setText(f"  Your grade: {item.my_grade.upper()}  ")
+            self.my_grade.setText(f"  Your grade: {item.my_grade.upper()}{harm}  ")
             self.my_grade.setStyleSheet(
                 f"background:{bg}; color:{fg}; font-weight:bold; padding:3px 8px; border-radius:4px"
             )
@@ -552,6 +576,8 @@ class GradingView(QWidget):
         answer_id = item.answer.answer_id
         reason = self.reason.text().strip() or f"graded {grade.value} (no comment)"
         blind = self.prediction_hidden(item)
+        golden_shown = not self.golden.isHidden()
+        seconds = time.monotonic() - self._shown_at
         signed_in = self.signed_in
         if signed_in is None:
             self.status.setText("Sign in to grade answers.")
@@ -561,7 +587,16 @@ class GradingView(QWidget):
         self.show_current()
         self.db.call(
             lambda repo: grade_answer(
-                repo, set_id, user, answer_id, grade.value, reason, blind=blind, session=signed_in
+                repo,
+                set_id,
+                user,
+                answer_id,
+                grade.value,
+                reason,
+                blind=blind,
+                session=signed_in,
+                golden_shown=golden_shown,
+                seconds=seconds,
             ),
             self._graded,
             self._failed("The grade was not stored"),
@@ -589,6 +624,60 @@ class GradingView(QWidget):
 
     def previous(self) -> None:
         self.position = max(self.position - 1, 0)
+        self.show_current()
+
+    def mark_harm(self) -> None:
+        """H: mark the answer shown unsafe, with a severity."""
+        item = self.current()
+        if item is None or self.state is None or self.busy:
+            return
+        dialog = HarmDialog(f"“{item.answer.text[:300]}”", sentence=False, parent=self)
+        dialog.chosen.connect(lambda severity, _whole: self._mark(item, severity))
+        dialog.finished.connect(self._dialog_closed)
+        self.dialog = dialog
+        dialog.open()
+        dialog.activateWindow()
+        dialog.setFocus()
+
+    def _dialog_closed(self, _result: int) -> None:
+        self.dialog = None
+        self.window().activateWindow()
+        self.setFocus()
+
+    def _mark(self, item: QueueItem, severity: object) -> None:
+        state, signed_in = self.state, self.signed_in
+        if state is None:
+            return
+        if signed_in is None:
+            self.status.setText("Sign in to mark answers.")
+            return
+        set_id, user, answer_id = state.set_id, self.user, item.answer.answer_id
+        reason, blind = self.reason.text().strip(), self.blind
+        seconds = time.monotonic() - self._shown_at
+        self.reason.clear()
+        self.busy = True
+        self.db.call(
+            lambda repo: mark_answer_harm(
+                repo,
+                set_id,
+                user,
+                answer_id,
+                str(severity),
+                reason,
+                blind=blind,
+                session=signed_in,
+                seconds=seconds,
+            ),
+            self._marked,
+            self._failed("The harm label was not stored"),
+        )
+
+    def _marked(self, state: GradingState) -> None:
+        self.busy = False
+        self.state = state
+        decision = state.decision
+        if decision is not None:
+            self.status.setText(f"Marked unsafe ({decision.new_value}): {decision.target_id}")
         self.show_current()
 
     def toggle_golden(self) -> None:

@@ -34,6 +34,7 @@ from concord.errors import ConcordError
 from concord.eval.agreement import LabelDisagreement
 from concord.eval.grading import answer_of_target
 from concord.pipeline import PanelSettings
+from concord.store import ExportResult
 from concord.ui import window_geometry
 from concord.ui.agreement_view import AgreementView
 from concord.ui.case_view import TAB_DECISIONS, CaseView
@@ -47,6 +48,7 @@ from concord.ui.shortcuts_dialog import ShortcutsDialog
 from concord.ui.workers import JobRunner, PanelRunner
 from concord.ui.worklist import WorklistView
 from concord.workbench.imports import import_qa_file, import_question_file
+from concord.workbench.label_export import export_labels
 from concord.workbench.model_jobs import RuntimeFactory, default_runtime_factory
 from concord.workbench.users import user_role
 
@@ -187,6 +189,7 @@ class MainWindow(QMainWindow):
         self.qa_view.import_requested.connect(self.import_qa_dialog)
         self.grading_view.import_requested.connect(self.import_questions_dialog)
         self.agreement_view.open_item.connect(self.open_disagreement)
+        self.agreement_view.export_requested.connect(self.export_labels_dialog)
         self.patients.case_opened.connect(self.case_opened.emit)
         self.patients.run_ended.connect(self.run_ended.emit)
         self.patients.status_message.connect(
@@ -228,6 +231,14 @@ class MainWindow(QMainWindow):
         self._action(file, "Import QA items (ASTRID)…", ("Ctrl+Shift+O",), self.import_qa_dialog)
         self._action(
             file, "Import question set (EVAL)…", ("Ctrl+Alt+O",), self.import_questions_dialog
+        )
+        self._action(
+            file,
+            "Export labels (JSONL + CSV)…",
+            ("Ctrl+Shift+E",),
+            self.export_labels_dialog,
+            "Every label with how it was given (blind, bulk, golden answers shown, seconds, "
+            "judge run, unsafe)",
         )
         file.addSeparator()
         self._action(file, "Quit", ("Ctrl+Q",), lambda: None if self.close() else None)
@@ -358,6 +369,27 @@ class MainWindow(QMainWindow):
             lambda repo: import_question_file(repo, path, user),
             self.grading_view.imported,
             lambda exc: show_error(self, "Question set not imported", exc),
+        )
+
+    def export_labels_dialog(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Export labels", "labels.jsonl", "Labels (*.jsonl);;All files (*)"
+        )
+        if name:
+            self.export_labels(Path(name))
+
+    def export_labels(self, path: Path) -> None:
+        """Write every label with its provenance (JSONL, and CSV beside it)."""
+        user = self.user
+
+        def done(results: list[ExportResult]) -> None:
+            text = " and ".join(f"{r.path} ({r.rows} labels)" for r in results)
+            self.message(f"Labels exported: {text}", "info")
+
+        self.db.call(
+            lambda repo: export_labels(repo, path, user),
+            done,
+            lambda exc: show_error(self, "Labels not exported", exc),
         )
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

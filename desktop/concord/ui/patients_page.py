@@ -9,6 +9,7 @@ record's case page only; opening another patient meanwhile shows that patient as
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,6 +91,8 @@ class PatientsPage(QStackedWidget):
         self.override_dialog: OverrideDialog | None = None
         self.bulk_box: QMessageBox | None = None
         self.amend_box: QMessageBox | None = None
+        self._entry_key: object = None  # the judgement on screen, and since when (monotonic)
+        self._entry_since = time.monotonic()
         self._last_event: RunEvent | None = None  # of the run under way, to show it again
         self._run_record: str | None = None  # the record whose run this page follows
         self._status_before_run = CaseStatus.NOT_RUN
@@ -112,6 +115,7 @@ class PatientsPage(QStackedWidget):
         cv.run_panel.run_requested.connect(self.run_current)
         cv.run_panel.cancel_requested.connect(self.cancel_run)
         cv.queue.decisions_made.connect(self._store_decisions)
+        cv.queue.current_changed.connect(self._entry_shown)
         cv.bar.accept_button.clicked.connect(self.accept_current)
         cv.bar.disposition_chosen.connect(self.dispose_current)
         cv.bar.override_button.clicked.connect(self.override_current)
@@ -509,6 +513,12 @@ class PatientsPage(QStackedWidget):
         self.bulk_box = box
         box.open()
 
+    def _entry_shown(self, entry: object) -> None:
+        """The judgement on screen changed: its time starts now (kept with the decision)."""
+        key = getattr(entry, "key", None)
+        if key != self._entry_key:
+            self._entry_key, self._entry_since = key, time.monotonic()
+
     def _store_decisions(self, decisions: list[Decision], confirmed: bool = False) -> None:
         case = self.case_view.case
         if case is None or not decisions:
@@ -546,8 +556,9 @@ class PatientsPage(QStackedWidget):
                 f"{judgement_words(case, first.target_id)}{more}"
             )
 
+        seconds = time.monotonic() - self._entry_since
         self.db.call(
-            lambda repo: append_decisions(repo, case, decisions, signed_in),
+            lambda repo: append_decisions(repo, case, decisions, signed_in, seconds=seconds),
             done,
             self._db_error("The decision was not stored"),
         )

@@ -39,13 +39,14 @@ QUESTIONS = {
 }
 KEY_LEGEND = (
     "Keys: 1 / 2 / 3 answer with the option printed on the button · A accept the judge's "
-    "verdict · Enter accept the rest of this item and go on · S skip (unsure) · Ctrl+Z or "
-    "Backspace undo · J / K verdict · N / P item · R reason · B blind mode"
+    "verdict · Enter accept the rest of this item and go on (recorded as a bulk accept) · "
+    "S skip (unsure) · H mark unsafe · Ctrl+Z or Backspace undo · J / K verdict · N / P item · "
+    "R reason · B blind mode"
 )
 BLIND_LEGEND = (
     "Blind mode: answer each verdict with 1 / 2 / 3 (the options are on the buttons); the "
-    "judge's verdict shows once you have answered · S skip · Ctrl+Z undo · J / K verdict · "
-    "N / P item · R reason · B leaves blind mode"
+    "judge's verdict shows once you have answered · S skip · H mark unsafe · Ctrl+Z undo · "
+    "J / K verdict · N / P item · R reason (optional) · B leaves blind mode"
 )
 CONTEXT_LEGEND = (
     "Where code finds each answer sentence in the context: green = grounded · red = NOT "
@@ -176,7 +177,9 @@ class QaItemView(QWidget):
         you = "you: —" if mine is None else f"you: {value_text(mine.new_value)}"
         if row.kind == SENTENCE and row.sentence is not None:
             text = session.sentences[row.item_id][row.sentence].text
-            return f"S{row.sentence + 1}   [{judge} · {you}]\n“{text}”"
+            harm = session.harm(row.item_id, row.sentence)
+            unsafe = f" · ⚠ UNSAFE ({harm})" if harm else ""
+            return f"S{row.sentence + 1}   [{judge} · {you}{unsafe}]\n“{text}”"
         extra = ""
         if row.kind == RA:
             item = session.items[session.item_index(row.item_id)]
@@ -200,9 +203,11 @@ class QaItemView(QWidget):
         rows = session.item_rows(item.item_id)
         decided = sum(session.decided(r) for r in rows)
         scope = {"in": "in scope", "out": "OUT OF SCOPE"}.get(str(item.scope or ""), "scope ?")
+        harm = session.harm(item.item_id)
         self.item_label.setText(
             f"Item {index + 1} of {len(session.items)}: {item.item_id} · {scope} · "
             f"you decided {decided} of {len(rows)}"
+            + (f" · ⚠ you marked the answer UNSAFE ({harm})" if harm else "")
         )
         self.labels_label.setText(
             "Labels in the file: hidden in blind mode" if blind else file_labels_text(item)

@@ -1,12 +1,20 @@
 """ASTRID QA review: one item at a time, as fast as an annotator can agree.
 
 Agreeing with the judge costs one key per item: Enter accepts every verdict of the item
-not yet decided and moves to the next item. Each verdict's options are buttons with their
+not yet decided and moves to the next item (recorded as a bulk accept: the verdicts were not
+decided one by one). Each verdict's options are buttons with their
 key printed on them (1 / 2 / 3); A accepts the judge's verdict on the current one; every
 decision moves on to the next verdict to decide, and past the item's last one to the next
 item. S skips an item (unsure: it stays to do, after the others); Ctrl+Z (or Backspace)
 undoes the last decision — recorded as a new decision that withdraws it, never an edit.
 CF is not asked: it follows the sentence verdicts (`workbench.qa_session`).
+
+No key falls through: a key that overrides a verdict the reviewer can see opens the reason
+box at once (`label_dialogs.ReasonDialog`: one letter takes a preset reason, Esc cancels);
+the item waits for it, so the next keys can never accept the judge instead. H marks the
+answer or the current sentence unsafe with a severity. Every label is stored with how it was
+given: blind or not, bulk or one by one, the seconds the item had been on screen, the judge
+run shown.
 
 Blind mode hides the judge's verdicts, reasons and the file's labels until answered (A and
 Enter are off then); a set with no judge run is labelled blind. Data comes from the
@@ -16,6 +24,7 @@ ASTRID judge over the set shown in the window's job runner and opens the new run
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt, Signal
@@ -36,12 +45,13 @@ from PySide6.QtWidgets import (
 )
 
 from concord.accounts.session import Session as SignedIn
-from concord.domain import Decision
+from concord.domain import Decision, Severity
 from concord.errors import ConcordError
 from concord.ui import theme
 from concord.ui.commands import OPTIONS, Command
 from concord.ui.db import DbThread
 from concord.ui.job_panel import JobFollower, JobPanel
+from concord.ui.label_dialogs import HarmDialog, ReasonDialog
 from concord.ui.messages import error_text, show_banner
 from concord.ui.qa_item_view import QaItemView
 from concord.ui.theme import plain_label
@@ -50,17 +60,21 @@ from concord.workbench.imports import QaImport
 from concord.workbench.model_jobs import qa_judge_job
 from concord.workbench.qa_session import (
     REST_REASON,
+    SENTENCE,
     QaChoice,
     QaRow,
     QaSession,
     QaUpdate,
     apply_update,
     load_session,
+    make_harm_decision,
     make_row_decision,
+    needs_reason,
     qa_choices,
     store_decisions,
     undo_last,
 )
+from concord.workbench.reason_presets import presets
 
 DECIDING = frozenset(
     {
@@ -74,6 +88,7 @@ DECIDING = frozenset(
         Command.DOWN,
         Command.UP,
         Command.REASON,
+        Command.HARM,
     }
 )
 
@@ -113,6 +128,9 @@ class QaReviewView(QWidget):
         self._requests = 0  # only the latest read of the chooser is shown
         self._want: tuple[str | None, str | None] | None = None  # to open after a refresh
         self._select_after: str | None = None  # target to select once the session is shown
+        self.dialog: ReasonDialog | HarmDialog | None = None  # open: the item waits for it
+        self._timed: str | None = None  # the item on screen, and since when (monotonic)
+        self._shown_at = time.monotonic()
         self._build()
 
     # -- layout --------------------------------------------------------------------------
@@ -229,6 +247,9 @@ class QaReviewView(QWidget):
         if command == Command.ACCEPT_REST and self._typing():
             self.focus_queue()  # Enter in the reason box: back to the verdicts
             return
+        if self.dialog is not None and command in DECIDING:
+            self.status.setText("Give a reason (a letter or typed, Enter) or Esc to cancel first.")
+            return
         if self.busy and command in DECIDING:
             self._waiting.append(command)  # after the write on its way
             return
@@ -242,6 +263,7 @@ class QaReviewView(QWidget):
             Command.DOWN: self.next_verdict,
             Command.UP: self.previous_verdict,
             Command.REASON: self.focus_reason,
+            Command.HARM: self.mark_harm,
             Command.JUDGE: lambda: self.judge_set(),
             Command.CANCEL: self.cancel_judging,
         }
@@ -481,6 +503,9 @@ class QaReviewView(QWidget):
         self.queue.blockSignals(True)
         self.queue.setCurrentRow(self.item_index)
         self.queue.blockSignals(False)
+        item_id = session.items[self.item_index].item_id
+        if item_id != self._timed:  # another item on screen: its time starts now
+            self._timed, self._shown_at = item_id, time.monotonic()
         self.item.show_item(session, self.item_index, row, self.blind)
 
     def _row_chosen(self) -> None:
@@ -567,12 +592,94 @@ class QaReviewView(QWidget):
 
     # -- deciding ------------------------------------------------------------------------
 
+    def seconds_on_item(self) -> float:
+        """How long the item shown has been on screen."""
+        return time.monotonic() - self._shown_at
+
     def choose_option(self, number: int) -> None:
-        """Keys 1 / 2 / 3 (or a button): answer the current verdict with that option."""
+        """Keys 1 / 2 / 3 (or a button): answer the current verdict with that option. An
+        override of a verdict you can see needs a reason: without one typed, the reason box
+        opens and the item waits for it."""
         row = self.current_row()
         if row is None or not 1 <= number <= len(row.options):
             return
-        self._decide([(row, row.options[number - 1])], self.reason.text().strip())
+        value, reason = row.options[number - 1], self.reason.text().strip()
+        if not reason and needs_reason(row, value, blind=self.hidden(row)):
+            self.ask_reason(row, value)
+            return
+        self._decide([(row, value)], reason)
+
+    def ask_reason(self, row: QaRow, value: str) -> None:
+        """Open the reason box for overriding `row` with `value` (focus in it)."""
+        session = self.session
+        if session is None:
+            return
+        if row.kind == SENTENCE and row.sentence is not None:
+            what = f"S{row.sentence + 1} “{session.sentences[row.item_id][row.sentence].text}”"
+        else:
+            what = "Context relevance" if row.kind == "astrid_cr" else "Refusal"
+        dialog = ReasonDialog(
+            f"{row.item_id} · {what}\nThe judge says {row.judge_value}; you answer {value}.",
+            presets(row.kind, value),
+            self,
+        )
+        dialog.chosen.connect(lambda reason: self._decide([(row, value)], reason))
+        dialog.finished.connect(self._dialog_closed)
+        self.dialog = dialog
+        self.status.setText(f"Why {value}? Press a letter for a reason, or type one; Esc cancels.")
+        self.commands_changed.emit()
+        dialog.open()
+        dialog.activateWindow()  # the keys go to the reason box from now on
+        dialog.box.setFocus()
+
+    def _dialog_closed(self, result: int) -> None:
+        dialog, self.dialog = self.dialog, None
+        if isinstance(dialog, ReasonDialog) and dialog.reason is None:
+            self.status.setText("Override cancelled: nothing was recorded.")
+        elif isinstance(dialog, HarmDialog) and dialog.result_severity is None:
+            self.status.setText("Not marked unsafe.")
+        self.window().activateWindow()
+        self.focus_queue()
+        self.commands_changed.emit()
+        del result
+
+    def mark_harm(self) -> None:
+        """H: mark the current sentence (or the whole answer) unsafe, with a severity."""
+        session, row = self.session, self.current_row()
+        if session is None or row is None:
+            return
+        sentence = row.sentence if row.kind == SENTENCE else None
+        item = session.items[self.item_index]
+        what = (
+            f"S{sentence + 1}: “{session.sentences[row.item_id][sentence].text}”"
+            if sentence is not None
+            else f"The answer to “{item.question}”"
+        )
+        dialog = HarmDialog(what, sentence=sentence is not None, parent=self)
+        dialog.chosen.connect(
+            lambda severity, whole: self._mark(row.item_id, None if whole else sentence, severity)
+        )
+        dialog.finished.connect(self._dialog_closed)
+        self.dialog = dialog
+        dialog.open()
+        dialog.activateWindow()
+        dialog.setFocus()
+
+    def _mark(self, item_id: str, sentence: int | None, severity: Severity) -> None:
+        session, signed_in = self.session, self.signed_in
+        if session is None:
+            return
+        if signed_in is None:
+            self.status.setText("Sign in to record decisions.")
+            return
+        decision = make_harm_decision(
+            session, item_id, sentence, severity, self.reason.text().strip(), blind=self.blind
+        )
+        how = session.provenance(bulk=False, seconds=self.seconds_on_item())
+        self._write(
+            lambda repo: store_decisions(repo, session, [decision], signed_in, how),
+            self.item.targets.currentRow(),
+        )
 
     def accept_current(self) -> None:
         row = self.current_row()
@@ -606,9 +713,11 @@ class QaReviewView(QWidget):
         if not acceptable:
             self.status.setText("No judge's verdict to accept here: answer with 1 / 2 / 3.")
             return
-        self._decide(acceptable, self.reason.text().strip() or REST_REASON)
+        self._decide(acceptable, self.reason.text().strip() or REST_REASON, bulk=True)
 
-    def _decide(self, choices: Sequence[tuple[QaRow, str | None]], reason: str) -> None:
+    def _decide(
+        self, choices: Sequence[tuple[QaRow, str | None]], reason: str, *, bulk: bool = False
+    ) -> None:
         session = self.session
         if session is None:
             return
@@ -627,7 +736,8 @@ class QaReviewView(QWidget):
             self.status.setText("Sign in to record decisions.")
             return
         position = self.item.targets.currentRow()
-        self._write(lambda repo: store_decisions(repo, session, made, signed_in), position)
+        how = session.provenance(bulk=bulk, seconds=self.seconds_on_item())
+        self._write(lambda repo: store_decisions(repo, session, made, signed_in, how), position)
 
     def undo(self) -> None:
         session, signed_in = self.session, self.signed_in
@@ -661,6 +771,10 @@ class QaReviewView(QWidget):
                 f"Undone: {row_words(self.session, last.target_id)} (recorded as a new decision)"
             )
             self.select_target(last.target_id)
+        elif update.appended and all(d.target_kind.is_harm for d in update.appended):
+            first = update.appended[0]
+            self.status.setText(f"Marked unsafe ({first.new_value}): {first.target_id}")
+            self._show_item(position)
         elif update.appended:
             first = update.appended[0]
             shown = "accepted" if first.action.value == "accept" else "answered"

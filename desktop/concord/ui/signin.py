@@ -2,14 +2,15 @@
 
 * `SignInDialog`: user name + password; checks them with `concord.accounts.session.sign_in`
   (failed attempts are audited) and hands back a `Session`.
-* `SessionLock`: after `LOCK_AFTER_MINUTES` without keyboard or mouse input the window is
-  covered by a modal `LockDialog` that only the signed-in user's password opens (or quits).
+* `SessionLock`: after the installation's `lock_minutes` without keyboard or mouse input the
+  window is covered by a modal `LockDialog` that only the signed-in user's password opens
+  (or quits).
 * `ask_password`: the password asked again before signing a record.
 """
 
 from __future__ import annotations
 
-import os
+import math
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import (
@@ -24,12 +25,20 @@ from PySide6.QtWidgets import (
 )
 
 from concord.accounts.session import Session, sign_in
+from concord.accounts.settings import DEFAULT_LOCK_MINUTES, lock_minutes
 from concord.errors import ConcordError
 from concord.store import Repository
 from concord.ui.theme import plain_label
 
-LOCK_AFTER_MINUTES = float(os.environ.get("CONCORD_LOCK_MINUTES", "10"))
-"""Inactivity before the app locks (the site may shorten it; 0 turns locking off)."""
+
+def lock_after_minutes() -> float:
+    """Inactivity before the app locks: the installation's setting, signed by an admin
+    (`concord settings set lock_minutes N --admin ADMIN`, 1-60, default 10). Not read from
+    the user's environment: nobody at the keyboard can turn the lock off."""
+    with Repository.open() as repo:
+        return lock_minutes(repo)
+
+
 _INPUT_EVENTS = (
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,
@@ -53,6 +62,7 @@ class SignInDialog(QDialog):
         user: str = "",
         locked: bool = False,
         note: str = "",
+        minutes: float = DEFAULT_LOCK_MINUTES,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("lockDialog" if locked else "signInDialog")
@@ -68,7 +78,7 @@ class SignInDialog(QDialog):
         self.error = plain_label(style="color:#b71c1c")
         self.error.setObjectName("signInError")
         intro = (
-            f"Concord locked itself after {LOCK_AFTER_MINUTES:g} minutes without use. "
+            f"Concord locked itself after {minutes:g} minutes without use. "
             f"Type the password of {user} to go on, or quit."
             if locked
             else "Sign in with your Concord user name and password. Every decision, import, "
@@ -121,8 +131,12 @@ def ask_password(parent: QWidget, name: str, title: str) -> str | None:
 class SessionLock(QObject):
     """Locks `window` after inactivity: watches the application's input events."""
 
-    def __init__(self, window: QWidget, session: Session, minutes: float = LOCK_AFTER_MINUTES):
+    def __init__(self, window: QWidget, session: Session, minutes: float | None = None):
         super().__init__(window)
+        if minutes is None:
+            minutes = lock_after_minutes()
+        if not (math.isfinite(minutes) and minutes > 0):  # never off, whatever is passed
+            minutes = DEFAULT_LOCK_MINUTES
         self.window = window
         self.session = session
         self.locked = False
@@ -144,7 +158,9 @@ class SessionLock(QObject):
         if self.locked:
             return
         self.locked = True
-        dialog = SignInDialog(self.window, user=self.session.name, locked=True)
+        dialog = SignInDialog(
+            self.window, user=self.session.name, locked=True, minutes=self.minutes
+        )
         self.dialog = dialog
         dialog.finished.connect(self._closed)
         dialog.open()

@@ -1,25 +1,18 @@
-"""The agreement tables of the Agreement page, computed in the database thread: judge vs
-human per metric and model, and between annotators. A kappa over fewer than
-`MIN_ITEMS_FOR_KAPPA` items is reported as too few to mean anything."""
+"""The agreement report behind the Agreement page and `concord agreement`, computed in the
+database thread (`labels.agreement`): judge vs human per metric, judge and blindness, between
+annotators with intervals, per annotator, gold items and unsafe marks. A kappa over fewer
+than `MIN_ITEMS_FOR_KAPPA` items is reported as too few to mean anything."""
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
-from typing import Any
 
-from concord.eval.agreement import RULE_BASED_SCREEN, between_annotators, judge_vs_human
+from concord.eval.agreement import RULE_BASED_SCREEN
+from concord.labels.agreement import AgreementReport, agreement_report
 from concord.store import Repository
 
 MIN_ITEMS_FOR_KAPPA = 20
 TOO_FEW = f"too few to mean anything (n < {MIN_ITEMS_FOR_KAPPA})"
-
-
-@dataclass(frozen=True)
-class AgreementTables:
-    judge: list[dict[str, Any]]
-    annotators: list[dict[str, Any]]
-    decisions: int
 
 
 def kappa_text(kappa: float | None, n: int) -> str:
@@ -46,14 +39,20 @@ def model_names(repo: Repository) -> dict[str, str]:
     return names
 
 
-def agreement_tables(repo: Repository) -> AgreementTables:
-    decisions = repo.decisions()
-    judge = judge_vs_human(decisions)
+def agreement_report_named(repo: Repository) -> AgreementReport:
+    """The agreement report (`labels.agreement`), with judge models named by the model store
+    where the core knows them only by their hash."""
+    report = agreement_report(repo)
     names = model_names(repo)
-    for row in judge:  # the core keys a model without a name by its hash prefix
+    for row in report.judge:  # the core keys a model without a name by its hash prefix
         if row["model"] == RULE_BASED_SCREEN:
             continue
         found = [n for sha, n in names.items() if row["model"] and sha.startswith(row["model"])]
         if found:
             row["model"] = found[0]
-    return AgreementTables(judge, between_annotators(decisions), len(decisions))
+    return report
+
+
+def agreement_tables(repo: Repository) -> AgreementReport:
+    """What the Agreement page shows (computed in the database thread)."""
+    return agreement_report_named(repo)

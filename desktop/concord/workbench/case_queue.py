@@ -40,13 +40,12 @@ from concord.domain import (
     TargetKind,
 )
 from concord.domain.decision_history import is_withdrawal, standing_decisions
+from concord.labels.reasons import ACCEPT_REASON
+from concord.labels.reasons import BULK_REASON as BULK_REASON  # re-exported for the pages
 from concord.review import BULK_REASON_PREFIX, make_decision, parse_override
 
-ACCEPT_REASON = "accepted as shown"
 UNDO_REASON = "undo: withdraws {decision_id}"
-BULK_REASON = (
-    BULK_REASON_PREFIX + " the {n} remaining optional judgement(s), not reviewed one by one"
-)
+assert BULK_REASON.startswith(BULK_REASON_PREFIX)  # one way a bulk accept reads
 __all__ = ["GROUP_PREFIX", "REPEAT_PREFIX", "disagreement_of", "quote_brief"]
 
 

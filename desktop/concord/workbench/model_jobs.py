@@ -134,7 +134,9 @@ def judge_qa_set(
     items = store.items(set_id)
     run = None
     for event in judge_items(runtime, items, set_id, settings, cancelled=should_stop):
-        report(event.done, event.total, event.message)
+        # the desktop's progress line names the item, never its verdicts: in blind mode the
+        # reviewer must not read them there (the command line prints them)
+        report(event.done, event.total, f"judged {event.done} of {event.total} item runs")
         run = event.run or run
     if run is None:
         raise Cancelled("the judge run ended without a result", subject=set_id)

@@ -31,11 +31,30 @@ from concord.astrid.prompts import Metric
 from concord.astrid.results import QaRun
 from concord.astrid.sentences import Sentence, split_sentences
 from concord.astrid.store import AstridStore
-from concord.astrid.targets import FAILED, KIND_VALUES, astrid_targets, make_astrid_decision
+from concord.astrid.targets import (
+    FAILED,
+    KIND_VALUES,
+    astrid_targets,
+    make_astrid_decision,
+    make_astrid_label,
+)
 from concord.astrid.targets import parse_value as parse_astrid_value
 from concord.decisions import record_decision
-from concord.domain import Decision, DecisionAction, Target, TargetKind, TargetRef
+from concord.domain import (
+    Decision,
+    DecisionAction,
+    LabelProvenance,
+    Severity,
+    Target,
+    TargetKind,
+    TargetRef,
+)
 from concord.domain.decision_history import standing_decisions
+from concord.errors import InputError
+from concord.labels.harm import harm_decision
+from concord.labels.reasons import ACCEPT_REASON, BLIND_REASON, LABEL_REASON
+from concord.labels.reasons import CF_REASON as CF_REASON  # re-exported for the pages
+from concord.labels.reasons import REST_REASON as REST_REASON
 from concord.store import Repository
 from concord.store.transaction import write_transaction
 
@@ -45,12 +64,8 @@ SENTENCE, CF, CR, RA = (
     TargetKind.ASTRID_CR,
     TargetKind.ASTRID_RA,
 )
-ACCEPT_REASON = "accepted as shown"
-REST_REASON = "accepted as shown (the rest of the item)"
-BLIND_REASON = "blind answer"
-LABEL_REASON = "labelled without a judge run"
-CF_REASON = "derived from the sentence verdicts"
 UNDO_REASON = "undo: withdraws {decision_id}"
+NO_VERDICT_REASON = "answered where the judge gave no verdict"
 
 
 def target_id(item_id: str, kind: TargetKind, sentence: int | None = None) -> str:
@@ -111,6 +126,7 @@ class QaSession:
     mine: dict[str, Decision] = field(default_factory=dict)  # target id -> my standing decision
     others: int = 0  # decisions other reviewers made on this set / run
     start_item: int = 0  # where the reviewer resumes: the first item not fully decided
+    set_sha256: str = ""  # the set's content hash (the version its labels are for)
 
     @property
     def case_ids(self) -> tuple[str, ...]:
@@ -119,6 +135,36 @@ class QaSession:
 
     def item_rows(self, item_id: str) -> list[QaRow]:
         return [r for r in self.rows if r.item_id == item_id]
+
+    def harm(self, item_id: str, sentence: int | None = None) -> str | None:
+        """My harm mark's severity on the answer (or its 0-based `sentence`), if any."""
+        number = None if sentence is None else sentence + 1
+        decision = self.mine.get(TargetRef.astrid_harm(item_id, number).format())
+        return None if decision is None else str(decision.new_value)
+
+    def owns(self, target_id: str) -> bool:
+        """Is `target_id` one of this session's verdicts, or a harm mark on its items?"""
+        if target_id in self.rows_by_target():
+            return True
+        try:
+            ref = TargetRef.parse(target_id)
+        except ValueError:
+            return False
+        return ref.kind.is_harm and ref.kind.is_astrid and ref.subject in self.item_ids
+
+    @property
+    def item_ids(self) -> frozenset[str]:
+        return frozenset(i.item_id for i in self.items)
+
+    def provenance(self, *, bulk: bool, seconds: float | None) -> LabelProvenance:
+        """How a label given now in this session is given (the run shown, the set)."""
+        return LabelProvenance(
+            bulk=bulk,
+            seconds_on_item=None if seconds is None else round(max(0.0, seconds), 2),
+            judge_run=None if self.run is None else self.run.run_id,
+            set_id=self.set_id,
+            set_sha256=self.set_sha256 or None,
+        )
 
     def rows_by_target(self) -> dict[str, QaRow]:
         return {r.target_id: r for r in self.rows}
@@ -234,7 +280,8 @@ def _mine(
 
 def load_session(repo: Repository, set_id: str, run_id: str | None, user: str) -> QaSession:
     store = AstridStore(repo)
-    name = store.get_set(set_id)["name"]
+    head = store.get_set(set_id)
+    name = head["name"]
     items = tuple(store.items(set_id))
     run = store.get_run(run_id) if run_id else None
     sentences = {i.item_id: tuple(split_sentences(i.answer)) for i in items}
@@ -270,7 +317,18 @@ def load_session(repo: Repository, set_id: str, run_id: str | None, user: str) -
     case_ids = (run.run_id, set_id) if run else (set_id,)
     mine, others, _ = _mine(repo, case_ids, user)
     session = QaSession(
-        set_id, name, run, items, tuple(rows), sentences, spans, user, cf_judge, mine, others
+        set_id,
+        name,
+        run,
+        items,
+        tuple(rows),
+        sentences,
+        spans,
+        user,
+        cf_judge,
+        mine,
+        others,
+        set_sha256=head["content_sha256"],
     )
     first = session.open_item(-1)
     return replace(session, start_item=first or 0)
@@ -283,21 +341,18 @@ def _label(
     session: QaSession, row: QaRow, value: str, user: str, reason: str, *, blind: bool = True
 ) -> Decision:
     """A label given with no judge's verdict to compare (no run, or none for this row)."""
-    item = session.items[session.item_index(row.item_id)]
-    return Decision(
-        decision_id="DEC-" + uuid.uuid4().hex,
-        case_id=session.set_id,
-        target_id=row.target_id,
-        target_kind=row.kind,
-        action=DecisionAction.OVERRIDE,
-        original_value=None,
-        new_value=parse_astrid_value(row.kind, value),
-        reason=reason,
-        user=user,
-        at=datetime.now(UTC),
-        shown={"item_sha256": item.content_sha256(), "set_id": session.set_id},
-        blind=blind,
+    return make_astrid_label(
+        session.set_id, session.items, row.target_id, value, user=user, reason=reason, blind=blind
     )
+
+
+def needs_reason(row: QaRow, value: str | None, *, blind: bool) -> bool:
+    """Does answering `row` with `value` override a verdict the reviewer can see? (Then it
+    needs a reason; a blind answer, an accept or an answer where the judge gave none does
+    not.)"""
+    if blind or value is None or not row.acceptable or row.judge is None:
+        return False
+    return bool(parse_astrid_value(row.kind, value) != row.judge.value)
 
 
 def make_row_decision(
@@ -311,8 +366,10 @@ def make_row_decision(
             raise ValueError("there is no judge's verdict to accept: give a value (1 / 2 / 3)")
         return _label(session, row, value, user, reason or LABEL_REASON)
     if not reason:
-        same = value is None or parse_astrid_value(row.kind, value) == row.judge.value
-        reason = BLIND_REASON if blind else (ACCEPT_REASON if same else "")
+        if needs_reason(row, value, blind=blind):
+            raise InputError("an override of a verdict you can see needs a reason")
+        unseen = ACCEPT_REASON if row.acceptable else NO_VERDICT_REASON
+        reason = BLIND_REASON if blind else unseen
     return make_astrid_decision(
         session.run,
         session.items,
@@ -403,20 +460,34 @@ def _follow_cf(session: QaSession, mine: dict[str, Decision], item_ids: set[str]
 
 
 def store_decisions(
-    repo: Repository, session: QaSession, new: Sequence[Decision], signed_in: Session
+    repo: Repository,
+    session: QaSession,
+    new: Sequence[Decision],
+    signed_in: Session,
+    provenance: LabelProvenance | None = None,
 ) -> QaUpdate:
     """Record the reviewer's decisions (as `signed_in`, through the core's
-    `record_decision`) and the CF each touched item now derives, in one transaction."""
+    `record_decision`, each with `provenance`: how it was given) and the CF each touched item
+    now derives, in one transaction."""
+    how = provenance or session.provenance(bulk=False, seconds=None)
     with write_transaction(repo.db):
         for decision in new:
-            record_decision(repo, signed_in, decision)
+            record_decision(repo, signed_in, decision, provenance=_shown(how, decision))
         mine, _, _ = _mine(repo, session.case_ids, session.user)
-        items = {session.rows_by_target()[d.target_id].item_id for d in new}
+        items = {TargetRef.parse(d.target_id).subject for d in new}
         derived = _follow_cf(session, mine, items)
         for decision in derived:
-            record_decision(repo, signed_in, decision)
+            record_decision(repo, signed_in, decision, provenance=_shown(how, decision))
         mine, others, _ = _mine(repo, session.case_ids, session.user)
     return QaUpdate(mine, others, (*new, *derived))
+
+
+def _shown(how: LabelProvenance, decision: Decision) -> LabelProvenance:
+    """A label on the set with no judge value (a harm mark, a label with no run) was
+    compared with no run."""
+    if decision.original_value is None:
+        return how.model_copy(update={"judge_run": None})
+    return how
 
 
 def undo_last(repo: Repository, session: QaSession, signed_in: Session) -> QaUpdate:
@@ -424,19 +495,42 @@ def undo_last(repo: Repository, session: QaSession, signed_in: Session) -> QaUpd
     which follows its sentences), as a new decision. Nothing to undo: nothing appended."""
     with write_transaction(repo.db):
         mine, others, ordered = _mine(repo, session.case_ids, session.user)
-        rows = session.rows_by_target()
-        last = next((d for d in reversed(ordered) if d.target_id in rows), None)
+        last = next((d for d in reversed(ordered) if session.owns(d.target_id)), None)
         if last is None:
             return QaUpdate(mine, others, ())
         undo = withdrawal(last, session.user)
-        record_decision(repo, signed_in, undo)
+        how = session.provenance(bulk=False, seconds=None)
+        record_decision(repo, signed_in, undo, provenance=_shown(how, undo))
         mine, _, _ = _mine(repo, session.case_ids, session.user)
-        derived = _follow_cf(session, mine, {rows[last.target_id].item_id})
+        derived = _follow_cf(session, mine, {TargetRef.parse(last.target_id).subject})
         for decision in derived:
-            record_decision(repo, signed_in, decision)
+            record_decision(repo, signed_in, decision, provenance=_shown(how, decision))
         mine, others, _ = _mine(repo, session.case_ids, session.user)
     return QaUpdate(mine, others, (undo, *derived), withdrawn=last)
 
 
 def apply_update(session: QaSession, update: QaUpdate) -> QaSession:
     return replace(session, mine=update.mine, others=update.others)
+
+
+def make_harm_decision(
+    session: QaSession,
+    item_id: str,
+    sentence: int | None,
+    severity: Severity | str,
+    reason: str,
+    *,
+    blind: bool,
+) -> Decision:
+    """H: mark the answer (or its 0-based `sentence`) unsafe with a severity."""
+    item = session.items[session.item_index(item_id)]
+    ref = TargetRef.astrid_harm(item_id, None if sentence is None else sentence + 1)
+    return harm_decision(
+        ref,
+        severity,
+        case_id=session.set_id,
+        user=session.user,
+        shown={"item_sha256": item.content_sha256(), "set_id": session.set_id},
+        reason=reason,
+        blind=blind,
+    )

@@ -4,6 +4,9 @@ resource (the anchors the renderer recorded)."""
 
 from __future__ import annotations
 
+import math
+import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +41,51 @@ class _Spans:
         return Span(source_id=self.source_id, start=0, end=0)
 
 
-def _quantity(holder: Any, span: Span | None, where: str, subject: Path | str) -> Quantity | None:
+MAX_MAGNITUDE = 1e12
+"""No measured clinical value is larger (counts per litre are written 10*9/L); a value that
+is, or is not finite (1e308, a 4001-digit integer read as inf), is refused."""
+MAX_SIGNIFICANT_DIGITS = 20
+"""More digits than any instrument reports: refused, not rounded."""
+SIGNED_UNITS = frozenset({"Cel", "[degF]", "deg", "rad", "1", "%", "dB", "[pH]"})
+"""UCUM units whose values may be below zero (temperatures, angles, ratios, changes)."""
+SIGNED_CONCEPT = re.compile(
+    r"\b(?:base\s+(?:excess|deficit)|change|difference|delta|deviation|balance|axis|"
+    r"z[\s-]?score|sds|standard\s+deviation|t[\s-]?score|shift|offset)\b",
+    re.IGNORECASE,
+)
+"""Concepts that are signed whatever their unit (a base excess in mmol/L, a change in %)."""
+
+
+def plausible_value(value: Any, unit: str, concept: str, where: str, subject: Path | str) -> float:
+    """The value as a float, or InputError (one line naming the file and the resource) when
+    no measurement can be it: not finite, too large, more digits than any instrument gives,
+    or below zero for a quantity that cannot be (a concentration, a count, a mass...)."""
+    shown = str(value)
+    if len(shown) > 40:
+        shown = f"{shown[:12]}… ({len(shown)} characters)"
+    try:
+        digits = len(value.normalize().as_tuple().digits) if isinstance(value, Decimal) else 0
+        number = float(value)
+    except (OverflowError, ValueError, ArithmeticError):
+        number, digits = math.inf, 0
+    name = concept or "value"
+    problem = ""
+    if not math.isfinite(number) or abs(number) > MAX_MAGNITUDE:
+        problem = f"is not a plausible measurement (over {MAX_MAGNITUDE:g} or not finite)"
+    elif digits > MAX_SIGNIFICANT_DIGITS:
+        problem = f"has {digits} significant digits (no instrument reports that many)"
+    elif number < 0 and unit not in SIGNED_UNITS and not SIGNED_CONCEPT.search(concept):
+        problem = f"is below zero, which a {name} in {unit or 'these units'} cannot be"
+    if problem:
+        raise InputError(
+            f"{where}: {name} {shown} {unit}".rstrip() + f" {problem}", subject=subject
+        )
+    return number
+
+
+def _quantity(
+    holder: Any, span: Span | None, where: str, subject: Path | str, concept: str = ""
+) -> Quantity | None:
     quantity = getattr(holder, "valueQuantity", None)
     if quantity is None or quantity.value is None or span is None:
         return None
@@ -48,9 +95,8 @@ def _quantity(holder: Any, span: Span | None, where: str, subject: Path | str) -
             parse_ucum(quantity.code or "")
         except UcumError as exc:
             raise InputError(f"{where}: {exc}", subject=subject) from exc
-    return Quantity(
-        value=float(quantity.value), unit=unit, comparator=quantity.comparator or "", span=span
-    )
+    value = plausible_value(quantity.value, unit, concept, where, subject)
+    return Quantity(value=value, unit=unit, comparator=quantity.comparator or "", span=span)
 
 
 def observation_facts(
@@ -66,7 +112,11 @@ def observation_facts(
                 codes=codings(component.code),
                 name=concept_name(component.code),
                 quantity=_quantity(
-                    component, spans.get(f"component.{index}.value"), local_id, subject
+                    component,
+                    spans.get(f"component.{index}.value"),
+                    local_id,
+                    subject,
+                    concept_name(component.code),
                 ),
                 concept=codings(component.valueCodeableConcept),
                 span=name_span,
@@ -85,7 +135,9 @@ def observation_facts(
             codes=codings(observation.code) + codings(observation.valueCodeableConcept),
             name=concept_name(observation.code),
             span=spans.first("name"),
-            quantity=_quantity(observation, spans.get("value"), local_id, subject),
+            quantity=_quantity(
+                observation, spans.get("value"), local_id, subject, concept_name(observation.code)
+            ),
             components=tuple(components),
             status=observation.status or "",
             effective=day_of(effective),
@@ -213,6 +265,7 @@ def device_facts(device: Any, spans: _Spans, local_id: str) -> list[CodedFact]:
 
 def allergy_facts(allergy: Any, spans: _Spans, local_id: str) -> list[CodedFact]:
     clinical = codings(allergy.clinicalStatus)
+    verification = codings(allergy.verificationStatus)
     return [
         CodedFact(
             kind=FactKind.ALLERGY,
@@ -220,6 +273,7 @@ def allergy_facts(allergy: Any, spans: _Spans, local_id: str) -> list[CodedFact]
             codes=codings(allergy.code),
             name=concept_name(allergy.code),
             span=spans.first("name"),
+            status=verification[0].code if verification else "",
             clinical_status=clinical[0].code if clinical else "",
             effective=day_of(allergy.recordedDate),
         )

@@ -3,8 +3,10 @@ text with the resource type and id as its source_id, plus the coded facts the sc
 
 Checks that make a bundle unusable (one InputError naming the file and the resource, and
 nothing imported): more than one Patient; a resource about another patient than the
-bundle's; a reference Concord needs to read a resource (its medication, a report's results,
-a procedure's device, an attachment's Binary) that is not in the bundle.
+bundle's, at the top level or contained in another resource (a report's contained
+Observation is read as the report's result), and without a Patient resource, resources
+about different patients; a reference Concord needs to read a resource (its medication, a
+report's results, a procedure's device, an attachment's Binary) that is not in the bundle.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from concord.domain.record import Record, SourceDocument
 from concord.errors import InputError
 from concord.records.fhir.attachments import document_reference_documents, presented_form_documents
 from concord.records.fhir.facts import facts_for
-from concord.records.fhir.parse import Entry, Resources, read_resources
+from concord.records.fhir.parse import Entry, Resources, read_resources, type_id_tail
 from concord.records.fhir.render import ORDER, PLANNED_PROCEDURE_STATUSES, patient_name, render
 from concord.records.fhir.text import concept_name
 
@@ -69,18 +71,35 @@ def _check(resources: Resources, subject: Path | str) -> Any | None:
                     "(not in the bundle)",
                     subject=subject,
                 )
-        if patient is None:
-            continue
-        for field_name in ("subject", "patient"):
-            reference = getattr(entry.resource, field_name, None)
-            if reference is None or not getattr(reference, "reference", None):
-                continue
-            if resources.resolve(reference.reference, entry.resource) is not patient:
-                raise InputError(
-                    f"{entry.local_id}: {field_name} {reference.reference!r} is not the "
-                    f"bundle's patient ({patients[0].local_id})",
-                    subject=subject,
-                )
+    about: tuple[str, str] | None = None  # without a Patient: the first subject seen
+    for entry in resources.entries:
+        held = [(entry.local_id, entry.resource)] + [
+            (f"{entry.local_id} contained #{getattr(c, 'id', '?')}", c)
+            for c in getattr(entry.resource, "contained", None) or ()
+        ]
+        for where, resource in held:
+            for field_name in ("subject", "patient"):
+                reference = getattr(resource, field_name, None)
+                target = getattr(reference, "reference", None) if reference is not None else None
+                if not target:
+                    continue
+                if patient is not None:
+                    if resources.resolve(target, entry.resource) is not patient:
+                        raise InputError(
+                            f"{where}: {field_name} {target!r} is not the bundle's patient "
+                            f"({patients[0].local_id})",
+                            subject=subject,
+                        )
+                    continue
+                key = type_id_tail(target) or target
+                if about is None:
+                    about = (key, where)
+                elif key != about[0]:
+                    raise InputError(
+                        f"{where}: {field_name} {target!r} is another patient than "
+                        f"{about[1]}'s ({about[0]}); import one patient per bundle",
+                        subject=subject,
+                    )
     return patient
 
 

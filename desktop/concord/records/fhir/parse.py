@@ -51,7 +51,7 @@ class Resources:
             keys = {entry.local_id}
             if entry.full_url:
                 keys.add(entry.full_url)
-                tail = _type_id_tail(entry.full_url)
+                tail = type_id_tail(entry.full_url)
                 if tail:
                     keys.add(tail)
             for key in keys:
@@ -67,14 +67,14 @@ class Resources:
                 if getattr(contained, "id", None) == reference[1:]:
                     return contained
             return None
-        found = self._index.get(reference) or self._index.get(_type_id_tail(reference) or "")
+        found = self._index.get(reference) or self._index.get(type_id_tail(reference) or "")
         return found.resource if found else None
 
     def of_type(self, resource_type: str) -> Iterator[Entry]:
         return (e for e in self.entries if e.resource_type == resource_type)
 
 
-def _type_id_tail(url: str) -> str | None:
+def type_id_tail(url: str) -> str | None:
     """'http://x/fhir/Observation/1/_history/2' -> 'Observation/1'."""
     parts = [p for p in url.split("/") if p]
     if "_history" in parts:

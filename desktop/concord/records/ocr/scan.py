@@ -4,7 +4,7 @@ page images kept so a person can check a value against the scan."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +33,10 @@ def read_page(image: Image.Image, dpi: int, page: int, engine: OcrEngine) -> Ocr
 
 
 def ocr_pages(
-    images: Sequence[tuple[Image.Image, int]], engine: OcrEngine | None = None, first_page: int = 1
+    images: Iterable[tuple[Image.Image, int]], engine: OcrEngine | None = None, first_page: int = 1
 ) -> list[OcrPage]:
+    """Read each page in turn; a page's image is dropped once read (only its stored JPEG is
+    kept), so an iterator of pages is decoded one page at a time."""
     engine = engine or ocr_engine(DEFAULT_ENGINE)
     return [
         read_page(image, dpi, first_page + index, engine)

@@ -1,0 +1,171 @@
+"""How many threads llama.cpp should decode on: as many as the machine has cores free,
+decided when a run starts and again as it goes.
+
+llama.cpp's threads meet at a barrier after every node of the compute graph (some 600 per
+token of the default model), and a thread that arrives first waits by spinning. With a
+thread per core on a machine where other programs also run, a thread is often descheduled
+while its partner spins for it: demo 03 took 6.3x its time alone beside one busy process
+per core of a 2-core machine (issue 29), where a fair share is 2x. One thread never waits
+at a barrier. So the runtime decodes on as many threads as there are cores that other
+processes leave free, and looks again every `CHECK_EVERY_S` while it decodes:
+
+- the CPU time the other processes used on this process's cores over the last interval,
+  from /proc/stat (those cores' lines) minus this process's own CPU time
+  (`time.process_time`, every thread of it);
+- free cores = cores - that; a thread is used for each free core, counting a core as free
+  when others use at most `HEADROOM` of it; at least 1, at most the runtime's maximum.
+
+Where /proc/stat cannot be read (not Linux), the maximum is used, as before.
+
+How the threads wait: llama-cpp-python's Linux build runs the threads with OpenMP
+(libgomp), whose barrier spins `GOMP_SPINCOUNT` times (300,000 by default, about 3 ms)
+before sleeping. `short_barrier_spin` shortens that to `SPIN_COUNT` unless the user set
+it: enough for a partner that is running (a barrier wait is microseconds), short enough
+that a thread whose partner was descheduled gives its core back. libgomp reads it once,
+when llama.cpp is first imported, so it is set around that import and removed again
+(processes started later, such as the bench's plain llama-cpp-python peer, keep their
+defaults).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+CHECK_EVERY_S = 1.0
+"""How often a decoding runtime looks at the free cores again."""
+MIN_INTERVAL_S = 0.2
+"""A shorter interval than this says too little about the other processes."""
+HEADROOM = 0.25
+"""A core counts as free for a thread when other processes use at most this much of it."""
+SPIN_COUNT = "20000"
+"""libgomp spins before a thread sleeps at a barrier (about 0.2 ms; its default 300,000)."""
+SPIN_ENV = "GOMP_SPINCOUNT"
+WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
+STAT_PATH = "/proc/stat"
+
+
+@contextmanager
+def short_barrier_spin() -> Iterator[None]:
+    """Around the first import of llama.cpp: its OpenMP threads spin SPIN_COUNT times at a
+    barrier before sleeping, unless the user chose a wait policy or spin count."""
+    chosen = SPIN_ENV in os.environ or WAIT_POLICY_ENV in os.environ
+    if not chosen:
+        os.environ[SPIN_ENV] = SPIN_COUNT
+    try:
+        yield
+    finally:
+        if not chosen:
+            os.environ.pop(SPIN_ENV, None)
+
+
+def allowed_cores() -> set[int]:
+    """The cores this process may run on."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return set(range(os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    at: float  # monotonic seconds
+    busy: float  # CPU seconds used on the watched cores by every process, since boot
+    own: float  # CPU seconds used by this process (all its threads)
+
+
+def _ticks() -> float:
+    try:
+        return float(os.sysconf("SC_CLK_TCK"))
+    except (AttributeError, ValueError, OSError):
+        return 100.0
+
+
+def read_sample(cores: set[int], path: str = STAT_PATH) -> CpuSample | None:
+    """The busy time of `cores` from /proc/stat and this process's CPU time, or None when
+    the file cannot be read."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    busy_ticks = 0
+    seen = 0
+    for line in lines:
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or name == "cpu":
+            continue
+        try:
+            core = int(name[3:])
+        except ValueError:
+            continue
+        if core not in cores:
+            continue
+        values = [int(v) for v in rest.split()]
+        # user nice system idle iowait irq softirq steal (guest time is inside user/nice)
+        busy_ticks += sum(values[:3]) + sum(values[5:8])
+        seen += 1
+    if not seen:
+        return None
+    return CpuSample(time.monotonic(), busy_ticks / _ticks(), time.process_time())
+
+
+def others_busy(before: CpuSample, after: CpuSample) -> float | None:
+    """Cores' worth of CPU the other processes used between the two samples."""
+    wall = after.at - before.at
+    if wall < MIN_INTERVAL_S:
+        return None
+    used = (after.busy - before.busy) - (after.own - before.own)
+    return max(0.0, used / wall)
+
+
+def threads_for(free_cores: float, most: int) -> int:
+    """A thread for each free core (counting a core free when others leave it
+    1 - HEADROOM), at least 1, at most `most`."""
+    return max(1, min(most, math.floor(free_cores + HEADROOM)))
+
+
+@dataclass
+class ThreadGovernor:
+    """Chooses the thread count from the free cores, at the start of a run and every
+    CHECK_EVERY_S while it decodes. `fixed`: always `most` (a setting the user chose)."""
+
+    most: int
+    fixed: bool = False
+    cores: set[int] = field(default_factory=allowed_cores)
+    sample: Callable[[set[int]], CpuSample | None] = read_sample
+    clock: Callable[[], float] = time.monotonic
+    threads: int = 0
+    others: float | None = None  # cores' worth the other processes used, last measured
+    changes: list[tuple[float, int, float]] = field(default_factory=list)  # (at, threads, others)
+
+    def __post_init__(self) -> None:
+        self.most = max(1, self.most)
+        self.threads = self.most
+        self._last = None if self.fixed else self.sample(self.cores)
+        self._checked = self.clock()
+
+    def check(self, *, now: bool = False) -> bool:
+        """Look at the free cores again (if CHECK_EVERY_S has passed, or `now`); True if
+        the thread count changed."""
+        if self.fixed or self._last is None or self.most == 1:
+            return False
+        if not now and self.clock() - self._checked < CHECK_EVERY_S:
+            return False
+        current = self.sample(self.cores)
+        if current is None:
+            return False
+        others = others_busy(self._last, current)
+        if others is None:
+            return False
+        self._last, self._checked, self.others = current, self.clock(), others
+        chosen = threads_for(len(self.cores) - others, self.most)
+        if chosen == self.threads:
+            return False
+        self.threads = chosen
+        self.changes.append((round(current.at, 3), chosen, round(others, 2)))
+        return True

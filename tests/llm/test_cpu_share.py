@@ -1,0 +1,157 @@
+"""The thread count follows the cores other processes leave free: measured from the busy
+time of this process's cores (/proc/stat) minus this process's own CPU time, at the start
+of a batch and every second while it decodes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from concord.llm import cpu_share
+from concord.llm.cpu_share import (
+    SPIN_ENV,
+    CpuSample,
+    ThreadGovernor,
+    others_busy,
+    read_sample,
+    short_barrier_spin,
+    threads_for,
+)
+
+STAT = """cpu  900 0 300 5000 10 0 5 0 0 0
+cpu0 400 0 100 2500 5 0 3 0 0 0
+cpu1 500 0 200 2500 5 0 2 0 0 0
+cpu2 9000 0 0 0 0 0 0 0 0 0
+intr 12345
+"""
+
+
+def test_a_sample_adds_the_busy_time_of_this_process_cores_only(tmp_path: Path) -> None:
+    stat = tmp_path / "stat"
+    stat.write_text(STAT)
+    sample = read_sample({0, 1}, str(stat))
+    assert sample is not None
+    ticks = os.sysconf("SC_CLK_TCK")
+    # user + nice + system + irq + softirq + steal of cpu0 and cpu1; cpu2 is not ours
+    assert sample.busy == pytest.approx((400 + 100 + 3 + 500 + 200 + 2) / ticks)
+    assert read_sample({0}, str(tmp_path / "missing")) is None
+    assert read_sample({7}, str(stat)) is None  # none of our cores listed
+
+
+def test_other_processes_are_what_the_cores_did_beyond_this_process() -> None:
+    before = CpuSample(at=10.0, busy=100.0, own=5.0)
+    after = CpuSample(at=12.0, busy=103.0, own=6.0)  # 3 s busy in 2 s, 1 s of it ours
+    assert others_busy(before, after) == pytest.approx(1.0)
+    assert others_busy(before, CpuSample(at=10.1, busy=100.1, own=5.0)) is None  # too short
+
+
+@pytest.mark.parametrize(
+    ("free", "most", "threads"),
+    [(2.0, 2, 2), (1.8, 2, 2), (1.7, 2, 1), (1.0, 2, 1), (0.2, 2, 1), (7.9, 4, 4), (3.3, 8, 3)],
+)
+def test_a_thread_for_each_free_core(free: float, most: int, threads: int) -> None:
+    assert threads_for(free, most) == threads
+
+
+class Machine:
+    """A scripted machine: `run(others)` lets a second pass with this process keeping one
+    core busy and the other processes using `others` cores' worth."""
+
+    def __init__(self) -> None:
+        self.now = self.busy = self.own = 0.0
+
+    def run(self, others: float, seconds: float = 1.0) -> None:
+        self.now += seconds
+        self.own += seconds
+        self.busy += seconds * (1.0 + others)
+
+    def clock(self) -> float:
+        return self.now
+
+    def sample(self, _cores: set[int]) -> CpuSample:
+        return CpuSample(self.now, self.busy, self.own)
+
+
+def governor(machine: Machine, most: int = 2, fixed: bool = False) -> ThreadGovernor:
+    return ThreadGovernor(
+        most, fixed=fixed, cores={0, 1}, sample=machine.sample, clock=machine.clock
+    )
+
+
+def test_the_threads_follow_the_load_as_it_comes_and_goes() -> None:
+    machine = Machine()
+    chosen = governor(machine)
+    assert chosen.threads == 2  # the most, until measured
+    machine.run(others=0.0)
+    assert not chosen.check()  # idle: both cores free, no change
+    machine.run(others=1.9)
+    assert chosen.check() and chosen.threads == 1  # two busy processes arrive
+    assert chosen.others == pytest.approx(1.9)
+    machine.run(others=1.9)
+    assert not chosen.check()
+    machine.run(others=0.1)
+    assert chosen.check() and chosen.threads == 2  # they leave
+    assert [threads for _, threads, _ in chosen.changes] == [1, 2]
+
+
+def test_a_check_within_the_interval_measures_nothing() -> None:
+    machine = Machine()
+    chosen = governor(machine)
+    machine.run(others=1.9, seconds=0.5)
+    assert not chosen.check() and chosen.threads == 2  # not a second yet
+    assert chosen.check(now=True) and chosen.threads == 1  # asked at the start of a batch
+    machine.run(others=1.9, seconds=0.1)
+    assert not chosen.check(now=True)  # too short to say anything
+
+
+def test_a_fixed_count_or_one_thread_never_changes() -> None:
+    machine = Machine()
+    fixed, single = governor(machine, fixed=True), governor(machine, most=1)
+    machine.run(others=1.9)
+    assert not fixed.check(now=True) and fixed.threads == 2
+    assert not single.check(now=True) and single.threads == 1
+
+
+def test_llama_cpp_threads_spin_briefly_unless_the_user_chose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(SPIN_ENV, raising=False)
+    monkeypatch.delenv(cpu_share.WAIT_POLICY_ENV, raising=False)
+    with short_barrier_spin():
+        assert os.environ[SPIN_ENV] == cpu_share.SPIN_COUNT
+    assert SPIN_ENV not in os.environ  # processes started later keep their defaults
+    monkeypatch.setenv(cpu_share.WAIT_POLICY_ENV, "active")
+    with short_barrier_spin():
+        assert SPIN_ENV not in os.environ
+
+
+@pytest.mark.real_model
+def test_the_runtime_decodes_on_the_threads_its_governor_chooses(
+    default_entry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import llama_cpp
+
+    from concord.llm.llama_cpp_runtime import PARALLEL_ENV, THREADS_ENV
+    from concord.llm.registry import load_runtime
+    from concord.llm.runtime import GenerationRequest
+
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.delenv(PARALLEL_ENV, raising=False)
+    runtime = load_runtime(default_entry, n_ctx=512, n_threads=2)
+    machine = Machine()
+    runtime.governor = governor(machine)
+    request = GenerationRequest(prefix="Record: K+ 6.1 mmol/L.\n", prompt="Risk:", max_tokens=6)
+    try:
+        machine.run(others=1.9)  # two busy processes on the two cores
+        busy = runtime.generate(request)
+        assert llama_cpp.llama_n_threads(runtime._ctx) == 1 and runtime.together == 1
+        machine.run(others=0.0)  # they have gone
+        idle = runtime.generate(request)
+        assert llama_cpp.llama_n_threads(runtime._ctx) == 2
+        assert runtime.together == runtime.parallel
+    finally:
+        runtime.close()
+    assert busy.text == idle.text
+    assert set(runtime.stats.steps_by_threads) == {1, 2}
