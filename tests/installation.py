@@ -61,12 +61,13 @@ def required_ids(run: Callable[..., Ran]) -> list[str]:
 
 def decide_all(run: Callable[..., Ran], user: str = CLINICIAN, password: str = PASSWORD) -> None:
     for target in required_ids(run):
+        how = ["--disposition", "proceed"] if target.endswith("/disposition") else ["--accept"]
         done = run(
             "decide",
             "C-1",
             "--target",
             target,
-            "--accept",
+            *how,
             "--reason",
             "checked",
             "--user",

@@ -7,7 +7,9 @@ appends it (with its full content in the audit chain), recounts what a clinician
 decide on the case, and moves the case along its lifecycle:
 
 * needs review -> reviewed, when no required judgement is left undecided by a clinician;
-* signed -> amended (re-sign required), when a clinician decides anything on a signed case.
+* reviewed -> needs review, when a withdrawal (an undo) leaves a required judgement open;
+* signed -> amended (re-sign required), when a clinician decides anything on a signed case
+  (a front end asks before it records such a decision: `amends_signed_case`).
 
 An annotator's decision is a label: it is kept and exported, and never counts towards a
 clinical sign-off or changes the case's status. How it was given (bulk or one by one, golden
@@ -33,6 +35,7 @@ SILENT_REFUSAL = (
     "it is stored for comparison and is not for review"
 )
 REVIEWED_REASON = "every required judgement decided by a clinician"
+REOPENED_REASON = "a decision was withdrawn: a required judgement is open again"
 AMENDED_REASON = "a clinician decided after the case was signed: it must be signed again"
 
 
@@ -111,7 +114,10 @@ def record_decision(
         status = repo.case_status(case.case_id)
         became = next_status(status, left, signed) if created else None
         if became is not None:
-            reason = AMENDED_REASON if became == CaseStatus.AMENDED else REVIEWED_REASON
+            reason = {
+                CaseStatus.AMENDED: AMENDED_REASON,
+                CaseStatus.NEEDS_REVIEW: REOPENED_REASON,
+            }.get(became, REVIEWED_REASON)
             repo.set_case_status(case.case_id, became, session.name, reason=reason, signer=session)
             status = became
     return DecisionOutcome(signed, created, status, left, became)
@@ -135,4 +141,12 @@ def next_status(
         return CaseStatus.AMENDED
     if status == CaseStatus.NEEDS_REVIEW and not left:
         return CaseStatus.REVIEWED
+    if status == CaseStatus.REVIEWED and left:
+        return CaseStatus.NEEDS_REVIEW
     return None
+
+
+def amends_signed_case(status: CaseStatus) -> bool:
+    """A clinician's decision now would amend a signed case (it must then be signed again):
+    the front ends ask before recording one."""
+    return status == CaseStatus.SIGNED

@@ -47,6 +47,15 @@ class ModelError(ConcordError):
     """A model file is missing, unregistered, has the wrong hash, or the runtime failed."""
 
 
+class RecordTooLong(ModelError):
+    """The record and the prompt leave the model too little of its context to answer: the
+    run is refused before anything is decoded. A clinician is told so in plain words
+    (`PLAIN`, `ADVICE`); the problem text keeps the token counts for the log."""
+
+    PLAIN = "the record is too long for this model: it leaves the model no room to answer"
+    ADVICE = "split the record into smaller parts, or choose a model with a longer context"
+
+
 class ModelOutputError(ConcordError):
     """A model produced output that does not fit the required schema."""
 

@@ -19,12 +19,21 @@ from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import addressing_items, triggered
 from concord.adjudication.llm_matcher import LlmMatchProposer
 from concord.adjudication.panel import judge_panel, proposer_asks
+from concord.adjudication.support import ClaimChecker
 from concord.agents.profiles import AgentProfile
 from concord.agents.prompts import PromptSet, build_record_block
 from concord.agents.runner import propose_operation, run_agent, run_agents
-from concord.domain import Brief, Case, GateHit, Record
+from concord.domain import (
+    Brief,
+    BriefStatus,
+    Case,
+    GateHit,
+    GateStatus,
+    Record,
+    SourceDocument,
+)
 from concord.domain.gate import Severity
-from concord.errors import Cancelled, ModelOutputError
+from concord.errors import Cancelled, ModelOutputError, RecordTooLong
 from concord.llm.runtime import Runtime
 from concord.screen.injection import injection_findings
 from concord.screen.lexicon import Lexicon
@@ -102,6 +111,64 @@ def mutual_omissions(gates: tuple[GateHit, ...], briefs: list[Brief], rules: Map
     ]
 
 
+def gates_firing_on(screen: RecordScreen) -> Callable[[str], dict[str, tuple[str, ...]]]:
+    """The record screen run on a quoted text alone: each gate it triggers there, with the
+    texts it fired on."""
+
+    def fires(text: str) -> dict[str, tuple[str, ...]]:
+        quoted = Record(
+            name="quoted evidence",
+            documents=(SourceDocument(source_id="quote", kind="txt", text=text),),
+        )
+        return {
+            g.gate_id: tuple(s.text for s in g.evidence)
+            for g in screen.screen(quoted)
+            if g.status == GateStatus.TRIGGERED
+        }
+
+    return fires
+
+
+def check_claims(
+    record: Record, briefs: list[Brief], gates: tuple[GateHit, ...], screen: RecordScreen
+) -> list[Brief]:
+    """Each brief with every bullet's support and the gates it addresses stored on it."""
+    checker = ClaimChecker(
+        record,
+        gates,
+        lexicon=screen.lexicon,
+        rules=screen.definitions,
+        fires_on=gates_firing_on(screen),
+    )
+    return [checker.annotate(b) for b in briefs]
+
+
+def refused_case(
+    record: Record,
+    runtime: Runtime,
+    gates: tuple[GateHit, ...],
+    operation: str | None,
+    error: RecordTooLong,
+    config_version: str,
+) -> Case:
+    """A run the model refused before decoding anything (the record does not fit its
+    context): a failed case, whose reason says in plain words what happened and what to do;
+    the record screen's red flags are kept."""
+    reason = f"{error.PLAIN}. What to do: {error.ADVICE}."
+    return Case(
+        case_id="C-" + uuid.uuid4().hex[:12],
+        record_id=record.record_id,
+        created_at=datetime.now(UTC),
+        model_sha256=runtime.model_sha256,
+        model_name=runtime.model_name,
+        operation=operation or "",
+        operation_source="record" if operation else "nobody: the run was refused",
+        briefs=(Brief(agent="anaesthetist", status=BriefStatus.FAILED, failure_reason=reason),),
+        gates=gates,
+        config_version=config_version,
+    )
+
+
 def run_panel(
     record: Record,
     runtime: Runtime,
@@ -142,146 +209,159 @@ def run_panel(
     check()
 
     operation = settings.operation or record.operation
-    operation_source = "record" if operation else "surgeon agent"
-    if not operation:
-        t0 = time.perf_counter()
-        yield RunEvent(Stage.SURGEON, "surgeon agent proposing an operation", 0, 1, agent="surgeon")
-        try:
-            operation = propose_operation(
-                runtime, profiles["surgeon"], record, should_stop=should_stop, prompts=prompts
-            )
-            note = f"proposed operation: {operation}"
-        except ModelOutputError as exc:
-            # The briefs can still be written for an unnamed operation; the case says so.
-            operation, operation_source = NO_OPERATION, "nobody: the surgeon agent failed"
-            note = f"no usable operation from the surgeon agent ({exc.one_line()})"
-        yield RunEvent(Stage.SURGEON, note, 1, 1, agent="surgeon", seconds=timed("surgeon", t0))
-        check()
-
-    t0 = time.perf_counter()
-    yield RunEvent(
-        Stage.ANAESTHETIST, "anaesthetist agent writing the risk brief", 0, 1, agent="anaesthetist"
-    )
-    anaesthetist = run_agent(
-        runtime,
-        profiles["anaesthetist"],
-        record,
-        operation=operation,
-        should_stop=should_stop,
-        specialist_ids=consult_ids,
-        prompts=prompts,
-    )
-    yield RunEvent(
-        Stage.ANAESTHETIST,
-        f"anaesthetist brief {anaesthetist.status.value}",
-        1,
-        1,
-        agent="anaesthetist",
-        seconds=timed("anaesthetist", t0),
-    )
-    check()
-
-    specialists = choose_specialists(anaesthetist, gates, profiles, settings.max_specialists)
-    briefs = [anaesthetist]
-    t0 = time.perf_counter()
-    for name in specialists:
-        yield RunEvent(
-            Stage.SPECIALIST, f"{name} agent writing its brief", 0, len(specialists), agent=name
-        )
-    # The specialists are independent: they are decoded together (a parallel runtime) and
-    # each is reported as it finishes.
-    written = run_agents(
-        runtime,
-        [profiles[name] for name in specialists],
-        record,
-        operation=operation,
-        should_stop=should_stop,
-        prompts=prompts,
-    )
-    for n, brief in enumerate(written, start=1):
-        briefs.append(brief)
-        yield RunEvent(
-            Stage.SPECIALIST,
-            f"{brief.agent} brief {brief.status.value}",
-            n,
-            len(specialists),
-            agent=brief.agent,
-            seconds=timed(brief.agent, t0),
-        )
-        check()
-    order = {name: i for i, name in enumerate(specialists)}
-    briefs[1:] = sorted(briefs[1:], key=lambda b: order[b.agent])
-
-    rules = screen.definitions
-    block = build_record_block(record, prompts)
-    proposer = LlmMatchProposer(runtime, block) if settings.judges else None
-    if proposer is not None:  # every judge run of every brief, decoded together
-        asks = [
-            ask
-            for brief in briefs[1:]
-            for ask in proposer_asks(
-                anaesthetist, brief, lexicon=lexicon, config=config, runs=settings.judges
-            )
-        ]
-        if asks:  # one event before and one after, with no agent: the runs of all briefs
+    try:
+        operation_source = "record" if operation else "surgeon agent"
+        if not operation:
             t0 = time.perf_counter()
             yield RunEvent(
-                Stage.ADJUDICATION, f"judges proposing matches ({len(asks)} run(s))", 0, 1
+                Stage.SURGEON, "surgeon agent proposing an operation", 0, 1, agent="surgeon"
             )
-            proposer.prefetch(asks, should_stop)
-            yield RunEvent(
-                Stage.ADJUDICATION,
-                f"judges proposed matches ({len(asks)} run(s))",
-                1,
-                1,
-                seconds=timed("judges", t0),
-            )
+            try:
+                operation = propose_operation(
+                    runtime, profiles["surgeon"], record, should_stop=should_stop, prompts=prompts
+                )
+                note = f"proposed operation: {operation}"
+            except ModelOutputError as exc:
+                # The briefs can still be written for an unnamed operation; the case says so.
+                operation, operation_source = NO_OPERATION, "nobody: the surgeon agent failed"
+                note = f"no usable operation from the surgeon agent ({exc.one_line()})"
+            yield RunEvent(Stage.SURGEON, note, 1, 1, agent="surgeon", seconds=timed("surgeon", t0))
             check()
-    cards = []
-    for n, brief in enumerate(briefs[1:]):
+
         t0 = time.perf_counter()
-        cards.append(
-            judge_panel(
-                record,
-                anaesthetist,
-                brief,
-                gates,
-                rules=rules,
-                lexicon=lexicon,
-                config=config,
-                runs=settings.judges,
-                proposer=proposer,
-            )
+        yield RunEvent(
+            Stage.ANAESTHETIST,
+            "anaesthetist agent writing the risk brief",
+            0,
+            1,
+            agent="anaesthetist",
+        )
+        anaesthetist = run_agent(
+            runtime,
+            profiles["anaesthetist"],
+            record,
+            operation=operation,
+            should_stop=should_stop,
+            specialist_ids=consult_ids,
+            prompts=prompts,
         )
         yield RunEvent(
-            Stage.ADJUDICATION,
-            f"adjudicated {brief.agent}",
-            n + 1,
-            len(briefs) - 1,
-            agent=brief.agent,
-            seconds=timed(f"judge:{brief.agent}", t0),
+            Stage.ANAESTHETIST,
+            f"anaesthetist brief {anaesthetist.status.value}",
+            1,
+            1,
+            agent="anaesthetist",
+            seconds=timed("anaesthetist", t0),
         )
         check()
 
-    omissions = mutual_omissions(gates, briefs, rules)
-    timings["total"] = round(time.perf_counter() - started, 3)
-    case = Case(
-        case_id="C-" + uuid.uuid4().hex[:12],
-        record_id=record.record_id,
-        created_at=datetime.now(UTC),
-        model_sha256=runtime.model_sha256,
-        model_name=runtime.model_name,
-        operation=operation,
-        operation_source=operation_source,
-        briefs=tuple(briefs),
-        gates=gates,
-        scorecards=tuple(cards),
-        mutual_omissions=tuple(omissions),
-        config_version=config.version,
-        timings=timings,
-        judges=settings.judges,
-        specialists_chosen=tuple(specialists),
-        judge_failures=tuple(proposer.failures) if proposer else (),
-        injection=tuple(injection_findings(record, briefs)),
-    )
-    yield RunEvent(Stage.DONE, "case complete", 1, 1, case=case, seconds=timings["total"])
+        specialists = choose_specialists(anaesthetist, gates, profiles, settings.max_specialists)
+        briefs = [anaesthetist]
+        t0 = time.perf_counter()
+        for name in specialists:
+            yield RunEvent(
+                Stage.SPECIALIST, f"{name} agent writing its brief", 0, len(specialists), agent=name
+            )
+        # The specialists are independent: they are decoded together (a parallel runtime) and
+        # each is reported as it finishes.
+        written = run_agents(
+            runtime,
+            [profiles[name] for name in specialists],
+            record,
+            operation=operation,
+            should_stop=should_stop,
+            prompts=prompts,
+        )
+        for n, brief in enumerate(written, start=1):
+            briefs.append(brief)
+            yield RunEvent(
+                Stage.SPECIALIST,
+                f"{brief.agent} brief {brief.status.value}",
+                n,
+                len(specialists),
+                agent=brief.agent,
+                seconds=timed(brief.agent, t0),
+            )
+            check()
+        order = {name: i for i, name in enumerate(specialists)}
+        briefs[1:] = sorted(briefs[1:], key=lambda b: order[b.agent])
+        briefs = check_claims(record, briefs, gates, screen)
+        anaesthetist = briefs[0]
+
+        rules = screen.definitions
+        block = build_record_block(record, prompts)
+        proposer = LlmMatchProposer(runtime, block) if settings.judges else None
+        if proposer is not None:  # every judge run of every brief, decoded together
+            asks = [
+                ask
+                for brief in briefs[1:]
+                for ask in proposer_asks(
+                    anaesthetist, brief, lexicon=lexicon, config=config, runs=settings.judges
+                )
+            ]
+            if asks:  # one event before and one after, with no agent: the runs of all briefs
+                t0 = time.perf_counter()
+                yield RunEvent(
+                    Stage.ADJUDICATION, f"judges proposing matches ({len(asks)} run(s))", 0, 1
+                )
+                proposer.prefetch(asks, should_stop)
+                yield RunEvent(
+                    Stage.ADJUDICATION,
+                    f"judges proposed matches ({len(asks)} run(s))",
+                    1,
+                    1,
+                    seconds=timed("judges", t0),
+                )
+                check()
+        cards = []
+        for n, brief in enumerate(briefs[1:]):
+            t0 = time.perf_counter()
+            cards.append(
+                judge_panel(
+                    record,
+                    anaesthetist,
+                    brief,
+                    gates,
+                    rules=rules,
+                    lexicon=lexicon,
+                    config=config,
+                    runs=settings.judges,
+                    proposer=proposer,
+                )
+            )
+            yield RunEvent(
+                Stage.ADJUDICATION,
+                f"adjudicated {brief.agent}",
+                n + 1,
+                len(briefs) - 1,
+                agent=brief.agent,
+                seconds=timed(f"judge:{brief.agent}", t0),
+            )
+            check()
+
+        omissions = mutual_omissions(gates, briefs, rules)
+        timings["total"] = round(time.perf_counter() - started, 3)
+        case = Case(
+            case_id="C-" + uuid.uuid4().hex[:12],
+            record_id=record.record_id,
+            created_at=datetime.now(UTC),
+            model_sha256=runtime.model_sha256,
+            model_name=runtime.model_name,
+            operation=operation,
+            operation_source=operation_source,
+            briefs=tuple(briefs),
+            gates=gates,
+            scorecards=tuple(cards),
+            mutual_omissions=tuple(omissions),
+            config_version=config.version,
+            timings=timings,
+            judges=settings.judges,
+            specialists_chosen=tuple(specialists),
+            judge_failures=tuple(proposer.failures) if proposer else (),
+            injection=tuple(injection_findings(record, briefs)),
+        )
+        yield RunEvent(Stage.DONE, "case complete", 1, 1, case=case, seconds=timings["total"])
+    except RecordTooLong as exc:
+        # refused before decoding: a failed run, stored and shown with what to do
+        case = refused_case(record, runtime, gates, operation, exc, config.version)
+        yield RunEvent(Stage.DONE, f"run refused: {exc.PLAIN}", 1, 1, case=case)

@@ -1,21 +1,26 @@
-"""Turning a clinician's accept/override into a Decision, and what a case needs to be signed.
+"""Turning a clinician's accept/override/disposition into a Decision, what a case needs to
+be signed, and how much of it a clinician reviewed.
 
 Pure functions over domain types: the CLI and the UI both call these, then append the
-Decision through the repository.
+Decision through the repository. What counts as one judgement, which are required and in
+what order is `concord.adjudication.judgements`: every count here is of those.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from concord.adjudication.judgements import Judgement, case_judgements
 from concord.adjudication.targets import case_targets
 from concord.domain import (
     Case,
     Decision,
     DecisionAction,
+    Disposition,
     Target,
     TargetKind,
     TargetRef,
@@ -25,7 +30,11 @@ from concord.domain.decision_history import standing_decisions
 from concord.errors import InputError, NotFoundError
 from concord.store.codec import content_sha256
 
+BULK_REASON_PREFIX = "bulk accept:"
+"""How a bulk accept's reason begins (the one way it is recorded): such a judgement was
+accepted with the others, not reviewed one by one."""
 GATE_VALUES = ("triggered", "negated", "not_triggered")
+DISPOSITION_VALUES = tuple(d.value for d in Disposition)
 DISAGREEMENT_VALUES = ("confirmed", "rejected", "minor", "moderate", "major")
 MATCH_VALUES = ("valid", "invalid")
 
@@ -60,6 +69,26 @@ def missed_gate_target(case: Case, target_id: str, known_gates: Collection[str])
     )
 
 
+def disposition_target(case: Case, target_id: str) -> Target:
+    """The disposition judgement of a red flag, named by the gate (`gate/<id>`) or by
+    itself (`gate/<id>/disposition`); a gate that did not fire has none."""
+    try:
+        ref = TargetRef.parse(target_id)
+    except TargetRefError as exc:
+        raise InputError(str(exc), subject=target_id) from None
+    if ref.gate_id is None:
+        raise InputError(
+            "a disposition is for a red flag: give --target gate/<gate_id>", subject=target_id
+        )
+    try:
+        return find_target(case, TargetRef.disposition(ref.gate_id).format())
+    except NotFoundError:
+        raise InputError(
+            f"gate {ref.gate_id} did not fire on this record: it needs no disposition",
+            subject=f"{case.case_id}/{target_id}",
+        ) from None
+
+
 def parse_override(target: Target, raw: str) -> Any:
     """Validate a human value for the kind of judgement it replaces."""
     raw = raw.strip()
@@ -76,6 +105,7 @@ def parse_override(target: Target, raw: str) -> Any:
         return value
     allowed = {
         TargetKind.GATE: GATE_VALUES,
+        TargetKind.DISPOSITION: DISPOSITION_VALUES,
         TargetKind.DISAGREEMENT: DISAGREEMENT_VALUES,
         TargetKind.MATCH: MATCH_VALUES,
     }.get(target.kind)
@@ -101,7 +131,7 @@ def shown_hashes(case: Case, target: Target) -> dict[str, str]:
 def target_spans(case: Case, target: Target) -> tuple[dict[str, Any], ...]:
     spans: list[dict[str, Any]] = []
     ref = target.ref
-    if ref.kind is TargetKind.GATE:
+    if ref.kind in (TargetKind.GATE, TargetKind.DISPOSITION):
         for gate in case.gates:
             if gate.gate_id == ref.subject:
                 spans += [s.model_dump() for s in gate.evidence]
@@ -128,14 +158,26 @@ def make_decision(
     user: str,
     reason: str,
     override: str | None = None,
+    disposition: str | None = None,
     blind: bool = False,
     decision_id: str | None = None,
     at: datetime | None = None,
     known_gates: Collection[str] = (),
 ) -> Decision:
-    """Accept (override is None) or override one judgement. The reason is mandatory.
-    `known_gates`: see `find_target` (a finding the screen missed)."""
-    target = find_target(case, target_id, known_gates)
+    """Accept (override is None) or override one judgement, or record the disposition of a
+    red flag (`target_id` the gate or its disposition). The reason is mandatory. A
+    disposition has no AI value: it is never an accept. `known_gates`: see `find_target`
+    (a finding the screen missed)."""
+    if disposition is not None:
+        target = disposition_target(case, target_id)
+        override = disposition
+    else:
+        target = find_target(case, target_id, known_gates)
+    if target.kind is TargetKind.DISPOSITION and override is None:
+        raise InputError(
+            "a red flag needs a disposition (" + ", ".join(DISPOSITION_VALUES) + "), not an accept",
+            subject=target_id,
+        )
     require_reason(reason, subject=target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)
@@ -158,22 +200,14 @@ def make_decision(
 
 
 def required_targets(case: Case) -> list[Target]:
-    """What a clinician must decide before signing: every fired gate, every overall score,
-    and every major disagreement."""
-
-    def required(target: Target) -> bool:
-        if target.kind is TargetKind.GATE:
-            return bool(target.value == "triggered")
-        if target.kind is TargetKind.DISAGREEMENT:
-            return bool(target.value.get("severity") == "major")
-        return target.kind is TargetKind.OVERALL
-
-    return [t for t in case_targets(case) if required(t)]
+    """What a clinician must decide before signing, in order of harm: a disposition for
+    every red flag, and every major disagreement about the patient (never an AI score)."""
+    return [t for j in case_judgements(case) if j.required for t in j.targets]
 
 
 def outstanding(case: Case, decisions: Iterable[Decision]) -> list[Target]:
     """Required judgements no clinician has decided (annotators' labels do not count, nor
-    a decision withdrawn by an undo)."""
+    a decision withdrawn by an undo), in order of harm."""
     return outstanding_among(required_targets(case), decisions)
 
 
@@ -184,10 +218,80 @@ def outstanding_among(required: Iterable[Target], decisions: Iterable[Decision])
     return [t for t in required if t.id not in decided]
 
 
+def missing_dispositions(case: Case, decisions: Iterable[Decision]) -> list[str]:
+    """The red flags (gate ids) no clinician has given a disposition."""
+    return [t.ref.subject for t in outstanding(case, decisions) if t.kind is TargetKind.DISPOSITION]
+
+
+def is_bulk(decision: Decision) -> bool:
+    """Accepted with the remaining optional judgements, not reviewed one by one."""
+    return decision.reason.startswith(BULK_REASON_PREFIX)
+
+
+@dataclass(frozen=True)
+class ReviewTally:
+    """How much of a case a clinician reviewed, counted in judgements (a group of failed
+    quotes or a finding repeated in several comparisons is one judgement, as in the queue)."""
+
+    total: int
+    one_by_one: int
+    bulk_accepted: int
+    not_reviewed: int
+    required: int
+    required_left: int
+
+    @property
+    def decided(self) -> int:
+        return self.one_by_one + self.bulk_accepted
+
+    def sentence(self) -> str:
+        """ "43 judgements: 5 reviewed one by one, 14 bulk-accepted, 24 not reviewed." """
+        return (
+            f"{self.total} judgement{'s' if self.total != 1 else ''}: {self.one_by_one} "
+            f"reviewed one by one, {self.bulk_accepted} bulk-accepted, {self.not_reviewed} "
+            "not reviewed"
+        )
+
+
+def _clinician_decisions(decisions: Iterable[Decision]) -> dict[str, Decision]:
+    latest: dict[str, Decision] = {}
+    for d in standing_decisions(decisions):
+        if d.counts_for_signoff:
+            latest[d.target_id] = d
+    return latest
+
+
+def judgement_state(judgement: Judgement, latest: dict[str, Decision]) -> str:
+    """'one by one', 'bulk' or 'not reviewed' for one judgement, from the clinicians'
+    standing decisions (target id -> latest)."""
+    found = [latest.get(t.id) for t in judgement.targets]
+    if any(d is None for d in found):
+        return "not reviewed"
+    return "bulk" if any(d is not None and is_bulk(d) for d in found) else "one by one"
+
+
+def review_tally(case: Case, decisions: Iterable[Decision]) -> ReviewTally:
+    latest = _clinician_decisions(decisions)
+    judgements = case_judgements(case)
+    states = [judgement_state(j, latest) for j in judgements]
+    required = [j for j in judgements if j.required]
+    left = sum(
+        1
+        for j, state in zip(judgements, states, strict=True)
+        if j.required and state == "not reviewed"
+    )
+    return ReviewTally(
+        total=len(judgements),
+        one_by_one=states.count("one by one"),
+        bulk_accepted=states.count("bulk"),
+        not_reviewed=states.count("not reviewed"),
+        required=len(required),
+        required_left=left,
+    )
+
+
 def review_counts(case: Case, decisions: Iterable[Decision]) -> tuple[int, int]:
     """(judgements a clinician decided, judgements no clinician decided), over every
-    judgement of the case that can be decided."""
-    decided = {d.target_id for d in standing_decisions(decisions) if d.counts_for_signoff}
-    targets = [t.id for t in case_targets(case)]
-    reviewed = sum(1 for t in targets if t in decided)
-    return reviewed, len(targets) - reviewed
+    judgement of the case, counted as `review_tally` counts them."""
+    tally = review_tally(case, decisions)
+    return tally.decided, tally.not_reviewed

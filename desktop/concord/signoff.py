@@ -42,7 +42,7 @@ from concord.report.sections import PriorSignature
 from concord.report.sign import sign_pdf_bytes
 from concord.report.verify import VerifyResult, verify_pdf
 from concord.resources import case_resources
-from concord.review import outstanding, review_counts
+from concord.review import missing_dispositions, outstanding, review_counts
 from concord.site import site_note
 from concord.store import Repository, Signature
 from concord.store.audit import signed_bytes
@@ -99,6 +99,15 @@ def sign_case(
     used = case_resources(repo, case)
     head = repo.audit_head()  # first: a decision after it is refused when recording
     decisions = repo.decisions(case_id=case_id)
+    no_disposition = missing_dispositions(case, decisions)
+    if no_disposition:  # whatever the status: a failed run's red flags are red flags too
+        titles = {g.gate_id: g.title or g.gate_id for g in case.gates}
+        named = ", ".join(f"{titles.get(g, g)} ({g})" for g in no_disposition)
+        raise InputError(
+            f"red flag(s) without a clinician's disposition: {named}; record one per red flag "
+            "(proceed, postpone, refer or not relevant here, with a reason) before signing",
+            subject=case_id,
+        )
     remaining = outstanding(case, decisions)
     if remaining and repo.case_status(case_id) != CaseStatus.RUN_FAILED:
         raise InputError(

@@ -84,8 +84,8 @@ def checks(report: dict) -> set[str]:
 def test_decisions_table_edited_after_dropping_its_trigger(signed: Path, run) -> None:
     with sqlite_tool() as conn:
         conn.execute(
-            "UPDATE decisions SET new_value = '\"negated\"', action = 'override' "
-            "WHERE target_id = 'gate/hyperkalaemia'"
+            "UPDATE decisions SET new_value = '\"not-relevant\"' "
+            "WHERE target_id = 'gate/hyperkalaemia/disposition'"
         )
     report = verify(run)
     assert not report["ok"] and "decisions" in checks(report)

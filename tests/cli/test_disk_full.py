@@ -39,7 +39,8 @@ def cli(*argv):
     return {"code": code, "out": out.getvalue(), "err": err.getvalue()}
 
 for target in json.loads(cli("show", "C-1", "--json")["out"])["outstanding"]:
-    assert cli("decide", "C-1", "--target", target, "--accept", "--reason", "ok",
+    how = ["--disposition", "proceed"] if target.endswith("/disposition") else ["--accept"]
+    assert cli("decide", "C-1", "--target", target, *how, "--reason", "ok",
                "--user", "Dr Smith")["code"] == 0
 outdir = root / "out" if where == "pdf" else Path(sys.argv[4])
 outdir.mkdir(exist_ok=True)

@@ -95,14 +95,24 @@ def test_the_pdf_states_how_many_judgements_were_reviewed(
         "export-pdf", "C-1", "--user", CLINICIAN, "--out", str(out), "--json", password=PASSWORD
     )
     data = done.json()
-    total = len(run("show", "C-1", "--json").json()["targets"])
+    shown = run("show", "C-1", "--json").json()
+    review = shown["review"]  # the queue's count: one judgement per line of the queue
+    total = review["judgements"]
+    assert total == len(shown["judgements"]) < len(shown["targets"])  # quotes are grouped
     assert data["reviewed"] + data["not_reviewed"] == total and data["not_reviewed"] > 0
+    assert review["one_by_one"] == data["reviewed"] and review["bulk_accepted"] == 0
     text = _pdf_text(out)
-    assert f"{data['reviewed']} of {total} judgements reviewed by a clinician" in text
-    assert f"{data['not_reviewed']} not reviewed" in text
+    assert (
+        f"{total} judgements: {data['reviewed']} reviewed one by one, 0 bulk-accepted, "
+        f"{data['not_reviewed']} not reviewed" in text
+    )
+    assert "reviewed every judgement" not in text
     assert _attached(out)["review"] == {
         "reviewed": data["reviewed"],
         "not_reviewed": data["not_reviewed"],
+        "judgements": total,
+        "one_by_one": data["reviewed"],
+        "bulk_accepted": 0,
     }
 
 

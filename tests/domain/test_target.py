@@ -10,6 +10,7 @@ from concord.domain import TargetKind, TargetRef, TargetRefError
 
 EXAMPLES = {
     "gate/hyperkalaemia": TargetRef.gate("hyperkalaemia"),
+    "gate/hyperkalaemia/disposition": TargetRef.disposition("hyperkalaemia"),
     "cardiology/overall": TargetRef.overall("cardiology"),
     "cardiology/subscore/critical_items": TargetRef.subscore("cardiology", "critical_items"),
     "renal/disagreement/D3": TargetRef.disagreement("renal", "D3"),
@@ -39,6 +40,8 @@ def test_every_kind_has_an_example() -> None:
 def test_typed_parts() -> None:
     assert TargetRef.parse("renal/disagreement/D3").specialist == "renal"
     assert TargetRef.parse("gate/raised_inr").specialist is None
+    assert TargetRef.parse("gate/raised_inr/disposition").gate_id == "raised_inr"
+    assert TargetRef.parse("gate/raised_inr/disposition").specialist is None
     assert TargetRef.parse("astrid/q7/cf/sentence/3").sentence_number == 3
     assert TargetRef.parse("haematology/match/S2=A1").match_items == ("S2", "A1")
     assert TargetRef.parse("astrid/q7/cr").kind.is_astrid

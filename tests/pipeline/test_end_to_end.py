@@ -118,10 +118,13 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
     out = tmp_path / "review.pdf"
     assert main(["export-pdf", case.case_id, "--user", "Dr Ada Lovelace", "--out", str(out)]) == 1
     assert not out.exists()
-    assert "not yet decided" in capsys.readouterr().err
+    assert "without a clinician's disposition: Bleomycin exposure" in capsys.readouterr().err
 
-    overridden = next(t for t in shown["outstanding"] if t.endswith("/overall"))
-    for target in shown["outstanding"]:
+    # what is required is clinical: a disposition per red flag, never an AI score
+    assert "gate/bleomycin_exposure/disposition" in shown["outstanding"]
+    assert not any(t.endswith("/overall") for t in shown["outstanding"])
+    overridden = "oncology/overall"  # an AI score may still be overridden
+    for target in [*shown["outstanding"], overridden]:
         args = [
             "decide",
             case.case_id,
@@ -132,7 +135,10 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
             "--user",
             "Dr Ada Lovelace",
         ]
-        args += ["--override", "50"] if target == overridden else ["--accept"]
+        if target.endswith("/disposition"):
+            args += ["--disposition", "refer"]
+        else:
+            args += ["--override", "50"] if target == overridden else ["--accept"]
         assert main(args) == 0
     assert svc.repo.case_status(case.case_id) == CaseStatus.REVIEWED
 
@@ -171,7 +177,7 @@ def test_cli_show_decide_sign_verify(svc, tmp_path, capsys, monkeypatch):
     assert main(["export-labels", "--out", str(labels)]) == 1  # nobody signed in
     assert main(["export-labels", "--out", str(labels), "--user", "Dr Ada Lovelace"]) == 0
     rows = [json.loads(line) for line in labels.read_text().splitlines()]
-    assert len(rows) == len(shown["outstanding"])
+    assert len(rows) == len(shown["outstanding"]) + 1
     assert any(r["action"] == "override" for r in rows)
 
 

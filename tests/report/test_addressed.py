@@ -32,7 +32,7 @@ def _case_with_anaesthetist_citing(cite: str):
 
 def _gate_row(path: Path) -> str:
     text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(path).pages)
-    start = text.index("hyperkalaemia hyperkalaemia · renal")
+    start = text.index("hyperkalaemia · owner renal")
     return text[start : text.index("Negated or historical", start)]
 
 
@@ -56,5 +56,42 @@ def test_a_bullet_whose_evidence_failed_verification_addresses_nothing(tmp_path:
             rules=rules,
         )
         row = _gate_row(out)
-        assert ("addressed: top_risks.1" in row) is addressed, row
+        assert ("addressed by risk 1: “Hyper" in row) is addressed, row
         assert ("NOT addressed" in row) is not addressed, row
+
+
+def test_the_pdf_prints_what_the_claim_check_found(tmp_path: Path) -> None:
+    """A bullet whose verified quote does not carry it is printed as such and addresses
+    nothing; the red-flag row says so and shows the clinician's disposition."""
+    from concord.pipeline import check_claims
+    from concord.review import make_decision
+
+    screen = RecordScreen.load()
+    rec, case = _case_with_anaesthetist_citing("E1")
+    bullet = case.briefs[0].items[0].model_copy(update={"text": "K+ >= 7.5 mmol/L"})
+    brief = case.briefs[0].model_copy(update={"items": (bullet,)})
+    (checked,) = check_claims(rec, [brief], case.gates, screen)
+    assert checked.items[0].supported is False
+    case = case.model_copy(update={"briefs": (checked, *case.briefs[1:])})
+    disposition = make_decision(
+        case, "gate/hyperkalaemia", user="Dr Smith", reason="repeat K+", disposition="postpone"
+    )
+    out = tmp_path / "checked.pdf"
+    render_review_pdf(
+        case,
+        rec,
+        [disposition],
+        signer_name="Dr Smith",
+        meaning="Reviewed",
+        signed_at=dt.datetime.now(dt.UTC),
+        audit_head=(1, "a" * 64),
+        out=out,
+        rules=screen.definitions,
+    )
+    row = _gate_row(out)
+    assert "NOT addressed" in row
+    assert "Postpone surgery repeat K+" in row
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    assert "quote found — does not support this claim" in text
+    assert "reviewed every judgement" not in text
+    assert "the quote is the record's text" in text

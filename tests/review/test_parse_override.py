@@ -6,7 +6,13 @@ import pytest
 
 from concord.domain import Target, TargetKind, TargetRef
 from concord.errors import InputError
-from concord.review import DISAGREEMENT_VALUES, GATE_VALUES, MATCH_VALUES, parse_override
+from concord.review import (
+    DISAGREEMENT_VALUES,
+    DISPOSITION_VALUES,
+    GATE_VALUES,
+    MATCH_VALUES,
+    parse_override,
+)
 
 
 def target(ref: TargetRef, value: object = None) -> Target:
@@ -18,6 +24,8 @@ OVERALL = target(TargetRef.overall("cardiology"), 72.0)
 GATE = target(TargetRef.gate("hyperkalaemia"), "triggered")
 DISAGREEMENT = target(TargetRef.disagreement("cardiology", "D1"), {"severity": "major"})
 MATCH = target(TargetRef.match("cardiology", "S1", "A1"), "lexicon")
+DISPOSITION = target(TargetRef.disposition("hyperkalaemia"))
+WORDS = (GATE_VALUES, DISAGREEMENT_VALUES, MATCH_VALUES, DISPOSITION_VALUES)
 
 
 @pytest.mark.parametrize(
@@ -57,17 +65,22 @@ def test_numbers_outside_the_range_or_not_numbers_are_refused(tgt: Target, raw: 
 
 @pytest.mark.parametrize(
     ("tgt", "allowed"),
-    [(GATE, GATE_VALUES), (DISAGREEMENT, DISAGREEMENT_VALUES), (MATCH, MATCH_VALUES)],
+    [
+        (GATE, GATE_VALUES),
+        (DISAGREEMENT, DISAGREEMENT_VALUES),
+        (MATCH, MATCH_VALUES),
+        (DISPOSITION, DISPOSITION_VALUES),
+    ],
 )
 def test_each_word_kind_takes_exactly_its_words(tgt: Target, allowed: tuple[str, ...]) -> None:
     for word in allowed:
         assert parse_override(tgt, f" {word} ") == word
-    others = {w for values in (GATE_VALUES, DISAGREEMENT_VALUES, MATCH_VALUES) for w in values}
+    others = {w for values in WORDS for w in values}
     for word in sorted(others - set(allowed)) + ["", "0.5", "TRIGGERED"]:
         with pytest.raises(InputError):
             parse_override(tgt, word)
 
 
 def test_every_case_kind_is_covered() -> None:
-    covered = {t.kind for t in (SUBSCORE, OVERALL, GATE, DISAGREEMENT, MATCH)}
+    covered = {t.kind for t in (SUBSCORE, OVERALL, GATE, DISAGREEMENT, MATCH, DISPOSITION)}
     assert covered == {k for k in TargetKind if k.is_case}

@@ -151,3 +151,27 @@ def case_window(make_window, stored_case, qtbot):
         lambda: window.case_view.case is not None and window.db.pending == 0, timeout=10_000
     )
     return window
+
+
+def decide_required(window, qtbot) -> None:
+    """Decide every required judgement of the open case as a clinician does at the keyboard:
+    E to the evidence and back, then a disposition (with a reason) for a red flag, else A."""
+    from PySide6.QtCore import Qt
+
+    from concord.domain import Disposition
+
+    view = window.case_view
+    queue = view.queue
+    while queue.state.required_outstanding:
+        index = next(i for i, e in enumerate(queue.entries) if e.required and not e.decided)
+        queue.go(index)
+        left = queue.state.required_outstanding
+        qtbot.keyClick(window, Qt.Key.Key_E)
+        qtbot.keyClick(window, Qt.Key.Key_E)
+        if queue.current.is_disposition:
+            view.bar.reason.setText("discussed with the surgeon")
+            button = view.bar.disposition_buttons[Disposition.PROCEED]
+            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        else:
+            qtbot.keyClick(window, Qt.Key.Key_A)
+        idle(qtbot, window, lambda left=left: queue.state.required_outstanding == left - 1)

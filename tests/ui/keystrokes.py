@@ -84,6 +84,17 @@ class Keyboard:
         QTest.keyClick(self.window, key, modifier)
         wait(self.window)
 
+    def type_into(self, widget: object, text: str) -> None:
+        """A reason typed into a box: counted as one key (the words are the clinician's)."""
+        self.keys += 1
+        QTest.keyClicks(widget, text)  # type: ignore[arg-type]
+        wait(self.window)
+
+    def press_on(self, widget: object, key: Qt.Key) -> None:
+        self.keys += 1
+        QTest.keyClick(widget, key)  # type: ignore[arg-type]
+        wait(self.window)
+
     def confirm(self) -> None:
         """Enter on the message box the last key opened (a confirmation)."""
         box = self.window.findChild(QMessageBox, "acceptOptionalBox")
@@ -98,7 +109,10 @@ def view_messages(window: MainWindow) -> Callable[[], str]:
 
 
 def clinician_queue(window: MainWindow, case_id: str) -> CaseCount:
-    """A until every required judgement is decided, then accept the optional rest."""
+    """Every required judgement decided at the keyboard, then the optional rest accepted: E
+    to the evidence and E back (a major finding is decided only once its evidence was
+    opened), then A, or for a red flag O, a typed reason and Enter (its disposition: the
+    dialog offers "proceed" first)."""
     window.show_page(PAGE_PATIENTS)
     window.open_case(case_id)
     wait(window, lambda: (c := window.case_view.case) is not None and c.case_id == case_id)
@@ -109,7 +123,17 @@ def clinician_queue(window: MainWindow, case_id: str) -> CaseCount:
     keyboard = Keyboard(window)
     while queue.state.required_outstanding:
         keyboard.check(required - queue.state.required_outstanding, view_messages(window))
-        keyboard.press(Qt.Key.Key_A)
+        keyboard.press(Qt.Key.Key_E)
+        keyboard.press(Qt.Key.Key_E)
+        entry = queue.current
+        if entry is not None and entry.is_disposition:
+            keyboard.press(Qt.Key.Key_O)
+            dialog = window.patients.override_dialog
+            assert dialog is not None, view_messages(window)()
+            keyboard.type_into(dialog.reason_edit, "discussed with the surgeon")
+            keyboard.press_on(dialog.reason_edit, Qt.Key.Key_Return)
+        else:
+            keyboard.press(Qt.Key.Key_A)
     keys_required = keyboard.keys
     if queue.state.optional_open:
         keyboard.press(Qt.Key.Key_A, CTRL_SHIFT)

@@ -11,12 +11,13 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from concord.adjudication.targets import case_targets
-from concord.domain import DisagreementKind, GateStatus
+from concord.domain import DisagreementKind, GateStatus, Severity
+from concord.review import review_tally
 from concord.store import Repository
 from concord.ui import theme
 from concord.ui.case_view import TAB_DECISIONS, TAB_REVIEW
 from concord.workbench.case_queue import BULK_REASON, disagreement_of, entry_label
-from tests.ui.helpers import idle
+from tests.ui.helpers import decide_required, idle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
@@ -93,6 +94,9 @@ def test_red_flags_are_unmistakable_and_ticked_on_the_scrollbar(case_window) -> 
     assert any(t.kind == "evidence" for t in ticks)  # cited, verified evidence
     legend = case_window.case_view.review.legend.text()
     assert "WHITE ON RED" in legend and "scrollbar ticks" in legend
+    moderate = record.gate_format(GateStatus.TRIGGERED, Severity.MODERATE)
+    assert moderate.background().color() == QColor(theme.AMBER)  # distinct from major
+    assert "amber = moderate red flag" in legend
 
 
 def test_failed_quotes_are_one_judgement_per_brief(case_window, qtbot, stored_case) -> None:
@@ -142,21 +146,28 @@ def test_accept_the_remaining_optional_judgements_is_one_recorded_action(
     _, case = stored_case
     view = case_window.case_view
     queue = view.queue
-    n_required = sum(e.required for e in queue.entries)
-    for n in range(n_required):
-        qtbot.keyClick(case_window, Qt.Key.Key_A)
-        idle(qtbot, case_window, lambda n=n: queue.state.required_outstanding == n_required - n - 1)
-    optional = [t.id for e in queue.entries if not e.required for t in e.targets]
+    decide_required(case_window, qtbot)
+    entries = [e for e in queue.entries if not e.required]
+    optional = [t.id for e in entries for t in e.targets]
     qtbot.keyClick(case_window, Qt.Key.Key_A, CTRL_SHIFT)
     box = case_window.findChild(QMessageBox, "acceptOptionalBox")
-    assert box is not None and box.isVisible() and f"{len(optional)} optional" in box.text()
+    # one count of judgements: the queue's entries, as the button, the PDF and the sign
+    # dialog count them (a group of quotes is one judgement)
+    assert box is not None and box.isVisible() and f"{len(entries)} optional" in box.text()
+    assert f"{len(entries)} optional" in view.decisions.bulk_button.text()
     qtbot.keyClick(box, Qt.Key.Key_Return)
     idle(qtbot, case_window, lambda: all(e.decided for e in queue.entries))
     with Repository.open() as repo:
         stored = repo.decisions(case_id=case.case_id)
-    bulk = [d for d in stored if d.reason == BULK_REASON.format(n=len(optional))]
+    bulk = [d for d in stored if d.reason == BULK_REASON.format(n=len(entries))]
     assert sorted(d.target_id for d in bulk) == sorted(optional)
-    assert all(d.reason == "accepted as shown" for d in stored if d not in bulk)
+    assert all(
+        d.reason in ("accepted as shown", "discussed with the surgeon")
+        for d in stored
+        if d not in bulk
+    )
+    tally = review_tally(case, stored)
+    assert tally.total == len(queue.entries) and tally.bulk_accepted == len(entries)
 
 
 def test_no_bulk_accept_in_blind_mode(case_window, qtbot) -> None:

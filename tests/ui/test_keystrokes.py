@@ -1,6 +1,7 @@
 """Keystrokes per decided item for a reviewer who agrees with the judge, counted by pressing
 keys on the real window (tests/ui/keystrokes.py): ASTRID at most 3 keys per item, the
-clinician queue at most 2 keys per required judgement, EVAL one key per answer."""
+clinician queue at most 5 keys per required judgement (each is clinical: E to its evidence
+and back, then A, or for a red flag O, a typed reason and Enter), EVAL one key per answer."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tests.ui.keystrokes import astrid_queue, clinician_queue, eval_queue
 from tests.ui.test_qa_page import N_ITEMS, judged_set
 
 ASTRID_KEYS_PER_ITEM = 3
-CLINICIAN_KEYS_PER_REQUIRED = 2
+CLINICIAN_KEYS_PER_REQUIRED = 5
 
 
 def test_astrid_agreeing_costs_at_most_three_keys_per_item(make_window, repo: Repository) -> None:

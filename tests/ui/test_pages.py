@@ -141,7 +141,15 @@ def test_import_run_review_decide_by_keyboard_alone(make_window, qtbot, monkeypa
     assert view.tabs.currentIndex() == TAB_DECISIONS
     queue = view.queue
     for n in range(sum(e.required for e in queue.entries)):
-        qtbot.keyClick(window, Qt.Key.Key_A)
+        qtbot.keyClick(window, Qt.Key.Key_E)  # its evidence, and back
+        qtbot.keyClick(window, Qt.Key.Key_E)
+        if queue.current.is_disposition:  # a red flag: what to do about it, and why
+            qtbot.keyClick(window, Qt.Key.Key_O)
+            dialog = window.patients.override_dialog
+            qtbot.keyClicks(dialog.reason_edit, "potassium to be rechecked")
+            qtbot.keyClick(dialog.reason_edit, Qt.Key.Key_Return)
+        else:
+            qtbot.keyClick(window, Qt.Key.Key_A)
         idle(qtbot, window, lambda n=n: queue.done == n + 1)
     idle(qtbot, window, lambda: view.bundle.status == CaseStatus.REVIEWED)
     assert view.sign_button.isEnabled()

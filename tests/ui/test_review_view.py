@@ -63,8 +63,15 @@ def test_unsupported_bullets_are_marked(case_window, stored_case):
     tree = case_window.case_view.review.anaesthetist_tree
     unsupported = case.brief("anaesthetist").unsupported_items()
     assert unsupported
+    found = case.brief("anaesthetist").evidence_by_id()
     for item in unsupported:
-        assert "UNSUPPORTED" in tree._items[item.item_id].text(1)
+        shown = tree._items[item.item_id].text(1)
+        if any(c in found and found[c].alignment.verified for c in item.cites):
+            # the quote is the record's text, but it does not carry the claim: amber
+            assert "quote found — does not support this claim" in shown
+            assert item.support_reason in tree._items[item.item_id].toolTip(1)
+        else:
+            assert "UNSUPPORTED" in shown
 
 
 def test_patient_text_is_plain_text(make_window, qtbot, tmp_path):

@@ -10,7 +10,7 @@ import threading
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMenu
+from PySide6.QtWidgets import QFileDialog, QLabel, QMenu
 
 from concord.domain import CaseStatus
 from concord.llm.runtime import GenerationRequest
@@ -19,7 +19,7 @@ from concord.pipeline import NO_OPERATION
 from concord.records import load_record
 from concord.review import make_decision
 from concord.store import Repository
-from concord.ui import theme
+from concord.ui import signing, theme
 from concord.ui.dashboard import SCORECARD_COLUMNS
 from concord.ui.main_window import PAGE_AGREEMENT, PAGE_GRADING, PAGE_QA
 from concord.workbench.agreement import MIN_ITEMS_FOR_KAPPA, TOO_FEW
@@ -158,8 +158,13 @@ def test_the_password_is_checked_before_the_file_is_asked(
     case = factories.case(rec)
     repo.save_record(rec, USER)
     repo.save_case(case, USER, status=CaseStatus.REVIEWED)
-    answers = iter([("wrong password", True), (PASSWORD, True)])
-    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: next(answers)))
+    answers = iter(["wrong password", PASSWORD])
+    shown: list[object] = []
+    monkeypatch.setattr(
+        signing,
+        "ask_signature",
+        lambda parent, summary, who: shown.append(summary) or next(answers),
+    )
     asked: list[object] = []
     monkeypatch.setattr(
         QFileDialog,
@@ -177,3 +182,5 @@ def test_the_password_is_checked_before_the_file_is_asked(
     qtbot.keyClick(window, Qt.Key.Key_S, keys)
     idle(qtbot, window)
     assert len(asked) == 1  # the right one: now where to save
+    summary = shown[-1]  # the dialog showed the patient, the counts and the meaning
+    assert summary.patient and summary.meaning and "judgements:" in summary.counts()

@@ -44,7 +44,12 @@ def test_every_page_fits_a_small_screen(case_window, qtbot, repo, width: int, he
     window.show_tab(TAB_REVIEW)
     QApplication.processEvents()
     assert inside(window.statusBar(), window)
-    assert inside(view.bar, window) and inside(view.bar.accept_button, window)
+    assert inside(view.bar, window)
+    if view.queue.current is not None and view.queue.current.is_disposition:
+        for button in view.bar.disposition_buttons.values():  # a red flag's dispositions
+            assert inside(button, window)
+    else:
+        assert inside(view.bar.accept_button, window)
     assert inside(view.bar.progress, window) and inside(view.sign_button, window)
     strip = view.review.scores.table
     last = strip.model().columnCount() - 1
@@ -172,3 +177,62 @@ def test_concord_gui_opens_fitted_to_the_screen(
     shot = png_size(out)
     assert shot[0] <= width and shot[1] <= height
     assert shot[0] >= width - 100 and shot[1] >= height - 100  # it uses the screen
+
+
+CREEP = """
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from concord.ui import window_geometry
+from concord.ui.main_window import MainWindow
+for launch in range(4):
+    window = MainWindow(user="t")
+    window_geometry.place(window)
+    window.show()
+    app.processEvents()
+    if launch == 0:
+        window.setGeometry(60, 90, 1100, 600)
+        app.processEvents()
+    print(window.geometry().getRect())
+    window.close()
+"""
+
+
+def test_the_window_does_not_creep_at_each_launch(concord_home: Path, tmp_path: Path) -> None:
+    """Launch after launch, the window comes back exactly where it was left (it used to
+    come back one frame lower each time, until its status bar was off the screen)."""
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={screen_config(tmp_path, 1280, 800)}",
+        CONCORD_HOME=str(concord_home),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", CREEP], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    launches = [ast.literal_eval(line) for line in done.stdout.split("\n") if line.strip()]
+    assert launches[0] == (60, 90, 1100, 600)
+    assert launches[1:] == [launches[0]] * 3
+
+
+def test_a_window_that_fits_is_never_moved() -> None:
+    screen = QRect(0, 0, 1280, 800)
+    for rect in (QRect(10, 40, 1000, 600), QRect(0, 0, 1264, 752), QRect(200, 100, 900, 500)):
+        assert window_geometry.inside(rect, screen) == rect
+    moved = window_geometry.inside(QRect(900, 700, 1000, 600), screen)
+    assert screen.contains(moved) and moved.size() == QRect(0, 0, 1000, 600).size()
+
+
+def test_no_page_makes_the_window_taller_than_the_screen(case_window) -> None:
+    """Every tab of a case, each drawn (a grab lays out the hidden pages too): the window
+    keeps its size (a scorecard laid out while hidden, its formulas wrapped into tall rows,
+    used to stretch the window to 1531 px on a 800 px screen)."""
+    window = case_window
+    window_geometry.fit(window, QRect(0, 0, 1280, 800))
+    QApplication.processEvents()
+    size = window.size()
+    for tab in range(window.case_view.tabs.count()):
+        window.show_tab(tab)
+        window.grab()
+        QApplication.processEvents()
+        assert window.size() == size, (tab, window.size())
+        assert window.minimumSizeHint().height() <= size.height()

@@ -1,6 +1,8 @@
 """The worklist triages: most urgent first (a finding missed by every agent, a missed major
-red flag, a failed run, needs review, not run, reviewed, signed), named columns ("Brief
-quality", "Missed by every agent"), the patient's name where the record gives one, a "to
+red flag, a failed run, a major red flag not run yet, needs review, not run, reviewed,
+signed), the surgery date within an urgency, named columns ("Brief quality", "Red flags",
+"DOB / MRN", "Operation", "Surgery"), red flags from the record screen before any run, the
+patient's name where the record gives one, search by name or MRN, a red-flag filter, a "to
 do" filter (T), sorting by any column, counts, and an order from the status alone in blind
 mode."""
 
@@ -17,6 +19,7 @@ from tests.factories import CLINIC_TEXT
 from tests.ui.helpers import idle
 
 USER = "dr.tester"
+SCREEN_LOAD_MS = 120_000  # loading the record screen takes seconds (more on a busy machine)
 
 
 def _record(name: str, header: str = "") -> Record:
@@ -65,9 +68,9 @@ URGENT_FIRST = [
     "mutual",
     "missed major",
     "run failed",
+    "not run",  # K+ 6.3 in the record: a major red flag from the screen, before any run
     "needs review",
     "amended",
-    "not run",
     "reviewed",
     "signed",
 ]
@@ -78,28 +81,34 @@ def test_worklist_triages_filters_sorts_and_counts(make_window, qtbot, repo) -> 
     window = make_window()
     worklist = window.worklist
     idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
+    # the rows show at once; the red flags of records not run yet follow from the screen
+    idle(qtbot, window, lambda: not worklist.screening, timeout=SCREEN_LOAD_MS)
     assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST]
-    titles = [worklist.model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)]
-    assert "Brief quality" in titles and "Missed by every agent" in titles
+    titles = [worklist.model.headerData(c, Qt.Orientation.Horizontal) for c in range(8)]
+    for title in ("Brief quality", "Red flags", "DOB / MRN", "Operation", "Surgery"):
+        assert title in titles
     assert "Worst grade" not in titles
-    column = titles.index("Missed by every agent")
+    column = titles.index("Red flags")
     first = worklist.proxy.index(0, column).data()
-    assert "Bleomycin" in first or "bleomycin" in first  # the mutual omission is shown
+    assert first.startswith("⚠ missed by every agent: bleomycin")  # the mutual omission
+    not_run = worklist.proxy.index(URGENT_FIRST.index("not run"), column).data()
+    assert "⚑ hyperkalaemia" in not_run.casefold()  # screened at import, before any run
     urgency = [worklist.proxy.index(r, 0).data() for r in range(len(ids))]
-    assert urgency[0].startswith("1 · Missed by every agent")
-    assert urgency[1].startswith("2 · Major red flag missed")
+    assert urgency[0] == "Missed by every agent"
+    assert urgency[1] == "Major red flag missed"
+    assert urgency[3] == "Major red flag, not run yet"
     # the record names the patient: the worklist says who it is
     names = {r.record_id: r.name for r in worklist.model.rows}
     assert names[ids["needs review"]] == "Jane Doe" and names[ids["signed"]] == "signed.txt"
     counts = worklist.counts.text()
     assert counts.startswith("8 patients, 6 to do (missed by every agent 1 · major red flag")
-    assert "needs review 1 · amended, sign again 1 · not run yet 1)" in counts
+    assert "major red flag, not run yet 1 · needs review 1 · amended, sign again 1)" in counts
     assert "reviewed, to sign 1 · signed 1" in counts
 
     qtbot.keyClick(window, Qt.Key.Key_T)  # to do only
     assert worklist.to_do_box.isChecked()
     assert worklist.shown_record_ids() == [ids[k] for k in URGENT_FIRST[:6]]
-    assert "showing 6 to do" in worklist.counts.text()
+    assert "showing 6" in worklist.counts.text()
     qtbot.keyClick(window, Qt.Key.Key_T)
     assert len(worklist.shown_record_ids()) == len(ids)
 
@@ -117,6 +126,8 @@ def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:
     window = make_window()
     worklist = window.worklist
     idle(qtbot, window, lambda: len(worklist.model.rows) == len(ids))
+    # the rows show at once; the red flags of records not run yet follow from the screen
+    idle(qtbot, window, lambda: not worklist.screening, timeout=SCREEN_LOAD_MS)
     qtbot.keyClick(window, Qt.Key.Key_B)
     # what every agent missed is a verdict: hidden, and no longer an order
     expected = ["run failed", "needs review", "missed major", "mutual"]  # in import order
@@ -124,7 +135,7 @@ def test_blind_mode_orders_by_status_alone(make_window, qtbot, repo) -> None:
     assert worklist.shown_record_ids() == [ids[k] for k in expected]
     rows = {r.record_id: r for r in worklist.model.rows}
     assert rows[ids["mutual"]].urgency(blind=True) == Urgency.NEEDS_REVIEW
-    texts = [worklist.proxy.index(r, c).data() for r in range(len(ids)) for c in range(7)]
+    texts = [worklist.proxy.index(r, c).data() for r in range(len(ids)) for c in range(8)]
     assert "Bleomycin exposure" not in " ".join(t for t in texts if t)
     assert "hidden (blind)" in texts
 

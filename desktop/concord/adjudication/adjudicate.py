@@ -60,11 +60,17 @@ def _claim_counts(
         if lost_numbers or generic:
             vague.append(item.item_id)
     claim_ids = [i.item_id for i in claims]
+    checked = any(i.supported is not None for i in claims)
     return subscores.ClaimCounts(
         claims=tuple(claim_ids),
         unsupported=tuple(i for i in claim_ids if i in unsupported),
         contradicted=tuple(i for i in claim_ids if i in contradicted),
-        vague=tuple(i for i in claim_ids if i in set(vague) and i not in contradicted),
+        # a bullet found unsupported by the claim check is counted once, as unsupported
+        vague=tuple(
+            i
+            for i in claim_ids
+            if i in set(vague) and i not in contradicted and not (checked and i in unsupported)
+        ),
     )
 
 
@@ -147,7 +153,13 @@ def adjudicate(
         reasons.append(f"{specialist.agent} brief failed: {specialist.failure_reason}")
     if anaesthetist.status == BriefStatus.FAILED:
         reasons.append(f"anaesthetist brief failed: {anaesthetist.failure_reason}")
-    mutual = [d.gate_id for d in disagreements if d.kind.value == "MUTUAL_OMISSION"]
+    # a missed moderate gate is a moderate disagreement, counted in critical items; only a
+    # major one caps the overall and flags human review
+    mutual = [
+        d.gate_id
+        for d in disagreements
+        if d.kind.value == "MUTUAL_OMISSION" and d.severity == Severity.MAJOR
+    ]
     if mutual:
         reasons.append(f"mutual omission: {', '.join(g for g in mutual if g)}")
     if any(d.kind.value == "CONFLICT" and d.severity == Severity.MAJOR for d in disagreements):

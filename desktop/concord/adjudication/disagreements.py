@@ -9,6 +9,7 @@ from concord.adjudication.subscores import ClaimCounts
 from concord.domain import (
     Alignment,
     Brief,
+    BriefItem,
     BriefSection,
     Disagreement,
     DisagreementKind,
@@ -36,6 +37,12 @@ def _evidence_spans(record: Record, brief: Brief, cites: Sequence[str]) -> tuple
     by_id = brief.evidence_by_id()
     spans = (_aligned_span(record, by_id[c].alignment) for c in cites if c in by_id)
     return tuple(s for s in spans if s is not None)
+
+
+def red_flags_named(item: BriefItem, rules: Mapping[str, GateRule]) -> list[str]:
+    """The gates a bullet is about: those it is tagged with and those its words name."""
+    named = [gid for gid, rule in rules.items() if rule.addressed_by(item.text)]
+    return list(dict.fromkeys([*item.gate_ids, *named]))
 
 
 def find_disagreements(
@@ -80,7 +87,7 @@ def find_disagreements(
         else:
             add(
                 DisagreementKind.MUTUAL_OMISSION,
-                Severity.MAJOR,
+                gate.severity,
                 f"{gate.title or gate.gate_id}: the record screen fired, neither the "
                 f"anaesthetist nor {spec.agent} addressed it",
                 gate_id=gate.gate_id,
@@ -114,14 +121,20 @@ def find_disagreements(
                 spans=gate.evidence,
             )
 
-    # Claims without verified evidence (over-calls) and vague claims.
+    # Claims their evidence does not carry (over-calls) and vague claims. One about a red
+    # flag (it tags or names a gate) is major: a clinician must judge it before signing.
     items = {i.item_id: i for i in anaes.items}
     for item_id in counts.unsupported:
+        item = items[item_id]
+        named = red_flags_named(item, rules)
+        why = item.support_reason or "it cites no verified evidence"
+        about = f" (about {', '.join(named)})" if named else ""
         add(
             DisagreementKind.OVERCALL,
-            Severity.MODERATE,
-            f"anaesthetist asserts without verified evidence: {items[item_id].text}",
+            Severity.MAJOR if named else Severity.MODERATE,
+            f"anaesthetist claim not supported by its evidence{about}: '{item.text}' — {why}",
             items=(item_id,),
+            spans=_evidence_spans(record, anaes, item.cites),
         )
     for item_id in counts.vague:
         add(

@@ -1,10 +1,13 @@
 """Which triggered gates a brief addresses, and which it contradicts.
 
-A bullet addresses a gate when it names the gate id or when its text uses the gate's address
-terms (lexicon), and it cites at least one evidence line verified against the record: a
-bullet whose evidence all failed verification addresses nothing. Citing the line that fired
-the gate is not enough: the bullet must say it. `addressing_items` is the one rule: the
-scorecard, the mutual-omission check, the app and the PDF all use it.
+A bullet addresses a gate when code's claim check (`concord.adjudication.support`) stored it
+on the bullet: it is supported by its cited evidence, its words name the gate, and it cites
+the gate's own finding. `addressing_items` is the one rule: the scorecard, the
+mutual-omission check, the app and the PDF all use it.
+
+A brief stored before claims were checked (its bullets' `addresses` is None) is read by the
+rule it was scored with: the bullet names the gate id or uses the gate's address terms, and
+cites at least one verified evidence line.
 A bullet that puts a negation cue right before the gate's terms ("no bleomycin exposure")
 contradicts the gate instead of addressing it. The cues are the context file's
 (`resources/lexicon/context.json`, the words the record screen and the verifier read, through
@@ -51,11 +54,17 @@ def item_addresses(item: BriefItem, gate: GateHit, rule: GateRule | None) -> boo
 def addressing_items(
     brief: Brief, gate: GateHit, rules: Mapping[str, GateRule]
 ) -> tuple[BriefItem, ...]:
-    """The bullets of `brief` that address `gate` (each cites verified evidence)."""
+    """The bullets of `brief` that address `gate`."""
     rule = rules.get(gate.gate_id)
     unsupported = {i.item_id for i in brief.unsupported_items()}
     return tuple(
-        i for i in brief.items if i.item_id not in unsupported and item_addresses(i, gate, rule)
+        i
+        for i in brief.items
+        if (
+            gate.gate_id in i.addresses
+            if i.addresses is not None
+            else i.item_id not in unsupported and item_addresses(i, gate, rule)
+        )
     )
 
 

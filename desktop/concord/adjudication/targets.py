@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concord.domain import Case, Target, TargetRef
+from concord.domain import Case, GateStatus, Target, TargetRef
 
 
 def _target(ref: TargetRef, value: object, label: str) -> Target:
@@ -17,6 +17,15 @@ def case_targets(case: Case) -> list[Target]:
             f"Record screen: {g.title or g.gate_id} ({g.severity.value})",
         )
         for g in case.gates
+    ]
+    targets += [
+        _target(
+            TargetRef.disposition(g.gate_id),
+            None,  # no AI value: the clinician says what to do about the red flag
+            f"Red flag: {g.title or g.gate_id} ({g.severity.value}) — what will you do?",
+        )
+        for g in case.gates
+        if g.status == GateStatus.TRIGGERED
     ]
     for card in case.scorecards:
         who = card.specialist

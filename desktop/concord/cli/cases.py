@@ -5,20 +5,27 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from concord.adjudication.judgements import case_judgements
+from concord.adjudication.support import as_scored
 from concord.adjudication.targets import case_targets
 from concord.cli._common import add_json_flag, current_user, emit_json, say, services, sign_in_as
 from concord.cli._tables import MODE_TEXT, case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
-from concord.domain import CaseMode, LabelProvenance, Record
+from concord.domain import CaseMode, Decision, LabelProvenance, Record, TargetKind, TargetRef
+from concord.domain.decision_history import standing_decisions
 from concord.pipeline import PanelSettings
 from concord.records import load_record
 from concord.resources import case_resources
-from concord.review import make_decision, outstanding
+from concord.review import DISPOSITION_VALUES, make_decision, outstanding, review_tally
 from concord.services import Services
 from concord.site import site_note
 from concord.store import export_labels_csv, export_labels_jsonl
 from concord.store.clock import case_clock_steps
+from concord.workbench.red_flags import ImportScreen, red_flags
+from concord.workbench.run_failure import failure_text
+from concord.workbench.triage import WorklistRow, triage_order
+from concord.workbench.worklist import load_worklist
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,12 +59,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("decide", help="accept or override one judgement")
+    p = sub.add_parser(
+        "decide", help="accept or override one judgement, or give a red flag its disposition"
+    )
     p.add_argument("case_id", metavar="CASE_ID")
     p.add_argument("--target", required=True, metavar="ID")
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--accept", action="store_true")
     group.add_argument("--override", metavar="VALUE")
+    group.add_argument(
+        "--disposition",
+        choices=DISPOSITION_VALUES,
+        help="what to do about a red flag (--target gate/GATE_ID): proceed (addressed in the "
+        "plan), postpone, refer, or not-relevant here",
+    )
     p.add_argument("--reason", required=True)
     p.add_argument("--user", required=True)
     p.add_argument("--decision-id", help="caller-chosen id: retrying the same write is a no-op")
@@ -103,8 +118,17 @@ def run_and_store(
 
 
 def case_json(svc: Services, case_id: str) -> dict:
+    """The stored case with every bullet's support verdict (what the scorecard counted), its
+    red flags with their dispositions, its judgements and how much of it was reviewed."""
     case = svc.repo.get_case(case_id)
     decisions = svc.repo.decisions(case_id=case_id)
+    if any(i.supported is None for b in case.briefs for i in b.items):
+        rules = svc.screen.definitions  # stored before claims were checked: its old rule
+        case = case.model_copy(
+            update={"briefs": tuple(as_scored(b, case.gates, rules) for b in case.briefs)}
+        )
+    tally = review_tally(case, decisions)
+    standing = {d.target_id: d for d in standing_decisions(decisions) if d.counts_for_signoff}
     return {
         "case_id": case.case_id,
         "mode": case.mode.value if case.mode else None,
@@ -115,12 +139,41 @@ def case_json(svc: Services, case_id: str) -> dict:
         "worst_grade": case.worst_grade,
         "human_review": case.human_review,
         "review_reasons": list(case.review_reasons),
+        "run_problem": failure_text(case),
+        "red_flags": [
+            {
+                **flag.to_json(),
+                "disposition": _value(standing.get(TargetRef.disposition(flag.gate_id).format())),
+                "reason": _reason(standing.get(TargetRef.disposition(flag.gate_id).format())),
+            }
+            for flag in red_flags(case.gates)
+        ],
         "case": case.model_dump(mode="json"),
         "targets": [t.model_dump(mode="json") for t in case_targets(case)],
+        "judgements": [
+            {"key": j.key, "targets": [t.id for t in j.targets], "required": j.required}
+            for j in case_judgements(case)
+        ],
         "outstanding": [t.id for t in outstanding(case, decisions)],
+        "review": {
+            "judgements": tally.total,
+            "one_by_one": tally.one_by_one,
+            "bulk_accepted": tally.bulk_accepted,
+            "not_reviewed": tally.not_reviewed,
+            "required": tally.required,
+            "required_left": tally.required_left,
+        },
         "decisions": [d.model_dump(mode="json") for d in decisions],
         "clock_warnings": [s.to_json() for s in case_clock_steps(svc.repo.db, case_id)],
     }
+
+
+def _value(decision: Decision | None) -> object:
+    return decision.new_value if decision is not None else None
+
+
+def _reason(decision: Decision | None) -> str | None:
+    return decision.reason if decision is not None else None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -144,9 +197,26 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
-    cases = services().repo.list_cases()
+    """Every case, and every imported record with its red flags from the record screen (a
+    record not run yet included), most urgent first."""
+    svc = services()
+    cases = svc.repo.list_cases()
+    worklist = load_worklist(svc.repo, ImportScreen(svc.screen))
     if args.json:
-        emit_json({"cases": [c.model_dump(mode="json") for c in cases]})
+        emit_json(
+            {
+                "cases": [
+                    {
+                        **c.model_dump(mode="json"),
+                        "red_flags": [
+                            f.to_json() for f in red_flags(svc.repo.get_case(c.case_id).gates)
+                        ],
+                    }
+                    for c in cases
+                ],
+                "records": [_record_json(r) for r in triage_order(worklist.rows)],
+            }
+        )
         return 0
     rows = [
         [
@@ -162,7 +232,34 @@ def cmd_cases(args: argparse.Namespace) -> int:
     print(table(["case", "record", "status", "worst grade", "review", "mode"], rows))
     if any(c.mode is CaseMode.SILENT for c in cases):
         print("SILENT: run with a model/resources the site has not accepted; not for review")
+    flagged = [
+        [r.name, r.status.value if r.status else "not run", ", ".join(f.title for f in r.red_flags)]
+        for r in triage_order(worklist.rows)
+        if r.red_flags
+    ]
+    if flagged:
+        print("\nred flags (record screen):")
+        print(table(["patient", "status", "red flags"], flagged))
     return 0
+
+
+def _record_json(row: WorklistRow) -> dict:
+    return {
+        "record_id": row.record_id,
+        "name": row.name,
+        "record_name": row.source_name,
+        "imported_at": row.imported_at.isoformat(),
+        "date_of_birth": row.date_of_birth,
+        "record_number": row.record_number,
+        "operation": row.operation,
+        "surgery_date": row.surgery_date.isoformat() if row.surgery_date else None,
+        "case_id": row.case_id,
+        "status": row.status.value if row.status else "not run",
+        "urgency": row.urgency().title,
+        "red_flags": [f.to_json() for f in row.red_flags],
+        "run_problem": row.run_problem,
+        "required_left": row.required_left,
+    }
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -204,6 +301,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
         user=session.name,
         reason=args.reason,
         override=args.override,
+        disposition=args.disposition,
         decision_id=args.decision_id,
         at=earlier.at if earlier else None,
         known_gates=case_resources(svc.repo, case).gate_ids,
@@ -226,9 +324,13 @@ def cmd_decide(args: argparse.Namespace) -> int:
         verb = "recorded" if outcome.created else "already recorded (no change)"
         label = "" if decision.counts_for_signoff else " as a label (not counted for sign-off)"
         status = f"; case {outcome.status.value}" if outcome.status else ""
+        what = (
+            f"disposition {decision.new_value}"
+            if decision.target_kind == TargetKind.DISPOSITION
+            else f"{decision.action.value} {decision.original_value!r} -> {decision.new_value!r}"
+        )
         print(
-            f"{decision.decision_id} {verb}{label}: {decision.target_id} "
-            f"{decision.action.value} {decision.original_value!r} -> {decision.new_value!r}; "
+            f"{decision.decision_id} {verb}{label}: {decision.target_id} {what}; "
             f"{len(remaining)} required judgement(s) outstanding{status}"
         )
     return 0

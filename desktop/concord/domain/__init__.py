@@ -10,7 +10,7 @@ from concord.domain.case import (
     InjectionFinding,
     Target,
 )
-from concord.domain.decision import Decision, DecisionAction
+from concord.domain.decision import Decision, DecisionAction, Disposition
 from concord.domain.evidence import (
     Alignment,
     AlignmentStatus,
@@ -48,6 +48,7 @@ __all__ = [
     "CaseStatus",
     "Decision",
     "DecisionAction",
+    "Disposition",
     "Disagreement",
     "DisagreementKind",
     "EvidenceLine",

@@ -22,7 +22,19 @@ class BriefSection(StrEnum):
         """How the section is headed for a clinician, on screen and on paper."""
         return _SECTION_TITLES[self]
 
+    @property
+    def noun(self) -> str:
+        """One of its bullets, in a sentence: "risk 2", "action 1"."""
+        return _SECTION_NOUNS[self]
 
+
+_SECTION_NOUNS = {
+    BriefSection.TOP_RISKS: "risk",
+    BriefSection.ACTIONS: "action",
+    BriefSection.TRIGGERS: "trigger",
+    BriefSection.MONITORING: "monitoring",
+    BriefSection.RISK_SCORES: "risk score",
+}
 _SECTION_TITLES = {
     BriefSection.TOP_RISKS: "Top risks (ranked)",
     BriefSection.ACTIONS: "Immediate actions / optimisation",
@@ -43,7 +55,21 @@ class BriefItem(Frozen):
     rank: int = Field(ge=1, description="1 = highest priority within the section")
     text: str
     cites: tuple[str, ...] = Field(default=(), description="Evidence ids (E1..) it rests on")
-    gate_ids: tuple[str, ...] = Field(default=(), description="Gates this item addresses")
+    gate_ids: tuple[str, ...] = Field(
+        default=(), description="Gates the agent tagged the item with (a claim, not a check)"
+    )
+    supported: bool | None = Field(
+        default=None,
+        description="Code's verdict: the cited evidence carries what the bullet asserts (its "
+        "values and comparisons, its clinical concepts). None: not checked (a case stored "
+        "before claims were checked is read by its old rule)",
+    )
+    support_reason: str = Field(default="", description="Why it is (not) supported, in words")
+    addresses: tuple[str, ...] | None = Field(
+        default=None,
+        description="Triggered gates the bullet addresses: it is supported, names the gate and "
+        "cites that gate's own finding. None: not checked",
+    )
 
 
 class BriefStatus(StrEnum):
@@ -71,6 +97,12 @@ class Brief(Frozen):
         return {e.evidence_id: e for e in self.evidence}
 
     def unsupported_items(self) -> tuple[BriefItem, ...]:
-        """Bullets that cite no verified evidence."""
+        """Bullets whose cited evidence does not carry what they assert (code's check,
+        `concord.adjudication.support`); for a brief stored before that check, the bullets
+        that cite no verified evidence."""
         verified = {e.evidence_id for e in self.evidence if e.alignment.verified}
-        return tuple(i for i in self.items if not verified.intersection(i.cites))
+        return tuple(
+            i
+            for i in self.items
+            if (not i.supported if i.supported is not None else not verified.intersection(i.cites))
+        )

@@ -186,6 +186,12 @@ class Case(Frozen):
         return None
 
     @property
+    def red_flags(self) -> tuple[GateHit, ...]:
+        """The triggered gates, major before moderate, each in the screen's order."""
+        fired = [g for g in self.gates if g.status == GateStatus.TRIGGERED]
+        return tuple(sorted(fired, key=lambda g: g.severity.rank))
+
+    @property
     def major_gates(self) -> tuple[str, ...]:
         """Ids of the triggered major gates."""
         return tuple(
@@ -202,8 +208,10 @@ class Case(Frozen):
             reasons.append(f"run failed: {self.run_failure}")
         if self.major_gates:
             reasons.append("triggered major gate: " + ", ".join(self.major_gates))
-        if self.mutual_omissions:
-            reasons.append("mutual omission of " + ", ".join(self.mutual_omissions))
+        major = set(self.major_gates)
+        missed_major = [g for g in self.mutual_omissions if g in major]
+        if missed_major:
+            reasons.append("mutual omission of " + ", ".join(missed_major))
         for card in self.scorecards:
             reasons += [f"{card.specialist}: {r}" for r in card.review_reasons]
             if card.human_review and not card.review_reasons:
@@ -214,7 +222,8 @@ class Case(Frozen):
 
     @property
     def human_review(self) -> bool:
-        """Any triggered major gate, a failed run, a mutual omission or a judge's flag."""
+        """Any triggered major gate, a failed run, a major gate missed by every brief or a
+        judge's flag (a moderate red flag alone does not flag the case)."""
         return bool(self.review_reasons)
 
     @property

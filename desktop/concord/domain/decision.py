@@ -49,6 +49,35 @@ PAYLOAD_VERSION = 1
 """The version new decisions are signed under."""
 
 
+class Disposition(StrEnum):
+    """What the clinician decides to do about a red flag (a triggered gate). Recorded as a
+    decision on `gate/<gate_id>/disposition` whose new value is one of these; no AI value is
+    shown for it, so it is never an 'accept'."""
+
+    PROCEED = "proceed"
+    POSTPONE = "postpone"
+    REFER = "refer"
+    NOT_RELEVANT = "not-relevant"
+
+    @property
+    def label(self) -> str:
+        """How it reads for a clinician."""
+        return _DISPOSITION_TITLES[self]
+
+    @property
+    def short(self) -> str:
+        """One or two words, for a button."""
+        return self.value.replace("-", " ").capitalize()
+
+
+_DISPOSITION_TITLES = {
+    Disposition.PROCEED: "Proceed — addressed in the plan",
+    Disposition.POSTPONE: "Postpone surgery",
+    Disposition.REFER: "Refer before surgery",
+    Disposition.NOT_RELEVANT: "Not relevant here",
+}
+
+
 class Decision(Frozen):
     SIGNED_FIELDS: ClassVar[dict[int, tuple[str, ...]]] = {1: SIGNED_FIELDS_V1}
     """payload_version -> the fields it signs, frozen once released."""

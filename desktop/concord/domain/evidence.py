@@ -25,6 +25,20 @@ class AlignmentStatus(StrEnum):
     FUZZY = "FUZZY"
     FAILED = "FAILED"
 
+    @property
+    def meaning(self) -> str:
+        """What the check means, in the words a clinician is shown (the machine value stays
+        in `concord verify-extracts`). It says the quote is (or is not) the record's text,
+        never that the bullet citing it is right."""
+        return _STATUS_MEANINGS[self]
+
+
+_STATUS_MEANINGS = {
+    AlignmentStatus.EXACT: "the quote is the record's text",
+    AlignmentStatus.FUZZY: "the record's text, formatting aside",
+    AlignmentStatus.FAILED: "not the record's text",
+}
+
 
 class AlignmentFlag(StrEnum):
     """What the alignment noticed. The *_mismatch, context_cut and row_join flags mean the

@@ -3,7 +3,8 @@
 Every decidable judgement has a stable string id that is stored with its decisions and
 exported with the labels. `TargetRef` is the only place that builds or reads those strings:
 
-  gate/<gate_id>                              a record-screen gate
+  gate/<gate_id>                              a record-screen gate (does it fire?)
+  gate/<gate_id>/disposition                  the clinician's disposition of that red flag
   <specialist>/overall                        a scorecard's overall score
   <specialist>/subscore/<name>                one of its five sub-scores
   <specialist>/disagreement/<disagreement_id> one of its disagreements
@@ -28,6 +29,7 @@ from enum import StrEnum
 
 class TargetKind(StrEnum):
     GATE = "gate"
+    DISPOSITION = "disposition"
     OVERALL = "overall"
     SUBSCORE = "subscore"
     DISAGREEMENT = "disagreement"
@@ -59,6 +61,7 @@ class TargetKind(StrEnum):
 _CASE_KINDS = frozenset(
     {
         TargetKind.GATE,
+        TargetKind.DISPOSITION,
         TargetKind.OVERALL,
         TargetKind.SUBSCORE,
         TargetKind.DISAGREEMENT,
@@ -120,6 +123,11 @@ class TargetRef:
         return cls(TargetKind.GATE, gate_id)
 
     @classmethod
+    def disposition(cls, gate_id: str) -> TargetRef:
+        """What the clinician decides to do about a triggered gate (no AI value to accept)."""
+        return cls(TargetKind.DISPOSITION, gate_id)
+
+    @classmethod
     def overall(cls, specialist: str) -> TargetRef:
         return cls(TargetKind.OVERALL, specialist)
 
@@ -165,7 +173,14 @@ class TargetRef:
     @property
     def specialist(self) -> str | None:
         """The scorecard's specialist, for scorecard judgements."""
-        return self.subject if self.kind.is_case and self.kind is not TargetKind.GATE else None
+        if self.kind in (TargetKind.GATE, TargetKind.DISPOSITION):
+            return None
+        return self.subject if self.kind.is_case else None
+
+    @property
+    def gate_id(self) -> str | None:
+        """The gate a gate or disposition judgement is about."""
+        return self.subject if self.kind in (TargetKind.GATE, TargetKind.DISPOSITION) else None
 
     @property
     def sentence_number(self) -> int | None:
@@ -185,6 +200,8 @@ class TargetRef:
         kind, subject, detail = self.kind, self.subject, self.detail
         if kind is TargetKind.GATE:
             return f"gate/{subject}"
+        if kind is TargetKind.DISPOSITION:
+            return f"gate/{subject}/disposition"
         if kind is TargetKind.OVERALL:
             return f"{subject}/overall"
         if kind in (TargetKind.SUBSCORE, TargetKind.DISAGREEMENT, TargetKind.MATCH):
@@ -213,6 +230,8 @@ class TargetRef:
         try:
             if head == "gate" and len(parts) == 2:
                 return cls.gate(parts[1])
+            if head == "gate" and len(parts) == 3 and parts[2] == "disposition":
+                return cls.disposition(parts[1])
             if head == "astrid" and len(parts) == 3 and parts[2] in _ASTRID_METRICS:
                 return cls(_ASTRID_METRICS[parts[2]], parts[1])
             if head == "astrid" and len(parts) == 5 and parts[2:4] == ["cf", "sentence"]:

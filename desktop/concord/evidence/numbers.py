@@ -12,6 +12,7 @@ Two briefs state the same threshold when `quantities` gives the same (number, un
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from concord.text.characters import MINUS_SIGNS, MULTIPLICATION_SIGNS, SUPERSCRIPT_DIGITS
@@ -99,15 +100,36 @@ def _signed_number(text: str, match: re.Match[str]) -> str:
     return _number(sign + match.group("num"))
 
 
-def quantities(text: str) -> frozenset[tuple[str, str]]:
-    """The distinct (number, unit) pairs written in `text`, unit "" where none follows:
-    "K+ >= 6.0 mmol/L" gives ("6", "mmol/l"), as does "potassium 6 mmol/l". Words with
-    digits ("SpO2") are names, not quantities."""
+@dataclass(frozen=True)
+class QuantityAt:
+    """One number written in a text, with its unit ("" if none), where it stands in the
+    text's `canonical` form (offsets into the original text mean nothing here)."""
+
+    number: str
+    unit: str
+    start: int
+    end: int
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.number)
+
+
+def quantities_at(text: str) -> tuple[str, tuple[QuantityAt, ...]]:
+    """`canonical(text)` and every number in it, in order, with its unit and place."""
     text = canonical(text)
-    found: set[tuple[str, str]] = set()
+    found: list[QuantityAt] = []
     for match in _TOKENS.finditer(text):
         if match.group("num"):
             unit_text = match.group("unit")
             unit = _unit(unit_text) if unit_text else None
-            found.add((_signed_number(text, match), unit or ""))
-    return frozenset(found)
+            end = match.end() if unit else match.end("num")
+            found.append(QuantityAt(_signed_number(text, match), unit or "", match.start(), end))
+    return text, tuple(found)
+
+
+def quantities(text: str) -> frozenset[tuple[str, str]]:
+    """The distinct (number, unit) pairs written in `text`, unit "" where none follows:
+    "K+ >= 6.0 mmol/L" gives ("6", "mmol/l"), as does "potassium 6 mmol/l". Words with
+    digits ("SpO2") are names, not quantities."""
+    return frozenset((q.number, q.unit) for q in quantities_at(text)[1])

@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from concord.errors import Cancelled, ModelError
+from concord.errors import Cancelled, ModelError, RecordTooLong
 from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.cpu_share import ThreadGovernor, short_barrier_spin
 from concord.llm.json_grammar import schema_grammar
@@ -509,11 +509,11 @@ class LlamaCppRuntime:
             room = self.n_ctx - n_prompt
             needed = min(request.max_tokens, MIN_ANSWER_ROOM)
             if room < needed:
-                raise ModelError(
-                    f"the record is too long for the model's context: {n_prompt} prompt "
-                    f"tokens leave {max(room, 0)} of n_ctx {self.n_ctx} for the answer, fewer "
-                    f"than {needed}; register the model with a larger context or shorten "
-                    "the record",
+                raise RecordTooLong(
+                    f"the record is too long for the model's context: the prompt takes "
+                    f"{n_prompt} of the {self.n_ctx} tokens it reads at once, leaving "
+                    f"{max(room, 0)} for the answer (it needs {needed}); register the model "
+                    "with a longer context or split the record",
                     subject=self.model_name,
                 )
             # an answer whose cap the context cannot hold gets the room there is (a cut-off

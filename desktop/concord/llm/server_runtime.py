@@ -71,7 +71,7 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
-from concord.errors import Cancelled, ModelError
+from concord.errors import Cancelled, ModelError, RecordTooLong
 from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.gguf_meta import read_gguf_metadata
 from concord.llm.json_grammar import schema_grammar
@@ -445,10 +445,10 @@ class LlamaServerRuntime:
         data_tokens = self._prefix(url, request.prefix) + self._tokens(url, request.prompt)
         n_predict = self._max_tokens(request)
         if server.n_ctx is not None and len(data_tokens) + n_predict > server.n_ctx:
-            raise ModelError(
+            raise RecordTooLong(
                 f"the record is too long for the server's context: {len(data_tokens)} prompt "
-                f"tokens + {n_predict} output tokens > n_ctx {server.n_ctx}; start the server "
-                "with a larger context (-c) or shorten the record",
+                f"tokens and {n_predict} for the answer exceed the {server.n_ctx} it reads at "
+                "once; start the server with a longer context (-c) or split the record",
                 subject=url,
             )
         # A string first: the server adds BOS before it, as the in-process runtime does.

@@ -20,7 +20,7 @@ from reportlab.platypus import CondPageBreak, Flowable, SimpleDocTemplate
 from concord.adjudication.config import ScoringConfig
 from concord.adjudication.gates import GateRule
 from concord.atomic_io import write_atomic
-from concord.domain import Case, Decision, DecisionAction, Record
+from concord.domain import Case, Decision, DecisionAction, Record, TargetKind
 from concord.domain.decision_history import chain_order
 from concord.errors import InputError
 from concord.report import sections
@@ -37,7 +37,7 @@ from concord.report.styles import (
     para,
     styles,
 )
-from concord.review import review_counts
+from concord.review import review_tally
 
 SIGNATURE_FIELD = "ClinicianSignature"
 MEANING_ACCEPTED = "Reviewed — judgements accepted"
@@ -49,13 +49,19 @@ def signature_meaning(decisions: list[Decision], signer: str | None = None) -> s
     """The meaning of a signature: from the decisions in force (the last of each target in
     chain order), or, when `signer` recorded no clinician decision on the case at all (every
     judgement was decided by colleagues), a second review that countersigns theirs
-    (`MEANING_SECOND_REVIEW`), never "Reviewed" as if the signer had decided them."""
+    (`MEANING_SECOND_REVIEW`), never "Reviewed" as if the signer had decided them. A red
+    flag's disposition is the clinician's own decision, not an override of the AI."""
     if signer is not None and not any(d.counts_for_signoff and d.user == signer for d in decisions):
         return MEANING_SECOND_REVIEW
     latest: dict[str, Decision] = {}
     for d in chain_order(d for d in decisions if d.counts_for_signoff):
         latest[d.target_id] = d
-    if any(d.action == DecisionAction.OVERRIDE for d in latest.values()):
+    if any(
+        d.action == DecisionAction.OVERRIDE
+        and d.target_kind != TargetKind.DISPOSITION
+        and d.new_value is not None  # a withdrawal is no override
+        for d in latest.values()
+    ):
         return MEANING_OVERRIDES
     return MEANING_ACCEPTED
 
@@ -89,7 +95,7 @@ def render_review_pdf(
         from concord.resources import Resources
 
         rules = Resources.installed().screen.definitions
-    reviewed, not_reviewed = review_counts(case, decisions)
+    tally = review_tally(case, decisions)
     amended = tuple(
         d
         for d in chain_order(decisions)
@@ -106,8 +112,9 @@ def render_review_pdf(
         signed_at=signed_at,
         audit_head=audit_head,
         rules=rules,
-        reviewed=reviewed,
-        not_reviewed=not_reviewed,
+        tally=tally,
+        reviewed=tally.decided,
+        not_reviewed=tally.not_reviewed,
         supersedes=supersedes,
         amended_after=amended,
         root_fingerprint=root_fingerprint,

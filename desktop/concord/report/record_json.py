@@ -59,7 +59,19 @@ def review_record(review: ReviewContext) -> dict[str, Any]:
             "meaning": review.meaning,
         },
         "audit_head": {"seq": seq, "hash": head_hash},
-        "review": {"reviewed": review.reviewed, "not_reviewed": review.not_reviewed},
+        "review": {
+            "reviewed": review.reviewed,
+            "not_reviewed": review.not_reviewed,
+            **(
+                {
+                    "judgements": review.tally.total,
+                    "one_by_one": review.tally.one_by_one,
+                    "bulk_accepted": review.tally.bulk_accepted,
+                }
+                if review.tally is not None
+                else {}
+            ),
+        },
         "supersedes": (
             {
                 "signature_id": review.supersedes.signature_id,

@@ -23,15 +23,18 @@ from reportlab.platypus import (
 
 from concord.adjudication.config import ScoringConfig, load_scoring_config, subscore_title
 from concord.adjudication.gates import GateRule, addressing_items
+from concord.adjudication.support import NOT_SUPPORTED
 from concord.domain import (
     UNVERIFIED_MODEL_SHA256,
     Brief,
+    BriefItem,
     BriefSection,
     BriefStatus,
     Case,
     CaseMode,
     Decision,
     DecisionAction,
+    Disposition,
     GateHit,
     GateStatus,
     Record,
@@ -55,9 +58,12 @@ from concord.report.fonts import esc
 from concord.report.styles import (
     ALERT_BG,
     ALERT_BORDER,
+    AMBER,
     FRAME_WIDTH,
+    MODERATE_BG,
     MUTED,
     OK_BG,
+    OK_TEXT,
     SEVERITY_COLOUR,
     STATUS_STYLE,
     coloured,
@@ -68,6 +74,7 @@ from concord.report.styles import (
     table,
 )
 from concord.report.values import number, value_text
+from concord.review import ReviewTally
 
 SIGNATURE_BOX_HEIGHT = 66.0
 SIGNATURE_BOX_WIDTH = 300.0
@@ -99,6 +106,9 @@ class ReviewContext:
     """Judgements a clinician decided."""
     not_reviewed: int = 0
     """Judgements no clinician decided."""
+    tally: ReviewTally | None = None
+    """The judgements reviewed one by one, bulk-accepted and not reviewed (as the queue
+    counts them)."""
     supersedes: PriorSignature | None = None
     amended_after: tuple[Decision, ...] = ()
     """Clinician decisions made after the superseded signature."""
@@ -131,6 +141,8 @@ class ReviewContext:
         if ref.kind is TargetKind.GATE:
             gate = next((g for g in self.case.gates if g.gate_id == ref.subject), None)
             return f"Gate: {gate.title if gate and gate.title else ref.subject}"
+        if ref.kind is TargetKind.DISPOSITION:
+            return f"Red flag: {self.gate_title(ref.subject)} — disposition"
         card = next((c for c in self.case.scorecards if c.specialist == ref.specialist), None)
         if card is None:
             return target_id.replace("/", " / ")
@@ -158,6 +170,10 @@ class ReviewContext:
         if not chain:
             return ""
         last = chain[-1]
+        if last.target_kind == TargetKind.DISPOSITION:
+            return coloured(
+                esc(disposition_text(last.new_value)), colors.HexColor("#0D47A1"), bold=True
+            )
         if last.action == DecisionAction.ACCEPT:
             return coloured("accepted", colors.HexColor("#1B5E20"), bold=True)
         return coloured(
@@ -166,6 +182,13 @@ class ReviewContext:
             colors.HexColor("#8A2BE2"),
             bold=True,
         )
+
+
+def disposition_text(value: object) -> str:
+    try:
+        return Disposition(str(value)).label
+    except ValueError:
+        return value_text(value)
 
 
 def _sev(severity: str) -> str:
@@ -223,9 +246,11 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
     return [
         markup("Pre-operative risk review record", st.title),
         para(
-            "Produced by Concord: local LLM agents wrote the briefs; code verified the evidence "
-            "against the patient record and computed the scores; the clinician named in the "
-            "signature block reviewed every judgement.",
+            "Produced by Concord: local LLM agents wrote the briefs; code checked each quote "
+            "against the patient record, checked that the quotes carry the claims citing them, "
+            "and computed the scores; the clinician named in the signature block recorded a "
+            "disposition for every red flag and signed. How many judgements they reviewed one "
+            "by one, accepted in bulk or did not review is stated below.",
             st.note,
         ),
         Spacer(1, 6),
@@ -238,11 +263,25 @@ def identification(ctx: ReviewContext) -> list[Flowable]:
 
 def review_statement(ctx: ReviewContext) -> str:
     """How much of the case a clinician reviewed, in one sentence (also in the JSON)."""
-    total = ctx.reviewed + ctx.not_reviewed
-    text = (
-        f"{ctx.reviewed} of {total} judgements reviewed by a clinician; "
-        f"{ctx.not_reviewed} not reviewed"
-    )
+    if ctx.tally is not None:
+        text = ctx.tally.sentence()
+        if ctx.tally.required:
+            text += (
+                f" (the {ctx.tally.required} required judgement"
+                f"{'s' if ctx.tally.required != 1 else ''} — a disposition for each red flag "
+                "and each major finding about the patient — "
+                + (
+                    "all decided by a clinician)"
+                    if not ctx.tally.required_left
+                    else f"{ctx.tally.required_left} not decided)"
+                )
+            )
+    else:
+        total = ctx.reviewed + ctx.not_reviewed
+        text = (
+            f"{ctx.reviewed} of {total} judgements decided by a clinician; "
+            f"{ctx.not_reviewed} not reviewed"
+        )
     if ctx.labels:
         text += f"; {ctx.labels} annotator label(s) recorded, not counted towards this sign-off"
     return text + "."
@@ -297,20 +336,29 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
     negated = [g for g in case.gates if g.status == GateStatus.NEGATED]
     mutual = set(case.mutual_omissions)
 
-    for gate_id in case.mutual_omissions:
+    def missed_order(gate_id: str) -> int:
+        gate = next((g for g in triggered if g.gate_id == gate_id), None)
+        return gate.severity.rank if gate is not None else 0
+
+    for gate_id in sorted(case.mutual_omissions, key=missed_order):
         gate = next((g for g in triggered if g.gate_id == gate_id), None)
         title = gate.title if gate and gate.title else gate_id
+        is_major = gate is None or gate.severity.value == "major"
         out += [
             Spacer(1, 4),
             _banner(
-                f"<b>MUTUAL OMISSION — {esc(title)}</b> ({esc(gate_id)}): the record triggers "
-                "this gate and neither the anaesthetist nor the specialist brief addresses it.",
-                ALERT_BG,
-                ALERT_BORDER,
+                f"<b>MUTUAL OMISSION — {esc(title)}</b> ({esc(gate_id)}; "
+                f"{'major' if is_major else 'moderate'} red flag): the record triggers this "
+                "gate and no brief addresses it.",
+                ALERT_BG if is_major else MODERATE_BG,
+                ALERT_BORDER if is_major else AMBER,
             ),
         ]
 
-    out.append(markup(f"Triggered gates ({len(triggered)})", st.h2))
+    major = sum(1 for g in triggered if g.severity.value == "major")
+    heading = f"Red flags — triggered gates ({len(triggered)}"
+    heading += f": {major} major, {len(triggered) - major} moderate)" if triggered else ")"
+    out.append(markup(heading, st.h2))
     if not triggered:
         out.append(para("No gate was triggered by the record.", st.body))
     else:
@@ -319,12 +367,12 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
         )
         rows: list[list[str | Flowable]] = [
             [
-                "Gate",
+                "Red flag",
                 "Severity",
                 "Why it fired",
                 "Evidence in the record",
                 "Anaesthetist brief",
-                "Clinician",
+                "Clinician's disposition",
             ]
         ]
         extra: list[tuple[object, ...]] = []
@@ -332,30 +380,35 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
             addressed = _addressed_by(anaesthetist, gate, ctx.rules)
             if gate.gate_id in mutual:
                 addressed_cell = markup(
-                    coloured("MISSED by both (mutual omission)", ALERT_BORDER, bold=True),
+                    coloured("MISSED by every brief (mutual omission)", ALERT_BORDER, bold=True),
                     st.cell,
                 )
-                extra.append(("BACKGROUND", (0, r), (-1, r), ALERT_BG))
+                extra.append(("BACKGROUND", (0, r), (-2, r), ALERT_BG))
             elif addressed:
-                addressed_cell = para("addressed: " + ", ".join(addressed), st.cell)
+                addressed_cell = para(
+                    "addressed by " + "; ".join(_bullet_words(anaesthetist, i) for i in addressed),
+                    st.cell,
+                )
             else:
                 addressed_cell = markup(coloured("NOT addressed", ALERT_BORDER, bold=True), st.cell)
+            if gate.severity.value == "moderate":
+                extra.append(("BACKGROUND", (1, r), (1, r), MODERATE_BG))
             rows.append(
                 [
                     markup(
                         f"<b>{esc(gate.title or gate.gate_id)}</b><br/>"
                         f'<font size="7">{esc(gate.gate_id)}'
-                        f"{' · ' + esc(gate.specialty) if gate.specialty else ''}</font>",
+                        f"{' · owner ' + esc(gate.specialty) if gate.specialty else ''}</font>",
                         st.cell,
                     ),
                     markup(_sev(gate.severity), st.cell),
                     para(gate.detail or "—", st.cell),
                     markup("<br/>".join(_quote(record, s) for s in gate.evidence) or "—", st.cell),
                     addressed_cell,
-                    markup(ctx.decision_mark(f"gate/{gate.gate_id}") or "—", st.cell),
+                    markup(_disposition_cell(ctx, gate.gate_id), st.cell),
                 ]
             )
-        out.append(table(rows, [98, 50, 88, 146, 72, 50], extra=extra, zebra=False))
+        out.append(table(rows, [88, 60, 76, 120, 72, 88], extra=extra, zebra=False))
 
     out.append(markup(f"Negated or historical mentions — not fired ({len(negated)})", st.h2))
     if not negated:
@@ -376,6 +429,29 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
             )
         out.append(table(rows, [120, 240, 144]))
     return out
+
+
+def _bullet_words(brief: Brief | None, item_id: str, limit: int = 70) -> str:
+    """A bullet as a reader finds it: its section, rank and words (risk 1: “…”)."""
+    item = next((i for i in brief.items if i.item_id == item_id), None) if brief else None
+    if item is None:
+        return item_id
+    text = item.text if len(item.text) <= limit else item.text[: limit - 1].rstrip() + "…"
+    return f"{item.section.noun} {item.rank}: “{text}”"
+
+
+def _disposition_cell(ctx: ReviewContext, gate_id: str) -> str:
+    """The clinician's disposition of a red flag with its reason and who gave it."""
+    chain = ctx.history.get(TargetRef.disposition(gate_id).format())
+    if not chain:
+        return coloured("no disposition recorded", ALERT_BORDER, bold=True)
+    last = chain[-1]
+    return (
+        coloured(esc(disposition_text(last.new_value)), colors.HexColor("#0D47A1"), bold=True)
+        + f"<br/>{esc(last.reason)}"
+        + f'<br/><font size="7" color="{MUTED.hexval()}">{esc(last.user)}, '
+        f"{esc(human_utc(last.at))}</font>"
+    )
 
 
 def brief_or_none(case: Case, agent: str) -> Brief | None:
@@ -473,16 +549,13 @@ def brief_section(ctx: ReviewContext, brief: Brief, heading: str) -> list[Flowab
             continue
         out.append(markup(f"<i>{esc(section.heading)}</i>", st.subhead))
         for item in items:
-            out.append(
-                _bullet(
-                    item.rank,
-                    item.text,
-                    item.cites,
-                    item.item_id in unsupported,
-                    item.gate_ids,
-                    evidence,
-                )
-            )
+            addresses = [
+                ctx.gate_title(g.gate_id)
+                for g in ctx.case.gates
+                if g.status == GateStatus.TRIGGERED
+                and any(i.item_id == item.item_id for i in addressing_items(brief, g, ctx.rules))
+            ]
+            out.append(_bullet(item, item.item_id in unsupported, addresses, evidence))
     if not brief.items:
         out.append(para("The brief has no items.", st.note))
     if brief.model_sha256 or brief.prompt_sha256:
@@ -502,34 +575,40 @@ def brief_section(ctx: ReviewContext, brief: Brief, heading: str) -> list[Flowab
 
 
 def _bullet(
-    rank: int,
-    text: str,
-    cites: tuple[str, ...],
+    item: BriefItem,
     unsupported: bool,
-    gate_ids: tuple[str, ...],
+    addresses: list[str],
     evidence: dict[str, VerifiedEvidence],
 ) -> Paragraph:
     st = styles()
     refs = []
-    for cite in cites:
+    verified = False
+    for cite in item.cites:
         ev = evidence.get(cite)
         if ev is None:
             refs.append(f"{esc(cite)} " + coloured("(no such evidence)", ALERT_BORDER))
         elif ev.alignment.verified:
+            verified = True
             refs.append(esc(cite))
         else:
-            refs.append(f"{esc(cite)} " + coloured("(not verified)", ALERT_BORDER))
+            refs.append(f"{esc(cite)} " + coloured("(not the record's text)", ALERT_BORDER))
     tail = ""
     if refs:
         tail += f' <font size="8" color="{MUTED.hexval()}">[evidence: </font>'
         tail += f'<font size="8">{", ".join(refs)}</font>'
         tail += f'<font size="8" color="{MUTED.hexval()}">]</font>'
-    if gate_ids:
-        gates = esc(", ".join(gate_ids))
-        tail += f' <font size="8" color="{MUTED.hexval()}">[gates: {gates}]</font>'
-    if unsupported:
+    if item.gate_ids:
+        gates = esc(", ".join(item.gate_ids))
+        tail += f' <font size="8" color="{MUTED.hexval()}">[tagged by the agent: {gates}]</font>'
+    if addresses:
+        tail += " " + coloured("addresses: " + esc(", ".join(addresses)), OK_TEXT, bold=True)
+    if unsupported and verified and item.supported is not None:
+        tail += " " + coloured(
+            f"{esc(NOT_SUPPORTED)} ({esc(item.support_reason)})", AMBER, bold=True
+        )
+    elif unsupported:
         tail += " " + coloured("UNSUPPORTED — cites no verified evidence", ALERT_BORDER, bold=True)
-    return Paragraph(esc(text) + tail, st.bullet, bulletText=f"{rank}.")
+    return Paragraph(esc(item.text) + tail, st.bullet, bulletText=f"{item.rank}.")
 
 
 def evidence_table(ctx: ReviewContext, brief: Brief) -> list[Flowable]:
@@ -539,7 +618,7 @@ def evidence_table(ctx: ReviewContext, brief: Brief) -> list[Flowable]:
             para(f"No evidence lines in the {agent_title(brief.agent).lower()} brief.", st.note)
         ]
     rows: list[list[str | Flowable]] = [
-        ["Id", "Check", "Where (locator)", "Extract as quoted by the agent", "Tag · comment"]
+        ["Id", "Quote check", "Where (locator)", "Extract as quoted by the agent", "Tag · comment"]
     ]
     extra: list[tuple[object, ...]] = []
     for r, ev in enumerate(brief.evidence, start=1):
@@ -547,7 +626,7 @@ def evidence_table(ctx: ReviewContext, brief: Brief) -> list[Flowable]:
         status = a.status.value if a.verified else "FAILED"
         colour, background = STATUS_STYLE[status]
         extra.append(("BACKGROUND", (1, r), (1, r), background))
-        check = coloured(esc(a.status.value), colour, bold=True)
+        check = coloured(esc(a.status.meaning), colour, bold=True)
         if a.status.value == "FUZZY":
             check += f"<br/>similarity {esc(number(a.score, 1))}%"
         if a.flags:
@@ -794,10 +873,16 @@ def decisions_section(ctx: ReviewContext, number_: int) -> list[Flowable]:
         for index, d in enumerate(chain):
             r += 1
             current = index == len(chain) - 1
-            action = (
-                coloured("ACCEPT", colors.HexColor("#1B5E20"), bold=True)
-                if d.action == DecisionAction.ACCEPT
-                else coloured("OVERRIDE", colors.HexColor("#8A2BE2"), bold=True)
+            if d.target_kind == TargetKind.DISPOSITION:
+                action = coloured("DISPOSITION", colors.HexColor("#0D47A1"), bold=True)
+            elif d.action == DecisionAction.ACCEPT:
+                action = coloured("ACCEPT", colors.HexColor("#1B5E20"), bold=True)
+            else:
+                action = coloured("OVERRIDE", colors.HexColor("#8A2BE2"), bold=True)
+            change = (
+                disposition_text(d.new_value)
+                if d.target_kind == TargetKind.DISPOSITION and d.new_value is not None
+                else f"{value_text(d.original_value)} → {value_text(d.new_value)}"
             )
             blind = "<br/>(blind)" if d.blind else ""
             rows.append(
@@ -812,7 +897,7 @@ def decisions_section(ctx: ReviewContext, number_: int) -> list[Flowable]:
                     para(human_utc(d.at).removesuffix(" UTC"), st.cell),
                     para(_who(d), st.cell),
                     markup(action + blind, st.cell),
-                    para(f"{value_text(d.original_value)} → {value_text(d.new_value)}", st.cell),
+                    para(change, st.cell),
                     para(d.reason or "—", st.cell),
                     para("in force" if current else "superseded", st.cell),
                 ]
@@ -820,15 +905,7 @@ def decisions_section(ctx: ReviewContext, number_: int) -> list[Flowable]:
             if index == 0 and r > 1:
                 extra.append(("LINEABOVE", (0, r), (-1, r), 0.75, MUTED))
     out.append(table(rows, [100, 58, 60, 58, 72, 98, 58], extra=extra, zebra=False))
-    accepted = sum(1 for c in ctx.history.values() if c[-1].action == DecisionAction.ACCEPT)
-    overridden = len(ctx.history) - accepted
-    out.append(
-        para(
-            f"{len(ctx.history)} judgements decided ({accepted} accepted, {overridden} "
-            f"overridden) in {len(ctx.decisions)} decisions. " + review_statement(ctx),
-            st.small,
-        )
-    )
+    out.append(para(f"{len(ctx.decisions)} decisions recorded. " + review_statement(ctx), st.small))
     return out
 
 

@@ -57,6 +57,10 @@ SEVERITY_COLOUR = {
     "moderate": colors.HexColor("#8A5A00"),
     "minor": colors.HexColor("#555555"),
 }
+MODERATE_BG = colors.HexColor("#FFF4D6")
+AMBER = colors.HexColor("#8A5A00")
+"""A quote found in the record that does not carry the claim citing it."""
+OK_TEXT = colors.HexColor("#1B5E20")
 ALERT_BG = colors.HexColor("#FDE3E1")
 ALERT_BORDER = colors.HexColor("#B71C1C")
 OK_BG = colors.HexColor("#E6F4E7")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from concord.adjudication.support import NOT_SUPPORTED
 from concord.domain import AlignmentStatus, Brief, BriefItem, BriefSection, BriefStatus
 from concord.ui import theme
 from concord.workbench.marks import EvidenceMark, evidence_marks
@@ -33,10 +34,15 @@ def plain_tooltip(text: str) -> str:
     return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
 
 
+def quote_check(mark: EvidenceMark) -> str:
+    """What code found about a quote, in words: never a bare EXACT / FUZZY / FAILED."""
+    if not mark.verified:
+        return AlignmentStatus.FAILED.meaning
+    return mark.status.meaning
+
+
 def evidence_label(mark: EvidenceMark) -> str:
-    status = mark.status.value
-    if not mark.verified and mark.status != AlignmentStatus.FAILED:
-        status = f"{status}, NOT VERIFIED"
+    status = quote_check(mark)
     flags = [f for f in mark.flags if f != "negated"]
     parts = [f"{mark.evidence_id} [{status}]"]
     if mark.negated:
@@ -77,7 +83,7 @@ class BriefTree(QTreeWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setColumnCount(2)
-        self.setHeaderLabels(["Bullet", "Evidence (alignment)"])
+        self.setHeaderLabels(["Bullet", "Its quotes and what they support"])
         self.setWordWrap(True)
         self.setUniformRowHeights(False)
         self.setItemDelegate(WrappingDelegate(self))
@@ -87,7 +93,7 @@ class BriefTree(QTreeWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, 190)
+        header.resizeSection(1, 210)
         self.brief: Brief | None = None
         self._items: dict[str, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._current_changed)
@@ -140,12 +146,17 @@ class BriefTree(QTreeWidget):
     ) -> QTreeWidgetItem:
         cited = [marks[c] for c in item.cites if c in marks]
         text = f"{item.rank}. {item.text}"
-        if unsupported:
-            evidence = "⚠ UNSUPPORTED"
+        quotes = ", ".join(
+            f"{m.evidence_id}" + (" ¬neg" if m.negated else "") for m in cited if m.verified
+        )
+        found = any(m.verified for m in cited)
+        not_supporting = unsupported and found and item.supported is not None
+        if not_supporting:
+            evidence = f"⚠ {quotes}: {NOT_SUPPORTED}"
+        elif unsupported:
+            evidence = "⚠ UNSUPPORTED: no quote is the record's text"
         elif cited:
-            evidence = ", ".join(
-                f"{m.evidence_id} {m.status.value}" + (" ¬neg" if m.negated else "") for m in cited
-            )
+            evidence = f"✓ {quotes}: supports it"
         else:
             evidence = "—"
         node = QTreeWidgetItem([text, evidence])
@@ -154,20 +165,24 @@ class BriefTree(QTreeWidget):
         detail = "\n".join(f"{evidence_label(m)}: “{m.extract}”" for m in cited) or (
             "UNSUPPORTED: this bullet cites no evidence verified in the record"
         )
+        if item.support_reason:
+            detail += f"\n\nDoes it support the claim? {item.support_reason}"
         node.setToolTip(1, plain_tooltip(detail))
-        if unsupported:
+        if not_supporting:
+            node.setForeground(1, QBrush(QColor(theme.NOT_SUPPORTED)))
+            node.setBackground(0, QBrush(QColor("#fff6dc")))
+        elif unsupported:
             node.setForeground(1, QBrush(QColor(theme.RED)))
             node.setBackground(0, QBrush(QColor("#fff0f0")))
         elif any(m.status == AlignmentStatus.FUZZY for m in cited):
             node.setForeground(1, QBrush(QColor(theme.FUZZY_UNDERLINE)))
-        if item.gate_ids:  # in the wide column, so it is not cut off
-            node.setText(
-                0,
-                text
-                + "  [addresses: "
-                + ", ".join(g.replace("_", " ") for g in item.gate_ids)
-                + "]",
-            )
+        addressed = item.addresses if item.addresses is not None else ()
+        if addressed:  # in the wide column, so it is not cut off
+            text += "  [addresses: " + ", ".join(g.replace("_", " ") for g in addressed) + "]"
+        elif item.gate_ids:
+            text += "  [tagged " + ", ".join(g.replace("_", " ") for g in item.gate_ids)
+            text += "; addresses none]" if item.addresses is not None else "]"
+        node.setText(0, text)
         return node
 
     def _evidence_node(self, mark: EvidenceMark) -> QTreeWidgetItem:

@@ -160,15 +160,18 @@ class CaseView(QWidget):
         self.show_message(bundle.note, level="warning" if bundle.note else "info")
         self._blind_changed(self.queue.blind)
 
-    def set_status(self, status: CaseStatus) -> None:
+    def set_status(self, status: CaseStatus, signed_by: str | None = None) -> None:
         if self.bundle is not None:
-            self.bundle = replace(self.bundle, status=status)
+            self.bundle = replace(
+                self.bundle, status=status, signed_by=signed_by or self.bundle.signed_by
+            )
         colour = theme.STATUS_COLOURS.get(status.value, theme.STATUS_FALLBACK)
         self.status_badge.setText(f"Status: {status.value}")
         self.status_badge.setStyleSheet(
             f"color:white; background:{colour}; {BADGE}; font-weight:bold"
         )
         self.sign_button.setEnabled(status.signable)
+        self._grade_badges()
 
     def _grade_badges(self) -> None:
         case = self.case
@@ -186,7 +189,19 @@ class CaseView(QWidget):
             f"background:#f1f1f1; color:#222; border:1px solid #999; {BADGE}"
         )
         self.review_badge.show()
-        if case.human_review:
+        signer = self.bundle.signed_by if self.bundle is not None else None
+        status = self.status
+        if status == CaseStatus.SIGNED and signer:
+            self.review_badge.setText(f"✓ Human review done by {signer}")
+            self.review_badge.setStyleSheet(
+                f"background:{theme.GREEN}; color:white; {BADGE}; font-weight:bold"
+            )
+        elif status == CaseStatus.AMENDED and signer:
+            self.review_badge.setText(f"Signed by {signer}, amended since: sign again")
+            self.review_badge.setStyleSheet(
+                f"background:{theme.AMBER}; color:black; {BADGE}; font-weight:bold"
+            )
+        elif case.human_review:
             self.review_badge.setText("⚠ HUMAN REVIEW NEEDED")
             self.review_badge.setStyleSheet(
                 f"background:{theme.RED}; color:white; {BADGE}; font-weight:bold"
@@ -241,6 +256,7 @@ class CaseView(QWidget):
         self._evidence_return = (self.tabs.currentIndex(), QApplication.focusWidget())
         self.tabs.setCurrentIndex(TAB_REVIEW)
         self.follow(self.queue.current)
+        self.queue.saw_evidence()  # a major finding may now be accepted
         self.review.record_view.setFocus()
 
     # navigation ----------------------------------------------------------------------

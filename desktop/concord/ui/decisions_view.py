@@ -1,9 +1,13 @@
 """Decisions: the review queue (list + detail), the decision history, the always-visible
 decision bar and the override dialog. All state lives in `ReviewQueue`.
 
-The queue lists required judgements first (with their count); the failed quotes of a brief
-are one entry with the list inside; "Accept the remaining optional judgements" (Ctrl+Shift+A)
-accepts what is optional and undecided, recorded as a bulk accept."""
+The queue lists required judgements first, in order of harm (red flags missed by every
+agent, major red flags missed, the other red flags, then the rest), with their count; a red
+flag takes a disposition (proceed, postpone, refer, not relevant here) with a reason, never
+an accept; a major finding is accepted only once its evidence was opened (E); the failed
+quotes of a brief are one entry with the list inside; "Accept the remaining optional
+judgements" (Ctrl+Shift+A) accepts what is optional and undecided, recorded as a bulk
+accept; Ctrl+Z withdraws the last decision."""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from concord.domain import Decision
+from concord.domain import Decision, Disposition, TargetKind
 from concord.errors import ConcordError
 from concord.labels.reasons import BLIND_REASON
 from concord.report.values import value_text
@@ -41,9 +45,17 @@ from concord.workbench.case_queue import (
     QueueEntry,
     action_text,
     disagreement_of,
+    disposition_title,
     entry_label,
     entry_verdict,
+    judgement_words,
 )
+
+
+def _value_words(decision: Decision) -> str:
+    if decision.target_kind == TargetKind.DISPOSITION and decision.new_value is not None:
+        return disposition_title(decision.new_value)
+    return value_text(decision.new_value)
 
 
 class OverrideDialog(QDialog):
@@ -65,7 +77,12 @@ class OverrideDialog(QDialog):
         self.entry = entry
         target = entry.target
         self.decisions: list[Decision] = []
-        self.setWindowTitle("Your answer (blind)" if blind else "Override judgement")
+        disposition = entry.is_disposition
+        self.setWindowTitle(
+            "Disposition of the red flag"
+            if disposition
+            else ("Your answer (blind)" if blind else "Override judgement")
+        )
         self.setMinimumWidth(520)
         form = QFormLayout(self)
         assert queue.case is not None
@@ -74,17 +91,30 @@ class OverrideDialog(QDialog):
             form.addRow(
                 plain_label(f"Your value applies to each of its {len(entry.targets)} judgements.")
             )
-        if not blind:
+        if not blind and not disposition:
             form.addRow("Judge's value:", plain_label(entry_verdict(entry)))
-        choices = {
-            "gate": GATE_VALUES,
-            "disagreement": DISAGREEMENT_VALUES,
-            "match": MATCH_VALUES,
-        }.get(target.kind)
         self.value_combo: QComboBox | None = None
         self.value_edit: QLineEdit | None = None
         self.blind = blind
-        if choices:
+        self.disposition = disposition
+        if disposition:
+            self.value_combo = QComboBox()
+            for choice in Disposition:
+                self.value_combo.addItem(choice.label, choice.value)
+            self.value_combo.setObjectName("overrideValue")
+            form.addRow("What will you do?", self.value_combo)
+        choices = (
+            None
+            if disposition
+            else {
+                "gate": GATE_VALUES,
+                "disagreement": DISAGREEMENT_VALUES,
+                "match": MATCH_VALUES,
+            }.get(target.kind)
+        )
+        if disposition:
+            pass
+        elif choices:
             self.value_combo = QComboBox()
             self.value_combo.addItems(list(choices))
             self.value_combo.setObjectName("overrideValue")
@@ -101,7 +131,7 @@ class OverrideDialog(QDialog):
         self.reason_edit = QLineEdit(reason)
         self.reason_edit.setObjectName("overrideReason")
         self.reason_edit.setPlaceholderText(
-            "why (optional for a blind answer)" if blind else "why (required)"
+            "why (optional for a blind answer)" if blind and not disposition else "why (required)"
         )
         form.addRow("Reason:", self.reason_edit)
         self.error = plain_label()
@@ -115,18 +145,27 @@ class OverrideDialog(QDialog):
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setText("Record decision")
         form.addRow(buttons)
-        first = self.value_combo or self.value_edit or self.reason_edit
-        first.setFocus()  # typing goes straight into the value (or the reason)
+        # typing goes straight into the value (or the reason; a red flag's disposition
+        # offers "proceed" first: the reason is what is typed)
+        first = (
+            self.reason_edit if disposition else self.value_combo or self.value_edit
+        ) or self.reason_edit
+        first.setFocus()
 
     def set_value(self, value: str) -> None:
         if self.value_combo is not None:
-            self.value_combo.setCurrentText(value)
+            index = self.value_combo.findData(value)
+            if index >= 0:
+                self.value_combo.setCurrentIndex(index)
+            else:
+                self.value_combo.setCurrentText(value)
         elif self.value_edit is not None:
             self.value_edit.setText(value)
 
     def value(self) -> str:
         if self.value_combo is not None:
-            return self.value_combo.currentText()
+            data = self.value_combo.currentData()
+            return str(data) if data is not None else self.value_combo.currentText()
         assert self.value_edit is not None
         return self.value_edit.text()
 
@@ -134,17 +173,22 @@ class OverrideDialog(QDialog):
         if not self.value().strip():
             self.error.setText("Choose or type your answer first.")
             return
-        reason = self.reason_edit.text().strip() or (BLIND_REASON if self.blind else "")
+        # a blind answer may go without a reason; a red flag's disposition never does
+        blind_answer = self.blind and not self.disposition
+        reason = self.reason_edit.text().strip() or (BLIND_REASON if blind_answer else "")
         try:
             self.decisions = self.queue.override(self.value(), reason)
-        except ConcordError as exc:
-            self.error.setText(error_text(exc))
+        except (ConcordError, ValueError) as exc:
+            self.error.setText(error_text(exc) if isinstance(exc, ConcordError) else str(exc))
             return
         self.accept()
 
 
 class DecisionBar(QWidget):
-    """One line, always visible under the case: the current judgement and its buttons."""
+    """One line, always visible under the case: the current judgement and its buttons; for
+    a red flag, the four dispositions instead of Accept."""
+
+    disposition_chosen = Signal(str)  # a Disposition value
 
     def __init__(self, queue: ReviewQueue, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -162,6 +206,16 @@ class DecisionBar(QWidget):
         self.accept_button.setToolTip("Accept the judge's value — shortcut A")
         self.override_button = QPushButton("Override… (O)")
         self.override_button.setToolTip("Give your own value and a reason — shortcut O")
+        self.disposition_buttons: dict[Disposition, QPushButton] = {}
+        for choice in Disposition:
+            button = QPushButton(choice.short)
+            button.setObjectName(f"disposition:{choice.value}")
+            button.setToolTip(
+                f"{choice.label}: record it for this red flag, with the reason typed on the left"
+            )
+            button.clicked.connect(lambda _=False, c=choice: self.disposition_chosen.emit(c.value))
+            button.hide()
+            self.disposition_buttons[choice] = button
         self.prev_button = QPushButton("◀ Previous (P)")
         self.prev_button.setToolTip("Previous judgement — P or K")
         self.next_button = QPushButton("Next (N) ▶")
@@ -176,7 +230,9 @@ class DecisionBar(QWidget):
         top.addWidget(self.verdict)
         bottom = QHBoxLayout()
         bottom.addWidget(self.reason, 1)
-        for b in (self.accept_button, self.override_button, self.prev_button, self.next_button):
+        for b in (self.accept_button, *self.disposition_buttons.values()):
+            bottom.addWidget(b)
+        for b in (self.override_button, self.prev_button, self.next_button):
             bottom.addWidget(b)
         bottom.addWidget(self.progress)
         lay = QVBoxLayout(self)
@@ -214,7 +270,7 @@ class DecisionBar(QWidget):
                 else (shown.user if shown is not None else "")
             )
             state = (
-                f" — {who}: {action_text(shown)} → {value_text(shown.new_value)}"
+                f" — {who}: {action_text(shown)} → {_value_words(shown)}"
                 if shown is not None
                 else ""
             )
@@ -223,14 +279,40 @@ class DecisionBar(QWidget):
         else:
             self.verdict.setText("Judge's verdict hidden (blind) — answer first")
             self.verdict.setStyleSheet(f"font-weight:bold; color:{theme.GREY}")
+        disposition = entry.is_disposition
+        self.accept_button.setVisible(not disposition)
+        for button in self.disposition_buttons.values():
+            button.setVisible(disposition)
         self.accept_button.setEnabled(visible)
-        self.override_button.setText("Override… (O)" if visible else "Answer… (O)")
+        if q.needs_evidence(entry):
+            self.accept_button.setToolTip(
+                "A major finding: open its evidence in the record first (E), then accept"
+            )
+        else:
+            self.accept_button.setToolTip("Accept the judge's value — shortcut A")
+        if disposition:
+            self.override_button.setText("Disposition… (O)")
+            self.reason.setPlaceholderText("Reason for your disposition (required)")
+            self.verdict.setText(
+                "Your disposition: " + _value_words(entry.latest[0])
+                if entry.latest[0] is not None
+                else "No disposition yet"
+            )
+        else:
+            self.override_button.setText("Override… (O)" if visible else "Answer… (O)")
+            self.reason.setPlaceholderText("Reason (optional for Accept, required for Override)")
 
 
-HISTORY_COLUMNS: list[Column[Decision]] = [
-    Column("When (UTC)", lambda d: d.at.strftime("%Y-%m-%d %H:%M")),
-    Column("Who", lambda d: d.user),
-    Column("Judgement", lambda d: d.target_id),
+def history_columns(queue: ReviewQueue) -> list[Column[Decision]]:
+    return [
+        Column("When (UTC)", lambda d: d.at.strftime("%Y-%m-%d %H:%M")),
+        Column("Who", lambda d: d.user),
+        Column("Judgement", lambda d: judgement_words(queue.case, d.target_id)),
+        *_HISTORY_TAIL,
+    ]
+
+
+_HISTORY_TAIL: list[Column[Decision]] = [
     Column(
         "Action",
         action_text,
@@ -239,7 +321,11 @@ HISTORY_COLUMNS: list[Column[Decision]] = [
     ),
     Column(
         "Judge → human",
-        lambda d: f"{value_text(d.original_value)} → {value_text(d.new_value)}",
+        lambda d: (
+            _value_words(d)
+            if d.target_kind == TargetKind.DISPOSITION
+            else f"{value_text(d.original_value)} → {value_text(d.new_value)}"
+        ),
         tooltip="The judge's value and the value the human recorded",
     ),
     Column("Reason", lambda d: d.reason),
@@ -253,6 +339,8 @@ def _status(entry: QueueEntry, blind: bool) -> str:
         return "• to do"
     if done < len(decisions):
         return f"◐ {done} of {len(decisions)}"
+    if entry.is_disposition:
+        return "✓ disposition given"
     overridden = any(d is not None and d.action.value == "override" for d in decisions)
     return "✎ overridden" if overridden else "✓ accepted"
 
@@ -315,7 +403,7 @@ class DecisionsPanel(QWidget):
         self.show_button = QPushButton("Show evidence in the record (E)")
         self.show_button.setObjectName("showEvidence")
         self.show_button.clicked.connect(self.evidence_requested.emit)
-        self.history_model: ListTableModel[Decision] = ListTableModel(HISTORY_COLUMNS)
+        self.history_model: ListTableModel[Decision] = ListTableModel(history_columns(queue))
         self.history = QTableView()
         self.history.setObjectName("historyTable")
         self.history.setModel(self.history_model)
@@ -387,11 +475,12 @@ class DecisionsPanel(QWidget):
         optional = state.optional_open
         self.summary.setText(
             f"Required before signing: {state.required_total - state.required_outstanding} of "
-            f"{state.required_total} decided ({state.required_outstanding} left), listed first"
+            f"{state.required_total} decided ({state.required_outstanding} left), listed first, "
+            "most harmful first"
             + (" · blind mode: your own answers count" if q.blind else "")
             + f"\nOptional: {len(optional)} of {state.total - state.required_total} undecided"
         )
-        n = sum(len(e.targets) for e in optional)
+        n = len(optional)  # judgements, counted as the queue, the sign dialog and the PDF do
         self.bulk_button.setText(
             f"Accept the remaining {n} optional judgement(s)… (Ctrl+Shift+A)"
             if n
@@ -411,10 +500,16 @@ class DecisionsPanel(QWidget):
         case = q.case
         visible = q.visible(entry)
         lines = [entry_label(case, entry, visible=visible), ""]
-        lines.append(
-            "Judge's value: "
-            + (entry_verdict(entry) if visible else "hidden until you answer (blind mode)")
-        )
+        if entry.is_disposition:
+            lines.append(
+                "A red flag from the record screen: record what you will do about it "
+                "(proceed, postpone, refer, or not relevant here) and why."
+            )
+        else:
+            lines.append(
+                "Judge's value: "
+                + (entry_verdict(entry) if visible else "hidden until you answer (blind mode)")
+            )
         if entry.is_group:
             lines.append("")
             what = "quotes" if entry.is_quotes else "comparisons"
@@ -443,8 +538,9 @@ class DecisionsPanel(QWidget):
             for decision in history:
                 lines.append(
                     f"  {decision.at:%Y-%m-%d %H:%M} {decision.user}: {action_text(decision)} → "
-                    f"{value_text(decision.new_value)} — {decision.reason}"
+                    f"{_value_words(decision)} — {decision.reason}"
                 )
-        lines.append("")
-        lines.append(f"Judgement id: {entry.key}")
+        if q.needs_evidence(entry):
+            lines.append("")
+            lines.append("A major finding: open its evidence in the record (E) before deciding.")
         return "\n".join(lines)

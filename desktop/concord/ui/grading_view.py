@@ -610,7 +610,8 @@ class GradingView(QWidget):
         self.position = state.position
         decision = state.decision
         if decision is not None:
-            self.status.setText(f"Stored: {decision.target_id} = {decision.new_value}")
+            grade = "withdrawn" if decision.new_value is None else decision.new_value
+            self.status.setText(f"Stored: answer graded {grade}")
             self.graded.emit(decision.decision_id)
         if state.done == len(state.items):
             self.status.setText(self.status.text() + " — every answer of this set is graded")

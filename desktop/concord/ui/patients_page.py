@@ -8,6 +8,7 @@ record's case page only; opening another patient meanwhile shows that patient as
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStackedWidget, QWidget
 
 from concord.accounts.session import Session
+from concord.decisions import amends_signed_case
 from concord.domain import CaseStatus, Decision
 from concord.errors import ConcordError
 from concord.pipeline import PanelSettings, RunEvent
@@ -29,9 +31,10 @@ from concord.ui.signing import SignFlow
 from concord.ui.workers import PanelRunner
 from concord.ui.worklist import WorklistView
 from concord.workbench.case_bundle import CaseBundle, case_bundle, record_bundle
+from concord.workbench.case_queue import action_text, judgement_words
 from concord.workbench.decisions import DecisionResult, append_decisions
 from concord.workbench.imports import ImportResult, ImportStep, import_paths
-from concord.workbench.worklist import Worklist, load_worklist
+from concord.workbench.worklist import Worklist, load_worklist, screen_rows
 
 RECORD_FILTER = (
     "Patient records (*.txt *.md *.json *.pdf *.png *.jpg *.jpeg *.tif *.tiff);;All files (*)"
@@ -53,6 +56,7 @@ CASE_COMMANDS = frozenset(
         Command.EVIDENCE,
         Command.REASON,
         Command.ACCEPT_OPTIONAL,
+        Command.UNDO,
         Command.SIGN,
         *TABS,
     }
@@ -86,6 +90,7 @@ class PatientsPage(QStackedWidget):
         self.loading = False
         self.override_dialog: OverrideDialog | None = None
         self.bulk_box: QMessageBox | None = None
+        self.amend_box: QMessageBox | None = None
         self._entry_key: object = None  # the judgement on screen, and since when (monotonic)
         self._entry_since = time.monotonic()
         self._last_event: RunEvent | None = None  # of the run under way, to show it again
@@ -96,6 +101,8 @@ class PatientsPage(QStackedWidget):
         self.addWidget(self.worklist)
         self.addWidget(self.case_view)
         self.signing = SignFlow(self, db, user)
+        self.screener = RedFlagScreener(self)
+        self._worklist_generation = 0
         self._connect()
 
     def _connect(self) -> None:
@@ -110,6 +117,7 @@ class PatientsPage(QStackedWidget):
         cv.queue.decisions_made.connect(self._store_decisions)
         cv.queue.current_changed.connect(self._entry_shown)
         cv.bar.accept_button.clicked.connect(self.accept_current)
+        cv.bar.disposition_chosen.connect(self.dispose_current)
         cv.bar.override_button.clicked.connect(self.override_current)
         cv.bar.next_button.clicked.connect(cv.queue.next)
         cv.bar.prev_button.clicked.connect(cv.queue.previous)
@@ -121,6 +129,7 @@ class PatientsPage(QStackedWidget):
         self.runner.cancelled.connect(self._run_cancelled)
         self.runner.busy_changed.connect(self._runner_busy)
         self.signing.signed.connect(self._signed)
+        self.screener.screened.connect(self._worklist_screened)
         self.signing.failed.connect(lambda text: self.case_view.show_message(text))
 
     # the page protocol ---------------------------------------------------------------
@@ -153,6 +162,7 @@ class PatientsPage(QStackedWidget):
             Command.EVIDENCE: self.case_view.toggle_evidence,
             Command.REASON: self.focus_reason,
             Command.ACCEPT_OPTIONAL: self.accept_optional,
+            Command.UNDO: self.undo_last,
             Command.SIGN: self.sign_case,
         }
         if command in TABS:
@@ -185,15 +195,30 @@ class PatientsPage(QStackedWidget):
     # worklist and import -------------------------------------------------------------
 
     def refresh_worklist(self, select: str | None = None) -> None:
-        """Read the worklist again; select `select` (a record id) once it is shown."""
+        """Read the worklist again; select `select` (a record id) once it is shown. Records
+        not run yet are screened in a thread of their own: the list shows at once and their
+        red flags follow (the screen takes seconds to load)."""
+        self._worklist_generation += 1
+        generation = self._worklist_generation
         self.db.call(
-            load_worklist,
-            lambda worklist: self._worklist_loaded(worklist, select),
+            lambda repo: load_worklist(repo, None),
+            lambda worklist: self._worklist_loaded(worklist, select, generation),
             self._db_error("Could not read the worklist"),
         )
 
-    def _worklist_loaded(self, worklist: Worklist, select: str | None) -> None:
+    def _worklist_loaded(self, worklist: Worklist, select: str | None, generation: int) -> None:
         self.worklist.set_rows(worklist, select=select)
+        if worklist.unscreened:
+            self.worklist.screening = True
+            self.screener.start(worklist, generation)
+
+    def _worklist_screened(self, worklist: Worklist, generation: int) -> None:
+        if generation != self._worklist_generation:
+            return  # a later read of the worklist is on its way
+        self.worklist.screening = False
+        self.worklist.set_rows(worklist)
+        if worklist.note:
+            self.status_message.emit(worklist.note)
 
     def show_worklist(self) -> None:
         self.setCurrentWidget(self.worklist)
@@ -373,17 +398,19 @@ class PatientsPage(QStackedWidget):
         self.run_ended.emit("cancelled")
 
     def _run_stopped(self, text: str, level: str) -> None:
-        """A failed or cancelled run: said on its own record's page, nowhere else."""
+        """A failed or cancelled run: said once, on its own record's page (the run panel's
+        line; an error also in the banner), or in the status bar when another page shows."""
         self.worklist.model.set_running(None)
         self._last_event = None
-        self.status_message.emit(text)
         showing = self._showing_run()
         self._run_record = None
         if not showing:
+            self.status_message.emit(text)
             return
         self.case_view.run_panel.stopped(text, ok=False)
         self.case_view.set_status(self._status_before_run)  # as it was before the run
-        self.case_view.show_message(text, level)
+        if level == "error":
+            self.case_view.show_message(text, level)
 
     def _runner_busy(self, busy: bool) -> None:
         self.commands_changed.emit()
@@ -411,6 +438,27 @@ class PatientsPage(QStackedWidget):
             queue.accept(self.case_view.bar.reason.text())
         except ConcordError as exc:
             self.case_view.show_message(error_text(exc))
+        except ValueError as exc:  # the queue's rule: a red flag, or evidence not opened
+            self.case_view.show_message(f"{exc}.", "warning")
+
+    def dispose_current(self, disposition: str) -> None:
+        """A red flag's disposition, with the reason typed in the decision bar."""
+        if not self.in_case():
+            return
+        try:
+            self.case_view.queue.dispose(disposition, self.case_view.bar.reason.text())
+        except ConcordError as exc:
+            self.case_view.show_message(error_text(exc))
+            self.case_view.bar.reason.setFocus()
+        except ValueError as exc:
+            self.case_view.show_message(f"{exc}.", "warning")
+
+    def undo_last(self) -> None:
+        """Ctrl+Z: withdraw my last decision on this case (recorded as a withdrawal)."""
+        if not self.in_case():
+            return
+        if not self.case_view.queue.undo():
+            self.case_view.show_message("You have no decision on this case to undo.", "info")
 
     def override_current(self) -> None:
         queue = self.case_view.queue
@@ -443,7 +491,7 @@ class PatientsPage(QStackedWidget):
                 "Blind mode: the remaining judgements need your own answers.", "warning"
             )
             return
-        n = sum(len(e.targets) for e in queue.state.optional_open)
+        n = len(queue.state.optional_open)  # judgements, as the queue and the PDF count
         if not n:
             self.case_view.show_message("No optional judgement is left undecided.", "info")
             return
@@ -471,9 +519,13 @@ class PatientsPage(QStackedWidget):
         if key != self._entry_key:
             self._entry_key, self._entry_since = key, time.monotonic()
 
-    def _store_decisions(self, decisions: list[Decision]) -> None:
+    def _store_decisions(self, decisions: list[Decision], confirmed: bool = False) -> None:
         case = self.case_view.case
         if case is None or not decisions:
+            return
+        status = self.case_view.status
+        if not confirmed and status is not None and amends_signed_case(status):
+            self._confirm_amendment(decisions)
             return
         self.case_view.bar.reason.clear()  # a reason belongs to one decision only
         signed_in = self.signed_in
@@ -500,7 +552,8 @@ class PatientsPage(QStackedWidget):
             first = decisions[0]
             more = f" and {len(decisions) - 1} more" if len(decisions) > 1 else ""
             self.status_message.emit(
-                f"Decision stored ({first.action.value} {first.target_id}{more})"
+                f"Decision stored: {action_text(first)} — "
+                f"{judgement_words(case, first.target_id)}{more}"
             )
 
         seconds = time.monotonic() - self._entry_since
@@ -509,6 +562,27 @@ class PatientsPage(QStackedWidget):
             done,
             self._db_error("The decision was not stored"),
         )
+
+    def _confirm_amendment(self, decisions: list[Decision]) -> None:
+        """A decision on a signed case amends it: asked first, nothing recorded on Cancel."""
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Amend a signed case?",
+            "This case is signed. Recording this decision amends it: the signed record no "
+            "longer stands, the case must be signed again, and the new record will supersede "
+            "the old one.\n\nRecord the decision and amend the case?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("amendSignedBox")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        yes = box.button(QMessageBox.StandardButton.Yes)
+        yes.setText("Amend the case")
+        yes.clicked.connect(lambda: self._store_decisions(decisions, confirmed=True))
+        box.finished.connect(self._dialog_closed)
+        self.amend_box = box
+        box.open()
 
     # signing -------------------------------------------------------------------------
 
@@ -530,7 +604,7 @@ class PatientsPage(QStackedWidget):
         self.signing.start(case.case_id)
 
     def _signed(self, result: SignedRecord) -> None:
-        self.case_view.set_status(CaseStatus.SIGNED)
+        self.case_view.set_status(CaseStatus.SIGNED, signed_by=self.user)
         superseded = f"; it supersedes signature #{result.supersedes}" if result.supersedes else ""
         self.case_view.show_message(
             f"Signed by {self.user} at {result.signed_at:%Y-%m-%d %H:%M} UTC "
@@ -538,6 +612,19 @@ class PatientsPage(QStackedWidget):
             "info",
         )
         self.refresh_worklist()
+
+
+class RedFlagScreener(QObject):
+    """Screens the records not run yet in a thread of its own (pure computation on records
+    already read), and hands the worklist back with their red flags."""
+
+    screened = Signal(object, int)  # Worklist, generation
+
+    def start(self, worklist: Worklist, generation: int) -> None:
+        def work() -> None:
+            self.screened.emit(screen_rows(worklist), generation)
+
+        threading.Thread(target=work, name="concord-screen", daemon=True).start()
 
 
 class _ImportRelay(QObject):

@@ -767,7 +767,9 @@ class QaReviewView(QWidget):
         self._update_progress()
         if update.withdrawn is not None:
             last = update.withdrawn
-            self.status.setText(f"Undone: {last.target_id} (recorded as a new decision)")
+            self.status.setText(
+                f"Undone: {row_words(self.session, last.target_id)} (recorded as a new decision)"
+            )
             self.select_target(last.target_id)
         elif update.appended and all(d.target_kind.is_harm for d in update.appended):
             first = update.appended[0]
@@ -777,7 +779,7 @@ class QaReviewView(QWidget):
             first = update.appended[0]
             shown = "accepted" if first.action.value == "accept" else "answered"
             more = f" and {len(update.appended) - 1} more" if len(update.appended) > 1 else ""
-            self.status.setText(f"Stored: {first.target_id} {shown}{more}")
+            self.status.setText(f"Stored: {row_words(self.session, first.target_id)} {shown}{more}")
             self._advance(position)
             for decision in update.appended:
                 self.decided.emit(decision.target_id)
@@ -793,3 +795,26 @@ class QaReviewView(QWidget):
         note = "" if result.created else " (already imported)"
         self.status.setText(f"Imported {result.items} QA items as {result.set_id}{note}")
         self.open_run(result.set_id, None)
+
+
+WORDS_LIMIT = 60
+
+
+def row_words(session: QaSession, target_id: str) -> str:
+    """A verdict as the reviewer reads it (the sentence, or the metric and the question),
+    never its id (astrid/<item>/cf/sentence/3)."""
+    row = session.rows_by_target().get(target_id)
+    if row is None:
+        return "the verdict"
+    if row.sentence is not None:
+        sentences = session.sentences.get(row.item_id, ())
+        text = sentences[row.sentence].text if row.sentence < len(sentences) else ""
+        if len(text) > WORDS_LIMIT:
+            text = text[: WORDS_LIMIT - 1].rstrip() + "…"
+        return f"sentence {row.sentence + 1} “{text}”" if text else f"sentence {row.sentence + 1}"
+    item = next((i for i in session.items if i.item_id == row.item_id), None)
+    question = item.question if item is not None else ""
+    if len(question) > WORDS_LIMIT:
+        question = question[: WORDS_LIMIT - 1].rstrip() + "…"
+    metric = "context relevance" if row.kind.value == "astrid_cr" else "refusal"
+    return f"{metric} of “{question}”" if question else metric

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from concord.domain import AlignmentStatus, GateStatus, Record
+from concord.domain import AlignmentStatus, GateStatus, Record, Severity
 from concord.ui import theme
 from concord.ui.tick_scrollbar import Tick, TickScrollBar
 from concord.ui.utf16 import Utf16Map
@@ -215,11 +215,16 @@ class RecordView(QPlainTextEdit):
         return fmt
 
     @staticmethod
-    def gate_format(status: GateStatus) -> QTextCharFormat:
-        """A fired red flag: white bold text on red, so it cannot be missed (nor mistaken for
-        an agent's tint); a negated mention: grey, struck through."""
+    def gate_format(status: GateStatus, severity: Severity = Severity.MAJOR) -> QTextCharFormat:
+        """A fired major red flag: white bold text on red, so it cannot be missed (nor
+        mistaken for an agent's tint); a moderate one: black bold text on amber; a negated
+        mention: grey, struck through."""
         fmt = QTextCharFormat()
-        if status == GateStatus.TRIGGERED:
+        if status == GateStatus.TRIGGERED and severity != Severity.MAJOR:
+            fmt.setBackground(QColor(theme.AMBER))
+            fmt.setForeground(QColor("#000000"))
+            fmt.setFontWeight(QFont.Weight.Bold)
+        elif status == GateStatus.TRIGGERED:
             fmt.setBackground(QColor(theme.RED_FLAG_BACKGROUND))
             fmt.setForeground(QColor("#ffffff"))
             fmt.setFontWeight(QFont.Weight.Bold)
@@ -235,7 +240,7 @@ class RecordView(QPlainTextEdit):
             selections.append(self._selection(m.source_id, m.start, m.end, self.evidence_format(m)))
         for g in self._gates:
             selections.append(
-                self._selection(g.source_id, g.start, g.end, self.gate_format(g.status))
+                self._selection(g.source_id, g.start, g.end, self.gate_format(g.status, g.severity))
             )
         for source_id, start, end in self._current:
             fmt = QTextCharFormat()

@@ -132,6 +132,25 @@ class ReviewQueue(QObject):
         self.decisions_made.emit(made)
         return made
 
+    def dispose(self, disposition: str, reason: str) -> list[Decision]:
+        made = self.state.dispose(disposition, reason)
+        self.decisions_made.emit(made)
+        return made
+
+    def undo(self) -> list[Decision]:
+        """Withdraw the reviewer's last decision on the case (recorded as a withdrawal)."""
+        made = self.state.undo()
+        if made:
+            self.decisions_made.emit(made)
+        return made
+
+    def saw_evidence(self) -> None:
+        self.state.saw_evidence()
+        self.changed.emit()
+
+    def needs_evidence(self, entry: QueueEntry | None = None) -> bool:
+        return self.state.needs_evidence(entry)
+
     def accept_optional(self) -> list[Decision]:
         made = self.state.accept_optional()
         if made:

@@ -34,10 +34,11 @@ from concord.workbench.marks import (
     gate_marks,
 )
 
-RED_FLAG_LEGEND = " · WHITE ON RED = record-screen red flag"
+RED_FLAG_LEGEND = " · WHITE ON RED = major red flag · black on amber = moderate red flag"
 LEGEND = (
-    "Highlight colour = agent · solid = EXACT match · dashed underline = FUZZY match · "
-    "red wavy underline = FAILED / mismatched (not evidence) · struck-through = negated "
+    "Highlight colour = agent · solid = the quote is the record's text · dashed underline = "
+    "the record's text, formatting aside · red wavy underline = not the record's text (not "
+    "evidence) · amber bullet = quote found, does not support the claim · struck-through = negated "
     "mention" + RED_FLAG_LEGEND + " · orange = evidence of the current judgement or bullet · "
     "scrollbar ticks: where flags (red) and cited evidence are"
 )
@@ -207,7 +208,7 @@ class ReviewView(QWidget):
 
     @staticmethod
     def _brief_title(brief: Brief, short: bool = False) -> str:
-        unsupported = len(brief.unsupported_items())
+        unsupported = len(brief.unsupported_items())  # its evidence does not carry it
         failed = sum(1 for e in brief.evidence if not e.alignment.verified)
         name = theme.agent_title(brief.agent)
         bits = []
@@ -250,6 +251,11 @@ class ReviewView(QWidget):
             self.cited_by_label.setText(
                 f"Selected: {theme.agent_title(brief.agent)} {item.item_id} — UNSUPPORTED: "
                 "it cites no evidence found in the record"
+            )
+        if marks and item.supported is False:
+            self.cited_by_label.setText(
+                f"Selected: {theme.agent_title(brief.agent)} {item.item_id} — quote found, "
+                f"does not support this claim: {item.support_reason}"
             )
 
     def show_evidence(self, mark: EvidenceMark) -> None:

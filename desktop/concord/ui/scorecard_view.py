@@ -10,9 +10,11 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -387,8 +389,14 @@ class ScorecardView(QTabWidget):
         for card in case.scorecards:
             page = ScorecardPage(card)
             self.pages[card.specialist] = page
+            # scrolled, so a page laid out while hidden (narrow: its formulas wrapped into
+            # tall rows) never makes the window taller than the screen
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(page)
             self.addTab(
-                page,
+                scroll,
                 f"{theme.agent_title(card.specialist)} — {card.overall:.0f} "
                 f"({theme.grade_label(card.grade, card.cap_lowered)})",
             )

@@ -1,20 +1,100 @@
-"""Sign… (Ctrl+Shift+S): the password first, checked in the database thread; only then where
-to save the PDF; then the signature. A wrong password (or a user who may not sign) is said
-at once, before any file dialog."""
+"""Sign… (Ctrl+Shift+S): the sign dialog first — the patient, the red flags with the
+disposition recorded for each, how many judgements were reviewed one by one, accepted in
+bulk and not reviewed, and what the signature means — with the signer's password; the
+password is checked in the database thread; only then where to save the PDF; then the
+signature. A wrong password (or a user who may not sign) is said at once, before any file
+dialog."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from concord.accounts.session import Session
 from concord.signoff import SignedRecord
+from concord.ui import theme
 from concord.ui.db import DbThread
 from concord.ui.messages import error_text
-from concord.ui.signin import ask_password
-from concord.workbench.signing import check_signer, sign
+from concord.ui.theme import plain_label
+from concord.workbench.signing import MEANING_NOTE, SignSummary, check_signer, sign, sign_summary
+
+
+class SignDialog(QDialog):
+    """What is being signed, and the signer's password."""
+
+    def __init__(self, summary: SignSummary, signer: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("signDialog")
+        self.setWindowTitle("Sign the review record")
+        self.setModal(True)
+        self.setMinimumWidth(560)
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        patient = plain_label(summary.patient, bold=True, style="font-size:12pt")
+        patient.setObjectName("signPatient")
+        form.addRow("Patient:", patient)
+        form.addRow("", plain_label(summary.identity))
+        form.addRow("Operation:", plain_label(summary.operation))
+        form.addRow("Case:", plain_label(summary.case_id))
+        flags = (
+            "\n".join(
+                f"{'⚑' if severity == 'major' else '△'} {title} ({severity}): {what}"
+                for title, severity, what in summary.red_flags
+            )
+            or "none: the record screen fired no red flag"
+        )
+        flag_label = plain_label(flags)
+        flag_label.setObjectName("signRedFlags")
+        form.addRow("Red flags and your dispositions:", flag_label)
+        counts = plain_label(summary.counts(), bold=True)
+        counts.setObjectName("signCounts")
+        form.addRow("Review:", counts)
+        meaning = plain_label(summary.meaning, bold=True)
+        meaning.setObjectName("signMeaning")
+        form.addRow("Meaning of the signature:", meaning)
+        note = plain_label(MEANING_NOTE, style="color:#333")
+        form.addRow(note)
+        form.addRow("Signer:", plain_label(signer, bold=True))
+        self.password = QLineEdit()
+        self.password.setObjectName("signPassword")
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText("your password: it unlocks your signing key")
+        form.addRow("Password:", self.password)
+        if summary.tally.required_left:
+            warn = plain_label(
+                f"{summary.tally.required_left} required judgement(s) are not decided: the "
+                "case cannot be signed yet.",
+                style=f"color:{theme.RED}; font-weight:bold",
+            )
+            form.addRow(warn)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Sign…")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(buttons)
+        self.password.setFocus(Qt.FocusReason.OtherFocusReason)
+
+
+def ask_signature(parent: QWidget, summary: SignSummary, signer: str) -> str | None:
+    """The sign dialog; the password typed, or None when cancelled."""
+    dialog = SignDialog(summary, signer, parent)
+    if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.password.text():
+        return None
+    return dialog.password.text()
 
 
 class SignFlow(QObject):
@@ -28,7 +108,14 @@ class SignFlow(QObject):
         self.name = name
 
     def start(self, case_id: str) -> None:
-        password = ask_password(self.window, self.name, "Sign review record")
+        self.db.call(
+            lambda repo: sign_summary(repo, case_id),
+            lambda summary: self._ask(case_id, summary),
+            lambda exc: self.failed.emit(f"The case was not signed: {error_text(exc)}"),
+        )
+
+    def _ask(self, case_id: str, summary: SignSummary) -> None:
+        password = ask_signature(self.window, summary, self.name)
         if password is None:
             return
         name = self.name

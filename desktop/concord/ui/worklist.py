@@ -1,8 +1,11 @@
-"""The worklist: the patients, most urgent first (`workbench.triage`), with what every agent
-missed, the red flags, the case status and the quality of the AI briefs (not the patient's
-risk). Sort by any column (click its header); "To do only" (T) hides reviewed and signed
-patients; the counts line says how many of each there are. Import by button, Ctrl+O or by
-dropping files.
+"""The worklist: the patients, most urgent first (`workbench.triage`) and, within an
+urgency, by surgery date; who each is (name, date of birth or record number), the planned
+operation and date, the red flags (from the record screen as soon as a record is imported;
+major before moderate, and what every agent missed), the case status and the quality of the
+AI briefs (not the patient's risk). Sort by any column (click its header); search by name
+or record number; filter by red flag; "To do only" (T) hides reviewed and signed patients;
+the counts line says how many of each there are. Import by button, Ctrl+O or by dropping
+files.
 
 In blind mode the verdict columns read "hidden" and the order uses the case status alone.
 """
@@ -10,6 +13,7 @@ In blind mode the verdict columns read "hidden" and the order uses the case stat
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from PySide6.QtCore import (
@@ -22,8 +26,10 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     QTableView,
@@ -39,13 +45,27 @@ from concord.workbench.triage import Urgency, WorklistRow, triage_counts
 from concord.workbench.worklist import Worklist
 
 HIDDEN = "hidden (blind)"
-FLAGS_COLUMN = 4  # the red flags take what width is left (elided, in full in the tooltip)
-PATIENT_WIDTH = 280
+COL_URGENCY, COL_PATIENT, COL_IDENTITY, COL_OPERATION, COL_SURGERY = range(5)
+COL_FLAGS, COL_STATUS, COL_QUALITY = 5, 6, 7
+FLAGS_COLUMN = COL_FLAGS  # the red flags take what width is left (in full in the tooltip)
+PATIENT_WIDTH = 190
+OPERATION_WIDTH = 160
+COLUMN_WIDTHS = {
+    COL_URGENCY: 178,
+    COL_PATIENT: PATIENT_WIDTH,
+    COL_IDENTITY: 150,
+    COL_OPERATION: OPERATION_WIDTH,
+    COL_SURGERY: 88,
+    COL_STATUS: 150,
+    COL_QUALITY: 92,
+}
 SORT_ROLE = Qt.ItemDataRole.UserRole + 20
+ALL_FLAGS, ANY_FLAG, ANY_MAJOR = "all patients", "any red flag", "any major red flag"
 URGENT_COLOURS = {
     Urgency.MISSED_BY_EVERY_AGENT: (theme.RED, "#ffffff"),
     Urgency.MISSED_MAJOR_GATE: ("#f4c7c3", "#5c0000"),
     Urgency.RUN_FAILED: ("#f4c7c3", "#5c0000"),
+    Urgency.MAJOR_FLAG_NOT_RUN: ("#f4c7c3", "#5c0000"),
 }
 Index = QModelIndex | QPersistentModelIndex
 
@@ -67,14 +87,13 @@ class WorklistModel(ListTableModel[WorklistRow]):
         return [
             Column(
                 "Urgency",
-                lambda r: (
-                    f"{r.urgency(blind=self.blind).value} · " + r.urgency(blind=self.blind).title
-                ),
+                lambda r: r.urgency(blind=self.blind).title,
                 background=lambda r: self._urgent_colour(r, 0),
                 foreground=lambda r: self._urgent_colour(r, 1),
-                bold=lambda r: r.urgency(blind=self.blind) <= Urgency.RUN_FAILED,
-                tooltip="Most urgent first: a finding missed by every agent, a missed major "
-                "red flag, a failed run, needs review, not run, reviewed, signed",
+                bold=lambda r: r.urgency(blind=self.blind) <= Urgency.MAJOR_FLAG_NOT_RUN,
+                tooltip="Most urgent first: a major red flag missed by every agent, a missed "
+                "major red flag, a failed run, a major red flag not run yet, needs review, "
+                "not run, reviewed, signed; within each, the earliest surgery first",
             ),
             Column(
                 "Patient",
@@ -83,26 +102,31 @@ class WorklistModel(ListTableModel[WorklistRow]):
                 tooltip="The patient's name where the record gives one, else the record's",
             ),
             Column(
-                "Status",
-                self.status_text,
-                foreground=lambda r: theme.STATUS_COLOURS.get(
-                    self.status_text(r), theme.STATUS_FALLBACK
-                ),
-                bold=lambda r: self.status_text(r) in ("needs review", "running"),
+                "DOB / MRN",
+                self.identity_text,
+                tooltip="Date of birth and hospital or NHS number, as the record writes them",
             ),
+            Column("Operation", lambda r: r.operation or "not stated"),
             Column(
-                "Missed by every agent",
-                self.mutual_text,
-                foreground=lambda r: theme.RED if self._shows(r.missed_by_every_agent) else None,
-                bold=lambda r: self._shows(r.missed_by_every_agent),
-                tooltip="Red flags the record screen fired that no agent's brief addressed "
-                "(mutual omission)",
+                "Surgery",
+                lambda r: r.surgery_date.strftime("%d %b %Y") if r.surgery_date else "—",
+                tooltip="The planned date of surgery the record states",
             ),
             Column(
                 "Red flags",
                 self.flags_text,
-                foreground=lambda r: theme.RED if self._shows(r.red_flags) else None,
-                tooltip="Record-screen gates triggered in the latest case",
+                foreground=lambda r: self._flags_colour(r),
+                bold=lambda r: self._shows(r.missed_by_every_agent) or self._major_shown(r),
+                tooltip="Record-screen red flags, from import on (before any run): ⚑ major, "
+                "△ moderate; missed by every agent first",
+            ),
+            Column(
+                "Status",
+                self.status_text,
+                foreground=lambda r: theme.STATUS_COLOURS.get(
+                    self.status_text(r).split(" (")[0], theme.STATUS_FALLBACK
+                ),
+                bold=lambda r: self.status_text(r).startswith(("needs review", "running", "run")),
             ),
             Column(
                 "Brief quality",
@@ -110,33 +134,45 @@ class WorklistModel(ListTableModel[WorklistRow]):
                 tooltip="How well the AI briefs agree with each other and with the record "
                 "(worst specialist grade). It grades the AI, not the patient's risk.",
             ),
-            Column("Imported (UTC)", lambda r: r.imported_at.strftime("%Y-%m-%d %H:%M")),
         ]
 
-    def _shows(self, values: tuple[str, ...]) -> bool:
+    def _shows(self, values: tuple[object, ...]) -> bool:
         return bool(values) and not self.blind
+
+    def _major_shown(self, row: WorklistRow) -> bool:
+        return not self.blind and bool(row.major_flags)
+
+    def _flags_colour(self, row: WorklistRow) -> str | None:
+        if self.blind or not row.red_flags:
+            return None
+        return theme.RED if row.major_flags else theme.MODERATE_TEXT
+
+    @staticmethod
+    def identity_text(row: WorklistRow) -> str:
+        parts = [f"DOB {row.date_of_birth}" if row.date_of_birth else "", row.record_number or ""]
+        return " · ".join(p for p in parts if p) or "—"
 
     def status_text(self, row: WorklistRow) -> str:
         if row.record_id == self.running:
             return "running"
         status = row.status.value if row.status else "not run"
         if row.required_left and not self.blind:
-            return f"{status} ({row.required_left} required left)"
+            return f"{status} ({row.required_left} left)"
         return status
 
-    def mutual_text(self, row: WorklistRow) -> str:
-        if row.status is None:
-            return ""
-        if self.blind:
-            return HIDDEN
-        return "⚠ " + ", ".join(row.missed_by_every_agent) if row.missed_by_every_agent else "—"
-
     def flags_text(self, row: WorklistRow) -> str:
-        if row.status is None:
-            return "not run yet"
         if self.blind:
             return HIDDEN
-        return "⚑ " + ", ".join(row.red_flags) if row.red_flags else "none"
+        if not row.screened:
+            return "record screen reading…"
+        parts = []
+        if row.missed_by_every_agent:
+            parts.append("⚠ missed by every agent: " + ", ".join(row.missed_by_every_agent))
+        missed = set(row.missed_by_every_agent)
+        parts += [
+            ("⚑ " if f.major else "△ ") + f.title for f in row.red_flags if f.title not in missed
+        ]
+        return " · ".join(parts) if parts else "none"
 
     def quality_text(self, row: WorklistRow) -> str:
         if row.brief_quality is None:
@@ -152,15 +188,21 @@ class WorklistModel(ListTableModel[WorklistRow]):
         return 2.0 if position is None or self.blind else -position
 
     def sort_key(self, row: WorklistRow, column: int) -> Any:
-        urgency = (row.urgency(blind=self.blind), row.imported_at, row.record_id)
+        urgency = row.order_key(blind=self.blind)
+        flags = (
+            (-len(row.missed_by_every_agent), -len(row.major_flags), -len(row.red_flags))
+            if not self.blind
+            else (0, 0, 0)
+        )
         keys: list[Callable[[], Any]] = [
             lambda: urgency,
             lambda: row.name.casefold(),
+            lambda: (self.identity_text(row), urgency),
+            lambda: ((row.operation or "~").casefold(), urgency),
+            lambda: (row.surgery_date is None, row.surgery_date or date.max, urgency),
+            lambda: (flags, urgency),
             lambda: (self.status_text(row), urgency),
-            lambda: (not self._shows(row.missed_by_every_agent), urgency),
-            lambda: (-len(row.red_flags) if not self.blind else 0, urgency),
             lambda: (self._quality_rank(row), urgency),
-            lambda: row.imported_at,
         ]
         return keys[column]()
 
@@ -170,7 +212,14 @@ class WorklistModel(ListTableModel[WorklistRow]):
         if role == Qt.ItemDataRole.ToolTipRole and index.isValid():
             row = self.rows[index.row()]
             source = f" — record “{row.source_name}”" if row.name != row.source_name else ""
-            return f"{row.name}{source} · {row.record_id}\n{self.columns[index.column()].text(row)}"
+            lines = [
+                f"{row.name}{source} · {row.record_id}",
+                f"imported {row.imported_at:%Y-%m-%d %H:%M} UTC",
+                self.columns[index.column()].text(row),
+            ]
+            if row.run_problem:
+                lines.append(row.run_problem)
+            return "\n".join(lines)
         return super().data(index, role)
 
     def refresh(self) -> None:
@@ -195,6 +244,8 @@ class TriageProxy(QSortFilterProxyModel):
         super().__init__()
         self.worklist = model
         self.to_do_only = False
+        self.search = ""  # part of a name or record number
+        self.flag = ALL_FLAGS  # ALL_FLAGS, ANY_FLAG, ANY_MAJOR or a red flag's title
         self.setSourceModel(model)
         self.setSortRole(SORT_ROLE)
 
@@ -202,14 +253,46 @@ class TriageProxy(QSortFilterProxyModel):
         return bool(left.data(SORT_ROLE) < right.data(SORT_ROLE))
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        row = self.worklist.rows[source_row]
+        if self.search and not _matches(row, self.search):
+            return False
+        if not self._flag_matches(row):
+            return False
         if not self.to_do_only:
             return True
-        row = self.worklist.rows[source_row]
         return row.record_id == self.worklist.running or row.to_do(blind=self.worklist.blind)
+
+    def _flag_matches(self, row: WorklistRow) -> bool:
+        if self.flag == ALL_FLAGS or self.worklist.blind:
+            return True
+        if self.flag == ANY_FLAG:
+            return bool(row.red_flags)
+        if self.flag == ANY_MAJOR:
+            return bool(row.major_flags)
+        return any(f.title == self.flag for f in row.red_flags)
 
     def set_to_do_only(self, on: bool) -> None:
         self.to_do_only = on
         self.invalidate()
+
+    def set_search(self, text: str) -> None:
+        self.search = text.strip()
+        self.invalidate()
+
+    def set_flag(self, flag: str) -> None:
+        self.flag = flag or ALL_FLAGS
+        self.invalidate()
+
+
+def _fold(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _matches(row: WorklistRow, search: str) -> bool:
+    """Every word of the search is in the patient's name, the record's name or the record
+    number (spaces and dashes aside: "kb2280" finds "KB-2280415")."""
+    haystack = [_fold(row.name), _fold(row.source_name), _fold(row.record_number or "")]
+    return all(any(_fold(word) in h for h in haystack) for word in search.split())
 
 
 class WorklistView(QWidget):
@@ -221,6 +304,7 @@ class WorklistView(QWidget):
         super().__init__(parent)
         self.model = WorklistModel()
         self.proxy = TriageProxy(self.model)
+        self.screening = False  # the red flags of records not run yet are on their way
         self.table = QTableView()
         self.table.setObjectName("worklistTable")
         self.table.setModel(self.proxy)
@@ -233,10 +317,14 @@ class WorklistView(QWidget):
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)  # the patient
+        # fixed widths that fit 1280 px with the red flags stretching into what is left;
+        # a long value is elided, in full in the tooltip
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in COLUMN_WIDTHS.items():
+            header.resizeSection(column, width)
         header.setSectionResizeMode(FLAGS_COLUMN, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(1, PATIENT_WIDTH)
+        header.setMinimumSectionSize(60)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         header.setSortIndicatorShown(True)
         self.table.doubleClicked.connect(self._activated)
         self.table.activated.connect(self._activated)
@@ -264,6 +352,17 @@ class WorklistView(QWidget):
         self.urgency_order.clicked.connect(
             lambda: self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         )
+        self.search = QLineEdit()
+        self.search.setObjectName("worklistSearch")
+        self.search.setPlaceholderText("Search name or MRN (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMaximumWidth(260)
+        self.search.textChanged.connect(self._search_changed)
+        self.flag_filter = QComboBox()
+        self.flag_filter.setObjectName("flagFilter")
+        self.flag_filter.setToolTip("Show only patients with this red flag")
+        self.flag_filter.addItems([ALL_FLAGS, ANY_FLAG, ANY_MAJOR])
+        self.flag_filter.currentTextChanged.connect(self._flag_changed)
         self.empty = plain_label("No records yet: import a patient record to begin.")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setStyleSheet("color:#555; font-size:12pt; padding:20px")
@@ -271,6 +370,8 @@ class WorklistView(QWidget):
         for button in (self.import_button, self.open_button, self.run_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        buttons.addWidget(self.search)
+        buttons.addWidget(self.flag_filter)
         buttons.addWidget(self.to_do_box)
         buttons.addWidget(self.urgency_order)
         self.import_progress = QProgressBar()
@@ -300,8 +401,37 @@ class WorklistView(QWidget):
         selected = select or self.selected_record_id()
         self.model.set_rows(list(worklist.rows))
         self.empty.setVisible(not worklist.rows)
-        wanted = self.table.sizeHintForColumn(1) + 12
-        self.table.horizontalHeader().resizeSection(1, max(160, min(PATIENT_WIDTH, wanted)))
+        self._fill_flag_filter(worklist)
+        self._update_counts()
+        if not (selected and self.select(selected)) and self.proxy.rowCount():
+            self.table.selectRow(0)
+
+    def _fill_flag_filter(self, worklist: Worklist) -> None:
+        """The filter lists every red flag some patient has, major ones first."""
+        current = self.flag_filter.currentText()
+        seen: dict[str, bool] = {}
+        for row in worklist.rows:
+            for flag in row.red_flags:
+                seen[flag.title] = seen.get(flag.title, False) or flag.major
+        titles = sorted(seen, key=lambda t: (not seen[t], t.casefold()))
+        self.flag_filter.blockSignals(True)
+        self.flag_filter.clear()
+        self.flag_filter.addItems([ALL_FLAGS, ANY_FLAG, ANY_MAJOR, *titles])
+        index = self.flag_filter.findText(current)
+        self.flag_filter.setCurrentIndex(max(index, 0))
+        self.flag_filter.blockSignals(False)
+        self.proxy.set_flag(self.flag_filter.currentText())
+
+    def _search_changed(self, text: str) -> None:
+        self.proxy.set_search(text)
+        self._after_filter()
+
+    def _flag_changed(self, flag: str) -> None:
+        self.proxy.set_flag(flag)
+        self._after_filter()
+
+    def _after_filter(self) -> None:
+        selected = self.selected_record_id()
         self._update_counts()
         if not (selected and self.select(selected)) and self.proxy.rowCount():
             self.table.selectRow(0)
@@ -309,7 +439,8 @@ class WorklistView(QWidget):
     def _update_counts(self) -> None:
         counts = triage_counts(self.model.rows, blind=self.model.blind)
         shown = self.proxy.rowCount()
-        hidden = f" · showing {shown} to do" if self.proxy.to_do_only else ""
+        filtered = self.proxy.to_do_only or self.proxy.search or self.proxy.flag != ALL_FLAGS
+        hidden = f" · showing {shown}" if filtered else ""
         self.counts.setText(counts.summary() + hidden)
 
     def set_blind(self, on: bool) -> None:

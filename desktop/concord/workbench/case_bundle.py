@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from concord.domain import Case, CaseMode, CaseStatus, Decision, GateHit, Record
-from concord.errors import ConcordError
 from concord.pipeline import NO_OPERATION
 from concord.site import site_note
 from concord.store import Repository
 from concord.store.clock import case_clock_steps
 from concord.workbench.patient_name import display_name
+from concord.workbench.red_flags import SHARED
+from concord.workbench.run_failure import failure_text
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class CaseBundle:
     decisions: tuple[Decision, ...] = ()
     gates: tuple[GateHit, ...] = ()
     note: str = ""
+    signed_by: str | None = None  # who signed its latest signature, if any
 
     @property
     def name(self) -> str:
@@ -32,14 +34,8 @@ class CaseBundle:
 
 def screen_record(record: Record) -> tuple[tuple[GateHit, ...], str]:
     """Record-screen gates for a record without a case, and a note; never raises."""
-    try:
-        from concord.resources import Resources
-
-        return Resources.installed().screen.screen(record), ""
-    except ConcordError as exc:
-        return (), f"Record screen unavailable: {exc.one_line()}"
-    except Exception as exc:  # a broken screen must not hide the record
-        return (), f"Record screen unavailable: {type(exc).__name__}: {exc}"
+    gates = SHARED.gates(record)
+    return gates, SHARED.problem if not gates else ""
 
 
 def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
@@ -54,6 +50,7 @@ def record_bundle(repo: Repository, record_id: str) -> CaseBundle:
 
 def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
     case = repo.get_case(case_id)
+    signature = repo.latest_signature(case_id)
     return CaseBundle(
         record=repo.get_record(case.record_id),
         case=case,
@@ -63,11 +60,13 @@ def case_bundle(repo: Repository, case_id: str) -> CaseBundle:
         note=" ".join(
             n
             for n in (
+                failure_text(case),
                 site_note(repo, case) if case.mode in _MARKED else "",
                 clock_note(repo, case_id),
             )
             if n
         ),
+        signed_by=signature.user if signature is not None else None,
     )
 
 

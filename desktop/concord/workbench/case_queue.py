@@ -16,52 +16,37 @@ decided yet, with a reason that says it was a bulk accept; it is not offered bli
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
+from concord.adjudication.judgements import (
+    GROUP_PREFIX,
+    REPEAT_PREFIX,
+    Harm,
+    case_judgements,
+    disagreement_of,
+    quote_brief,
+)
 from concord.adjudication.targets import case_targets
 from concord.domain import (
     Case,
     Decision,
     DecisionAction,
-    Disagreement,
-    DisagreementKind,
+    Disposition,
+    Severity,
     Target,
     TargetKind,
 )
 from concord.domain.decision_history import chain_order, is_withdrawal, standing_decisions
 from concord.labels.reasons import ACCEPT_REASON
 from concord.labels.reasons import BULK_REASON as BULK_REASON  # re-exported for the pages
-from concord.review import make_decision, parse_override, required_targets
+from concord.review import BULK_REASON_PREFIX, make_decision, parse_override
 
-GROUP_PREFIX = "quotes:"  # the failed quotes of one brief
-REPEAT_PREFIX = "same:"  # one finding repeated in several comparisons
-
-
-def disagreement_of(case: Case, target: Target) -> Disagreement | None:
-    """The disagreement a `disagreement` target stands for."""
-    ref = target.ref
-    if ref.kind is not TargetKind.DISAGREEMENT:
-        return None
-    for card in case.scorecards:
-        if card.specialist == ref.specialist:
-            for d in card.disagreements:
-                if d.disagreement_id == ref.detail:
-                    return d
-    return None
-
-
-def quote_brief(case: Case, target: Target) -> str | None:
-    """Whose brief an unverified quote comes from (adjudication describes each one as
-    "<agent> evidence <id> …"); None for any other judgement."""
-    d = disagreement_of(case, target)
-    if d is None or d.kind != DisagreementKind.UNVERIFIED_EVIDENCE:
-        return None
-    who = target.ref.subject
-    for agent in ("anaesthetist", who):
-        if d.description.startswith(f"{agent} evidence "):
-            return agent
-    return who
+UNDO_REASON = "undo: withdraws {decision_id}"
+assert BULK_REASON.startswith(BULK_REASON_PREFIX)  # one way a bulk accept reads
+__all__ = ["GROUP_PREFIX", "REPEAT_PREFIX", "disagreement_of", "quote_brief"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +59,12 @@ class QueueEntry:
     latest: tuple[Decision | None, ...]  # per target: the latest standing decision, anyone's
     mine: tuple[Decision | None, ...]  # per target: this reviewer's
     agent: str | None = None  # a group: whose brief
+    harm: Harm = Harm.OPTIONAL
+
+    @property
+    def is_disposition(self) -> bool:
+        """A red flag: the clinician records what to do about it, there is nothing to accept."""
+        return self.target.kind is TargetKind.DISPOSITION
 
     @property
     def is_group(self) -> bool:
@@ -114,61 +105,81 @@ def _latest(decisions: Sequence[Decision], user: str | None) -> dict[str, Decisi
     return out
 
 
-def _repeat_key(case: Case, target: Target) -> tuple[str, ...] | None:
-    """A disagreement about the anaesthetist brief reads the same in every comparison it
-    is found in (an over-call, a vague claim): its kind, severity, description and items."""
-    d = disagreement_of(case, target)
-    if d is None or d.kind == DisagreementKind.UNVERIFIED_EVIDENCE:
-        return None
-    return (d.kind.value, d.severity.value, d.description, *d.items)
-
-
 def build_entries(case: Case, decisions: Sequence[Decision], user: str) -> list[QueueEntry]:
-    """Required entries first, then optional ones, each in the case's own order. Grouped,
-    where the first of them stands: the failed quotes of a brief, and one finding repeated
-    word for word in several comparisons (the anaesthetist's same claim against each
-    specialist)."""
-    required = {t.id for t in required_targets(case)}
+    """The case's judgements (`concord.adjudication.judgements`): required ones in order
+    of harm, then optional ones, with the decisions standing on each."""
     latest, mine = _latest(decisions, None), _latest(decisions, user)
-    targets = case_targets(case)
-    repeats: dict[tuple[str, ...], list[Target]] = {}
-    for target in targets:
-        finding = _repeat_key(case, target)
-        if finding is not None:
-            repeats.setdefault(finding, []).append(target)
-    groups: dict[str, list[Target]] = {}
-    agents: dict[str, str | None] = {}
-    order: list[str] = []
-    for target in targets:
-        agent = None if target.id in required else quote_brief(case, target)
-        repeat = _repeat_key(case, target)
-        if agent is not None:
-            key = GROUP_PREFIX + agent
-        elif repeat is not None and len(repeats[repeat]) > 1:
-            key = REPEAT_PREFIX + repeats[repeat][0].id
-        else:
-            key = target.id
-        if key not in groups:
-            order.append(key)
-            agents[key] = agent
-        groups.setdefault(key, []).append(target)
-    entries = [
+    return [
         QueueEntry(
-            key=key,
-            targets=tuple(groups[key]),
-            required=any(t.id in required for t in groups[key]),
-            latest=tuple(latest.get(t.id) for t in groups[key]),
-            mine=tuple(mine.get(t.id) for t in groups[key]),
-            agent=agents[key],
+            key=j.key,
+            targets=j.targets,
+            required=j.required,
+            latest=tuple(latest.get(t.id) for t in j.targets),
+            mine=tuple(mine.get(t.id) for t in j.targets),
+            agent=j.agent,
+            harm=j.harm,
         )
-        for key in order
+        for j in case_judgements(case)
     ]
-    return [e for e in entries if e.required] + [e for e in entries if not e.required]
+
+
+def withdrawal_of(decision: Decision, user: str) -> Decision:
+    """The undo of `decision`: a new decision with no human value, appended (never an edit);
+    the decision before it on the same judgement, if any, stands again."""
+    return Decision(
+        decision_id="DEC-" + uuid.uuid4().hex,
+        case_id=decision.case_id,
+        target_id=decision.target_id,
+        target_kind=decision.target_kind,
+        action=DecisionAction.OVERRIDE,
+        original_value=decision.original_value,
+        new_value=None,
+        reason=UNDO_REASON.format(decision_id=decision.decision_id),
+        user=user,
+        at=datetime.now(UTC),
+        shown=decision.shown,
+        blind=decision.blind,
+        spans=decision.spans,
+    )
+
+
+TOGETHER = timedelta(seconds=5)
+"""Decisions made by one action (a group, a bulk accept) carry one reason, made at once."""
+
+
+def last_standing(decisions: Sequence[Decision], user: str) -> list[Decision]:
+    """The user's most recent standing decisions made by one action (one judgement, a
+    group, one bulk accept): an undo withdraws them together."""
+    mine = [d for d in standing_decisions(decisions) if d.user == user]
+    together: list[Decision] = []
+    for d in reversed(mine):
+        last = together[0] if together else d
+        if together and (d.reason != last.reason or last.at - d.at > TOGETHER):
+            break
+        together.insert(0, d)
+    return together
+
+
+def major_finding(case: Case, entry: QueueEntry) -> bool:
+    """A major red flag or a major disagreement: its evidence must be opened before it is
+    accepted (or given a disposition)."""
+    for target in entry.targets:
+        gate_id = target.ref.gate_id
+        if gate_id is not None:
+            gate = next((g for g in case.gates if g.gate_id == gate_id), None)
+            if gate is not None and gate.severity == Severity.MAJOR:
+                return True
+        d = disagreement_of(case, target)
+        if d is not None and d.severity == Severity.MAJOR:
+            return True
+    return False
 
 
 def neutral_label(target: Target) -> str:
     """The target's description without the judge's verdict (for blind mode)."""
     ref = target.ref
+    if ref.kind is TargetKind.DISPOSITION:
+        return target.label  # the clinician's own decision: no verdict to hide
     if ref.kind is TargetKind.GATE:
         return f"Record screen: does this red flag apply? ({ref.subject.replace('_', ' ')})"
     who = ref.subject.capitalize()
@@ -189,8 +200,27 @@ def neutral_label(target: Target) -> str:
     return target.id
 
 
+def judgement_words(case: Case | None, target_id: str) -> str:
+    """A judgement as a clinician reads it (its label; a match as the two bullets' words),
+    never its id; the id only when the case does not know it."""
+    if case is None:
+        return target_id
+    target = next((t for t in case_targets(case) if t.id == target_id), None)
+    if target is None:
+        return target_id
+    items = target.ref.match_items
+    if items is None:
+        return target.label
+    texts = {(b.agent, i.item_id): i.text for b in case.briefs for i in b.items}
+    spec = texts.get((target.ref.subject, items[0]), items[0])
+    anaes = texts.get(("anaesthetist", items[1]), items[1])
+    return f"{target.ref.subject.capitalize()} “{spec}” matched to anaesthetist “{anaes}”"
+
+
 def verdict_text(target: Target) -> str:
     value = target.value
+    if target.kind == "disposition":
+        return "your decision: proceed, postpone, refer or not relevant here"
     if target.kind == "overall":
         return f"{float(value):.1f} / 100"
     if target.kind == "subscore":
@@ -231,6 +261,13 @@ def entry_verdict(entry: QueueEntry) -> str:
     return verdict_text(entry.target)
 
 
+def disposition_title(value: object) -> str:
+    try:
+        return Disposition(str(value)).label
+    except ValueError:
+        return str(value)
+
+
 def same_value(target: Target, answer: object) -> bool:
     """Does a blind answer agree with the judge? (then it is recorded as an accept)"""
     value = target.value
@@ -246,6 +283,8 @@ def same_value(target: Target, answer: object) -> bool:
 def action_text(decision: Decision) -> str:
     if is_withdrawal(decision):
         return "withdrawn (undo)"
+    if decision.target_kind == TargetKind.DISPOSITION:
+        return f"disposition: {disposition_title(decision.new_value)}"
     if decision.action == DecisionAction.ACCEPT:
         return "accepted" + (" (blind answer agreed)" if decision.blind else "")
     if decision.original_value is None:
@@ -265,6 +304,7 @@ class CaseQueue:
         self.user = ""
         self.decisions: list[Decision] = []
         self.revealed: set[str] = set()
+        self.evidence_seen: set[str] = set()  # entries whose evidence the reviewer opened
 
     # content -------------------------------------------------------------------------
 
@@ -272,6 +312,7 @@ class CaseQueue:
         self.case = case
         self.decisions = list(decisions)
         self.revealed = set()
+        self.evidence_seen = set()
         self._rebuild()
         self.index = self.first_undecided()  # resume where the reviewer stopped
 
@@ -360,18 +401,58 @@ class CaseQueue:
 
     # deciding ------------------------------------------------------------------------
 
+    def saw_evidence(self, entry: QueueEntry | None = None) -> None:
+        """The reviewer opened the record at this entry's evidence (E)."""
+        entry = entry or self.current
+        if entry is not None:
+            self.evidence_seen.add(entry.key)
+
+    def needs_evidence(self, entry: QueueEntry | None = None) -> bool:
+        """A major finding whose evidence the reviewer has not opened yet: it cannot be
+        accepted (or given a disposition) before they have looked."""
+        entry = entry or self.current
+        if entry is None or self.case is None:
+            return False
+        return entry.key not in self.evidence_seen and major_finding(self.case, entry)
+
+    def _check_evidence(self, entry: QueueEntry) -> None:
+        if self.needs_evidence(entry):
+            raise ValueError(
+                "a major finding: open its evidence in the record first (E), then decide"
+            )
+
     def accept(self, reason: str) -> list[Decision]:
         """Accept the judge's value on the current entry (every quote of a group). Not
-        possible blind before answering."""
+        possible blind before answering, nor on a red flag (it needs a disposition), nor on
+        a major finding whose evidence the reviewer has not opened."""
         entry, case = self._entry(), self._case()
+        if entry.is_disposition:
+            raise ValueError(
+                "a red flag needs your disposition: proceed, postpone, refer or not relevant"
+            )
         if not self.visible(entry):
             raise ValueError("blind mode: give your own answer (O) before seeing the verdict")
+        self._check_evidence(entry)
         reason = reason.strip() or ACCEPT_REASON
         return [make_decision(case, t.id, user=self.user, reason=reason) for t in entry.targets]
+
+    def dispose(self, disposition: str, reason: str) -> list[Decision]:
+        """Record what the clinician will do about the current red flag, with a reason."""
+        entry, case = self._entry(), self._case()
+        if not entry.is_disposition:
+            raise ValueError("a disposition is for a red flag")
+        self._check_evidence(entry)
+        return [
+            make_decision(
+                case, entry.target.id, user=self.user, reason=reason, override=disposition
+            )
+        ]
 
     def override(self, value: str, reason: str) -> list[Decision]:
         """Override (or, blind, answer) the current entry. InputError on a bad value."""
         entry, case = self._entry(), self._case()
+        if entry.is_disposition:
+            return self.dispose(value, reason)
         blind = not self.visible(entry)
         made = []
         for target in entry.targets:
@@ -393,14 +474,17 @@ class CaseQueue:
         if self.blind:
             raise ValueError("blind mode: the remaining judgements need your own answers")
         case = self._case()
+        entries = self.optional_open
         targets = [
-            t
-            for e in self.optional_open
-            for t, last in zip(e.targets, e.latest, strict=True)
-            if last is None
+            t for e in entries for t, last in zip(e.targets, e.latest, strict=True) if last is None
         ]
-        reason = BULK_REASON.format(n=len(targets))
+        reason = BULK_REASON.format(n=len(entries))  # judgements, as every count counts them
         return [make_decision(case, t.id, user=self.user, reason=reason) for t in targets]
+
+    def undo(self) -> list[Decision]:
+        """Withdraw this reviewer's last decision on the case (all of a group or a bulk
+        accept made with it), each recorded as a withdrawal; [] when there is none."""
+        return [withdrawal_of(d, self.user) for d in last_standing(self.decisions, self.user)]
 
     def _entry(self) -> QueueEntry:
         if self.current is None:

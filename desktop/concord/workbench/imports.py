@@ -14,6 +14,15 @@ from concord.eval.eval_store import EvalStore
 from concord.eval.questions import load_question_set
 from concord.records.patients import load_patients, plan_patients
 from concord.store import Repository
+from concord.workbench.patient_name import identifies_patient
+
+LOOSE_TEXT = frozenset({".txt", ".md", ".markdown"})
+"""A file of these kinds lying directly in an imported folder is a patient only when its
+text says whose record it is."""
+NOT_A_PATIENT = (
+    "not a patient record (the text names no patient: no name, date of birth or hospital "
+    "number); not imported"
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,7 @@ def import_paths(
     import through here."""
     imported: list[ImportedRecord] = []
     skipped: list[Skipped] = []
+    folders = {p.resolve() for p in paths if p.is_dir()}
     plan = plan_patients(paths)
     if progress is not None and plan:
         progress(ImportStep(0, len(plan)))
@@ -94,6 +104,11 @@ def import_paths(
         if event.record is None:
             skipped.append(Skipped(where, event.problem, patient=True))
             outcome = f"skipped: {event.problem}"
+        elif _loose_text(event.source.files, event.source.label, folders) and not (
+            identifies_patient(event.record)
+        ):
+            skipped.append(Skipped(where, f"{where}: {NOT_A_PATIENT}", patient=False))
+            outcome = f"skipped: {NOT_A_PATIENT}"
         else:
             skipped.extend(
                 Skipped(str(path), f"{path}: {why}", patient=False)
@@ -111,6 +126,15 @@ def import_paths(
         if progress is not None:
             progress(ImportStep(event.index, event.total, event.source.label.name, outcome))
     return ImportResult(tuple(imported), tuple(skipped))
+
+
+def _loose_text(files: tuple[Path, ...], label: Path, folders: set[Path]) -> bool:
+    """A text file lying directly in a folder that was imported as a whole."""
+    return (
+        files == (label,)
+        and label.suffix.lower() in LOOSE_TEXT
+        and label.parent.resolve() in folders
+    )
 
 
 @dataclass(frozen=True)

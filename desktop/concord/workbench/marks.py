@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from concord.domain import AlignmentStatus, Brief, BriefItem, Case, GateHit, GateStatus
+from concord.domain import AlignmentStatus, Brief, BriefItem, Case, GateHit, GateStatus, Severity
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ class GateMark:
     source_id: str
     start: int
     end: int
+    severity: Severity = Severity.MAJOR
 
 
 def evidence_marks(brief: Brief) -> list[EvidenceMark]:
@@ -87,7 +88,7 @@ def evidence_marks(brief: Brief) -> list[EvidenceMark]:
 
 def gate_marks(gates: tuple[GateHit, ...]) -> list[GateMark]:
     return [
-        GateMark(g.gate_id, g.title or g.gate_id, g.status, s.source_id, s.start, s.end)
+        GateMark(g.gate_id, g.title or g.gate_id, g.status, s.source_id, s.start, s.end, g.severity)
         for g in gates
         for s in g.evidence
     ]

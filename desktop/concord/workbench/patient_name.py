@@ -20,7 +20,8 @@ from concord.domain import Record
 HEAD_LINES = 40  # a document's header is within its first lines
 FILE_SUFFIXES = (".txt", ".md", ".json", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff")
 _WORD = r"[^\W\d_][\w'’.\-]*"  # a name word: starts with a letter (any script)
-_NAME = rf"(?P<name>{_WORD}(?:,?[ \t]+{_WORD}){{0,5}})"
+# one space between the words of a name; a wider gap separates fields ("Ann Early   MRN ...")
+_NAME = rf"(?P<name>{_WORD}(?:(?:,[ \t]*|[ \t])(?![ \t]){_WORD}){{0,5}})"
 _STOP = r"(?=$|[ \t]{2,}|[ \t]*[(\[|;/]|,?[ \t]+(?:dob|d\.o\.b|born|nhs|mrn|hosp|age|sex)\b)"
 _LABELLED = re.compile(
     rf"^[ \t]*(?:patient(?:'s)?(?:[ \t]+name)?|name(?:[ \t]+of[ \t]+patient)?|pt(?:[ \t]+name)?"
@@ -78,6 +79,8 @@ def _clean(candidate: str) -> str | None:
         return None
     if any(len(w.strip(".'’-")) == 0 for w in plain):
         return None
+    if any(ch.isdigit() for w in plain for ch in w):
+        return None  # an identifier, not a name
     if any(w[0].islower() and w.lower() not in _PARTICLES for w in plain):
         return None  # "Patient: known to cardiology" is a sentence, not a name
     text = " ".join(words).replace(" , ", ", ")
@@ -113,3 +116,51 @@ def display_name(record: Record) -> str:
         if name:
             return name
     return record.name
+
+
+_DOB = re.compile(
+    r"(?<![A-Za-z])(?:d\.?o\.?b\.?|date[ \t]+of[ \t]+birth|birth[ \t]*date|born)[ \t]*[:\-]?[ \t]*"
+    r"(?P<date>\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}|\d{4}-\d{2}-\d{2}"
+    r"|\d{1,2}[ \t]+[A-Za-z]{3,9}[ \t]+\d{4})",
+    re.IGNORECASE,
+)
+_MRN = re.compile(
+    r"(?<![A-Za-z])(?P<label>MRN|NHS(?:[ \t]+(?:no\.?|number))?|hosp(?:ital)?[ \t]+(?:no\.?|number)"
+    r"|medical[ \t]+record[ \t]+(?:no\.?|number)|patient[ \t]+id)[ \t]*[:#]?[ \t]*"
+    r"(?P<id>[A-Za-z]{0,4}[\-]?\d[\d \-]{2,14}\d|[A-Za-z]{1,4}-?\d{3,12})",
+    re.IGNORECASE,
+)
+
+
+def _head_lines(record: Record) -> list[str]:
+    return [
+        unicodedata.normalize("NFKC", line)
+        for document in record.documents
+        for line in document.text.splitlines()[:HEAD_LINES]
+    ]
+
+
+def date_of_birth(record: Record) -> str | None:
+    """The date of birth as the record writes it on a labelled line ("DOB 02/07/1954")."""
+    for line in _head_lines(record):
+        match = _DOB.search(line)
+        if match:
+            return match.group("date")
+    return None
+
+
+def record_number(record: Record) -> str | None:
+    """The hospital or NHS number as the record writes it ("MRN KB-2280415")."""
+    for line in _head_lines(record):
+        match = _MRN.search(line)
+        if match:
+            label = match.group("label").split()[0].upper()
+            return f"{label} {' '.join(match.group('id').split())}"
+    return None
+
+
+def identifies_patient(record: Record) -> bool:
+    """Does the text say whose record it is (a labelled name, a date of birth or a hospital
+    or NHS number)? A folder's loose text that does not (a README, notes about the
+    folder) is not a patient record."""
+    return bool(patient_name(record) or date_of_birth(record) or record_number(record))
