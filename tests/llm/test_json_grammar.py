@@ -126,8 +126,12 @@ def test_an_empty_array_only_when_nothing_may_be_listed() -> None:
 
 
 def test_the_anaesthetists_consults_are_unique_in_its_grammar() -> None:
+    # Every array the grammar allows is listed for four specialists (the ordered subsets of
+    # ten number 9.9 million); with all of them the grammar has one rule per set of values
+    # already written.
     profiles = load_profiles()
-    ids = [p.id for p in specialists(profiles)]
+    every = [p.id for p in specialists(profiles)]
+    ids = ["cardiology", "renal", *[i for i in every if i not in ("cardiology", "renal")][:2]]
     record = Record(
         name="r", documents=(SourceDocument(source_id="a.txt", kind="txt", text="K+ 6.1\n"),)
     )
@@ -138,3 +142,7 @@ def test_the_anaesthetists_consults_are_unique_in_its_grammar() -> None:
     assert ("cardiology", "renal") in listed and ("renal", "cardiology") in listed
     assert all(len(set(entry)) == len(entry) for entry in listed)
     assert len(listed) == len(ordered_subsets(ids, 0, len(ids)))
+
+    full = brief_schema(profiles["anaesthetist"], record, every)
+    names = [k for k in rules(schema_grammar(full)) if k.startswith("consult")]
+    assert len(every) <= MAX_UNIQUE_VALUES and len(names) == 2 ** len(every)
