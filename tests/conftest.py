@@ -3,6 +3,7 @@ CONCORD_HOME, and `repo` a fresh database there."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from concord import netguard
 from concord.llm.default_model import DEFAULT_MODEL_NAME
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.store import Repository
+
+SIGN_IN_ENV = ("CONCORD_USER", "CONCORD_PASSWORD")
 
 REAL_MODEL_FIXTURES = frozenset({"default_entry"})
 """Fixtures that hand a test the real default GGUF: a test that uses one, directly or through
@@ -24,6 +27,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL_MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.real_model)
+
+
+@pytest.fixture(autouse=True)
+def no_user_left_behind() -> Iterator[None]:
+    """A test that signs a user in through the environment (CONCORD_USER/CONCORD_PASSWORD,
+    as `sign_server_list` does) leaves it as it found it: a later test's subprocess would
+    otherwise sign in as that user in another installation ('no such user')."""
+    before = {n: os.environ.get(n) for n in SIGN_IN_ENV}
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -150,13 +150,6 @@ def sign_server_list(urls: list[str]) -> None:
     os.environ["CONCORD_USER"], os.environ["CONCORD_PASSWORD"] = ADMIN, ADMIN_PASSWORD
 
 
-@pytest.fixture(autouse=True)
-def _no_user_left_behind(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`sign_server_list` sets CONCORD_USER/CONCORD_PASSWORD; undone after each test."""
-    monkeypatch.delenv("CONCORD_USER", raising=False)
-    monkeypatch.delenv("CONCORD_PASSWORD", raising=False)
-
-
 def test_cli_batch_needs_an_administrator_configured_server(fake_servers, tmp_path):
     server = FakeLlamaServer()
     fake_servers.append(server)

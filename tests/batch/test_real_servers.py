@@ -26,13 +26,6 @@ SERVER_EXTRA = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pyd
 MAX_TOKENS = "48"
 
 
-@pytest.fixture(autouse=True)
-def _no_user_left_behind(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`sign_server_list` sets CONCORD_USER/CONCORD_PASSWORD; undone after each test."""
-    monkeypatch.delenv("CONCORD_USER", raising=False)
-    monkeypatch.delenv("CONCORD_PASSWORD", raising=False)
-
-
 @pytest.fixture(scope="module")
 def model_path(default_entry: ModelEntry) -> Path:
     missing = [m for m in SERVER_EXTRA if importlib.util.find_spec(m) is None]
