@@ -36,11 +36,6 @@ class SourceDocument(Frozen):
         description="For text read by OCR: per-word confidence and page boxes, page images",
     )
 
-    @property
-    def is_ocr(self) -> bool:
-        """True when the text was read by OCR (never typed): numbers need checking."""
-        return self.ocr is not None
-
     def page_of(self, offset: int) -> int | None:
         """1-based page number that contains `offset`, or None for non-paged documents."""
         if not self.page_starts:
