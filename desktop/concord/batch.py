@@ -33,7 +33,7 @@ from concord.llm.server_runtime import (
 )
 from concord.pipeline import AGENT_STAGES, PanelSettings
 from concord.records import load_record
-from concord.records.load import LOADERS
+from concord.records.load import is_record_file, record_suffixes
 from concord.services import Services
 
 DEFAULT_QUEUE_SIZE = 4
@@ -70,13 +70,11 @@ def record_files(directory: Path) -> list[Path]:
     files = sorted(
         p
         for p in directory.iterdir()
-        if not p.is_symlink()
-        and p.is_file()
-        and p.suffix.lower() in LOADERS
-        and not p.name.startswith(".")
+        if not p.is_symlink() and p.is_file() and is_record_file(p) and not p.name.startswith(".")
     )
     if not files:
-        raise InputError(f"no record files ({', '.join(LOADERS)}) in the folder", subject=directory)
+        expected = ", ".join(record_suffixes())
+        raise InputError(f"no record files ({expected}) in the folder", subject=directory)
     return files
 
 

@@ -28,6 +28,7 @@ from concord.domain import (
     Brief,
     BriefStatus,
     Case,
+    DocumentKind,
     GateHit,
     GateStatus,
     Record,
@@ -84,7 +85,7 @@ def gates_firing_on(screen: RecordScreen) -> Callable[[str], dict[str, tuple[str
     def fires(text: str) -> dict[str, tuple[str, ...]]:
         quoted = Record(
             name="quoted evidence",
-            documents=(SourceDocument(source_id="quote", kind="txt", text=text),),
+            documents=(SourceDocument(source_id="quote", kind=DocumentKind.TXT, text=text),),
         )
         return {
             g.gate_id: tuple(s.text for s in g.evidence)
