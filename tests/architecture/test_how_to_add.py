@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from concord.adjudication.consults import choose_specialists
 from concord.agents.prompts import brief_prompt
 from concord.domain import Brief, DocumentKind, GateStatus, Record, SourceDocument
 from concord.errors import InputError
 from concord.paths import resources_dir
-from concord.pipeline import choose_specialists
 from concord.records.files import read_text
 from concord.records.formats import input_format, unregister_format
 from concord.records.load import file_filter, format_for, load_record
@@ -151,7 +151,7 @@ def test_a_specialty_profile_file_is_consulted_for_the_gates_it_owns(tmp_path: P
     frail = "Lives alone. Severely frail (CFS 7), two falls this year.\n"
     hits = resources.screen.screen(record_of(frail))
     assert {h.status for h in hits if h.gate_id == "severe_frailty"} == {GateStatus.TRIGGERED}
-    chosen = choose_specialists(anaesthetist, hits, resources.profiles, limit=1)
+    chosen = choose_specialists(anaesthetist, hits, resources.specialist_ids, limit=1)
     assert chosen == ["cardiology", "geriatrics"]  # the owner of a major gate, beyond the cap
     robust = resources.screen.screen(record_of("Not frail; walks 5 miles daily.\n"))
-    assert "geriatrics" not in choose_specialists(anaesthetist, robust, resources.profiles, 1)
+    assert "geriatrics" not in choose_specialists(anaesthetist, robust, resources.specialist_ids, 1)
