@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -68,6 +68,21 @@ class RunEvent:
     agent: str | None = None
     case: Case | None = None
     seconds: float = 0.0
+
+
+def final_case(
+    events: Iterable[RunEvent], on_event: Callable[[RunEvent], None] = lambda _: None
+) -> Case:
+    """The case a run's events end with, each event passed to `on_event` on the way;
+    `Cancelled` when the run ended without one (stopped between events)."""
+    case = None
+    for event in events:
+        on_event(event)
+        if event.case is not None:
+            case = event.case
+    if case is None:
+        raise Cancelled("the run ended without a case")
+    return case
 
 
 @dataclass

@@ -14,7 +14,7 @@ from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
 from concord.domain import Case, CaseMode, Decision, LabelProvenance, Record, TargetKind, TargetRef
 from concord.domain.decision_history import standing_decisions
-from concord.pipeline import PanelSettings
+from concord.pipeline import PanelSettings, RunEvent
 from concord.records import load_record
 from concord.resources import case_resources
 from concord.review import DISPOSITION_VALUES, make_decision, outstanding, review_tally
@@ -109,17 +109,12 @@ def run_and_store(
     user: str,
     quiet: bool = False,
 ) -> Case:
-    runtime = svc.runtime(model)
-    case = None
-    for event in svc.run_panel(record, runtime, settings):
+    def show(event: RunEvent) -> None:
         if not quiet:
             timing = f" ({event.seconds:.1f}s)" if event.seconds else ""
             say(f"  [{event.stage}] {event.message}{timing}")
-        if event.case is not None:
-            case = event.case
-    assert case is not None
-    svc.repo.save_case(case, user)
-    return case
+
+    return svc.run_and_save(record, svc.runtime(model), settings, user, on_event=show)
 
 
 def case_json(svc: Services, case_id: str) -> dict:
