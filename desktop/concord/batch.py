@@ -31,9 +31,9 @@ from concord.llm.server_runtime import (
     normalise_url,
     registered_template,
 )
-from concord.pipeline import AGENT_STAGES, PanelSettings
+from concord.pipeline import AGENT_STAGES, PanelSettings, RunEvent, final_case
 from concord.records import load_record
-from concord.records.load import LOADERS
+from concord.records.load import is_record_file, record_suffixes
 from concord.services import Services
 
 DEFAULT_QUEUE_SIZE = 4
@@ -70,13 +70,11 @@ def record_files(directory: Path) -> list[Path]:
     files = sorted(
         p
         for p in directory.iterdir()
-        if not p.is_symlink()
-        and p.is_file()
-        and p.suffix.lower() in LOADERS
-        and not p.name.startswith(".")
+        if not p.is_symlink() and p.is_file() and is_record_file(p) and not p.name.startswith(".")
     )
     if not files:
-        raise InputError(f"no record files ({', '.join(LOADERS)}) in the folder", subject=directory)
+        expected = ", ".join(record_suffixes())
+        raise InputError(f"no record files ({expected}) in the folder", subject=directory)
     return files
 
 
@@ -108,16 +106,15 @@ def _run_one(
 ) -> Case:
     first = len(runtime.log)
     runtime.label = "screen"
-    case = None
-    # A server's model cannot be hashed from here, so no acceptance can cover it: batch
-    # cases are silent (stored and compared, never in a review queue or a PDF).
-    for event in svc.run_panel(record, runtime, settings, silent=True):
+
+    def follow(event: RunEvent) -> None:  # label the requests by the stage they serve
         label = _label_for(event)
         if label is not None:
             runtime.label = label
-        if event.case is not None:
-            case = event.case
-    assert case is not None
+
+    # A server's model cannot be hashed from here, so no acceptance can cover it: batch
+    # cases are silent (stored and compared, never in a review queue or a PDF).
+    case = final_case(svc.run_panel(record, runtime, settings, silent=True), follow)
     served = runtime.log[first:]
     by_agent = {s.label: s.server for s in served if s.label != "judge"}
     batch = BatchProvenance(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 
 from concord.adjudication.config import ScoringConfig
-from concord.adjudication.gates import addressing_items, triggered
+from concord.adjudication.consults import choose_specialists, mutual_omissions
+from concord.adjudication.gates import triggered
 from concord.adjudication.llm_matcher import LlmMatchProposer
 from concord.adjudication.panel import judge_panel, proposer_asks
 from concord.adjudication.support import ClaimChecker
@@ -27,12 +28,12 @@ from concord.domain import (
     Brief,
     BriefStatus,
     Case,
+    DocumentKind,
     GateHit,
     GateStatus,
     Record,
     SourceDocument,
 )
-from concord.domain.gate import Severity
 from concord.errors import Cancelled, ModelOutputError, RecordTooLong
 from concord.llm.runtime import Runtime
 from concord.screen.injection import injection_findings
@@ -69,46 +70,27 @@ class RunEvent:
     seconds: float = 0.0
 
 
+def final_case(
+    events: Iterable[RunEvent], on_event: Callable[[RunEvent], None] = lambda _: None
+) -> Case:
+    """The case a run's events end with, each event passed to `on_event` on the way;
+    `Cancelled` when the run ended without one (stopped between events)."""
+    case = None
+    for event in events:
+        on_event(event)
+        if event.case is not None:
+            case = event.case
+    if case is None:
+        raise Cancelled("the run ended without a case")
+    return case
+
+
 @dataclass
 class PanelSettings:
     judges: int = 1
     max_specialists: int = DEFAULT_MAX_SPECIALISTS
     operation: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
-
-
-def choose_specialists(
-    anaesthetist: Brief,
-    gates: tuple[GateHit, ...],
-    profiles: Mapping[str, AgentProfile],
-    limit: int,
-) -> list[str]:
-    """The anaesthetist's ranked consult list, capped, plus the owners of fired gates.
-
-    The owner of a triggered major gate is always consulted, beyond the cap: a critical
-    finding in the record always gets its specialist's brief, whatever the anaesthetist
-    asked for. The owner of a moderate gate is consulted while there is room under the cap
-    (its gate is checked against the anaesthetist's brief either way). Gates owned by
-    anaesthesia need no specialist.
-    """
-    specialists = [p for p, prof in profiles.items() if prof.role == "specialist"]
-    chosen = [s for s in anaesthetist.consult if s in specialists][:limit]
-    fired = sorted(triggered(gates), key=lambda g: g.severity.rank)
-    for gate in fired:
-        if gate.specialty not in specialists or gate.specialty in chosen:
-            continue
-        if gate.severity is Severity.MAJOR or len(chosen) < limit:
-            chosen.append(gate.specialty)
-    return chosen
-
-
-def mutual_omissions(gates: tuple[GateHit, ...], briefs: list[Brief], rules: Mapping) -> list[str]:
-    """Triggered gates that no brief in the whole panel addresses."""
-    return [
-        g.gate_id
-        for g in triggered(gates)
-        if not any(addressing_items(b, g, rules) for b in briefs)
-    ]
 
 
 def gates_firing_on(screen: RecordScreen) -> Callable[[str], dict[str, tuple[str, ...]]]:
@@ -118,7 +100,7 @@ def gates_firing_on(screen: RecordScreen) -> Callable[[str], dict[str, tuple[str
     def fires(text: str) -> dict[str, tuple[str, ...]]:
         quoted = Record(
             name="quoted evidence",
-            documents=(SourceDocument(source_id="quote", kind="txt", text=text),),
+            documents=(SourceDocument(source_id="quote", kind=DocumentKind.TXT, text=text),),
         )
         return {
             g.gate_id: tuple(s.text for s in g.evidence)
@@ -255,7 +237,7 @@ def run_panel(
         )
         check()
 
-        specialists = choose_specialists(anaesthetist, gates, profiles, settings.max_specialists)
+        specialists = choose_specialists(anaesthetist, gates, consult_ids, settings.max_specialists)
         briefs = [anaesthetist]
         t0 = time.perf_counter()
         for name in specialists:

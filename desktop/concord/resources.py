@@ -15,7 +15,6 @@ made with.
 from __future__ import annotations
 
 import hashlib
-import json
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -78,14 +77,6 @@ def versions_of(root: Path) -> ResourceVersions:
     return ResourceVersions(
         **{part: files_sha256(part_files(root, part)) for part in RESOURCE_PARTS}
     )
-
-
-def scoring_from_text(text: str, *, subject: str) -> ScoringConfig:
-    """A scoring config from its file's text (a stored snapshot or a candidate file)."""
-    try:
-        return ScoringConfig.model_validate(json.loads(text))
-    except ValueError as exc:
-        raise InputError(f"invalid scoring config: {exc}", subject=subject) from None
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,20 @@ def target_spans(case: Case, target: Target) -> tuple[dict[str, Any], ...]:
     return tuple(spans)
 
 
+ACCEPT_REASON = "accepted as shown"
+"""The reason recorded for an accept given without words (`decision_reason`)."""
+
+
+def decision_reason(reason: str | None, *, accepting: bool, subject: str = "") -> str:
+    """The one rule for a decision's reason, in the CLI and the desktop alike: accepting
+    the AI's value as shown may be done without words (recorded as `ACCEPT_REASON`, which
+    says exactly that); an override, a disposition or a blind answer is the clinician's own
+    judgement and needs their reason."""
+    if accepting and not (reason or "").strip():
+        return ACCEPT_REASON
+    return require_reason(reason or "", subject=subject)
+
+
 def require_reason(reason: str, *, subject: str = "") -> str:
     """Every decision carries the reason its maker gave; an empty one is refused."""
     if not reason or not reason.strip():
@@ -165,7 +179,7 @@ def make_decision(
     known_gates: Collection[str] = (),
 ) -> Decision:
     """Accept (override is None) or override one judgement, or record the disposition of a
-    red flag (`target_id` the gate or its disposition). The reason is mandatory. A
+    red flag (`target_id` the gate or its disposition); the reason as `decision_reason` says. A
     disposition has no AI value: it is never an accept. `known_gates`: see `find_target`
     (a finding the screen missed)."""
     if disposition is not None:
@@ -178,7 +192,7 @@ def make_decision(
             "a red flag needs a disposition (" + ", ".join(DISPOSITION_VALUES) + "), not an accept",
             subject=target_id,
         )
-    require_reason(reason, subject=target_id)
+    reason = decision_reason(reason, accepting=override is None, subject=target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)
     new_value = target.value if override is None else parse_override(target, override)

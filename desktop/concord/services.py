@@ -16,7 +16,7 @@ from concord.llm.llama_cpp_runtime import default_threads
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.llm.runtime import Runtime
 from concord.llm.watchdog import TimeoutRuntime, timeout_from_env
-from concord.pipeline import PanelSettings, RunEvent, run_panel
+from concord.pipeline import PanelSettings, RunEvent, final_case, run_panel
 from concord.resources import Resources
 from concord.screen.lexicon import Lexicon
 from concord.screen.record_screen import RecordScreen
@@ -136,6 +136,27 @@ class Services:
             if event.case is not None:
                 event = replace(event, case=_stamped(event.case, used, mode, acceptance_id))
             yield event
+
+    def run_and_save(
+        self,
+        record: Record,
+        runtime: Runtime,
+        settings: PanelSettings | None,
+        user: str,
+        *,
+        on_event: Callable[[RunEvent], None] = lambda _: None,
+        should_stop: Callable[[], bool] = lambda: False,
+        resources: Resources | None = None,
+        silent: bool = False,
+    ) -> Case:
+        """`run_panel` to its end, then the case saved: what the CLI, the desktop's jobs and
+        site validation do with a run (a batch saves on its own writer thread)."""
+        events = self.run_panel(
+            record, runtime, settings, should_stop, resources=resources, silent=silent
+        )
+        case = final_case(events, on_event)
+        self.repo.save_case(case, user)
+        return case
 
     def keep_versions(self, resources: Resources) -> None:
         """Store the text of each resource version not stored yet, so every case can be

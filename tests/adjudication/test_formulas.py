@@ -242,8 +242,8 @@ def test_mutual_omission_bleomycin(record, config, lexicon):
         lexicon,
     )
     kinds = {d.kind for d in card.disagreements}
-    assert DisagreementKind.MUTUAL_OMISSION in kinds
-    mo = next(d for d in card.disagreements if d.kind == DisagreementKind.MUTUAL_OMISSION)
+    assert DisagreementKind.OMITTED_BY_PAIR in kinds
+    mo = next(d for d in card.disagreements if d.kind == DisagreementKind.OMITTED_BY_PAIR)
     assert mo.gate_id == "bleomycin_exposure" and mo.spans[0].text == "ABVD x6"
     assert card.human_review and card.capped and card.overall <= 69
     # Coverage alone would have been perfect: the cap is what stops the false reassurance.

@@ -11,6 +11,7 @@ import pytest
 
 from concord.adjudication.adjudicate import adjudicate
 from concord.adjudication.config import load_scoring_config
+from concord.adjudication.consults import mutual_omissions
 from concord.adjudication.gates import addressing_items
 from concord.domain import (
     Alignment,
@@ -27,7 +28,7 @@ from concord.domain import (
     SourceDocument,
     VerifiedEvidence,
 )
-from concord.pipeline import check_claims, mutual_omissions
+from concord.pipeline import check_claims
 from concord.screen.record_screen import RecordScreen
 
 LETTER = (
@@ -272,7 +273,7 @@ def test_a_missed_moderate_gate_is_a_moderate_disagreement_without_a_cap(
         lexicon=screen.lexicon,
         config=load_scoring_config(),
     )
-    missed = [d for d in card.disagreements if d.kind == DisagreementKind.MUTUAL_OMISSION]
+    missed = [d for d in card.disagreements if d.kind == DisagreementKind.OMITTED_BY_PAIR]
     assert [d.severity for d in missed] == [Severity.MODERATE]
     critical = card.subscore("critical_items")
     assert critical.value == 0.0 and critical.cap is None  # counted, not capped

@@ -64,7 +64,7 @@ def test_mutual_omission_of_bleomycin_is_flagged(svc):
     assert "bleomycin_exposure" in case.mutual_omissions
     onc = next(c for c in case.scorecards if c.specialist == "oncology")
     assert onc.capped and onc.human_review and onc.overall <= 69
-    assert any(d.kind == DisagreementKind.MUTUAL_OMISSION for d in onc.disagreements)
+    assert any(d.kind == DisagreementKind.OMITTED_BY_PAIR for d in onc.disagreements)
     assert case.human_review
 
 

@@ -403,7 +403,7 @@ def _respiratory_card(record: Record) -> Scorecard:
         disagreements=(
             Disagreement(
                 disagreement_id="D1",
-                kind=DisagreementKind.MUTUAL_OMISSION,
+                kind=DisagreementKind.OMITTED_BY_PAIR,
                 severity=Severity.MAJOR,
                 description="Neither brief mentions bleomycin exposure (ABVD)",
                 gate_id="bleomycin_exposure",

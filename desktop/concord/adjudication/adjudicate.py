@@ -18,6 +18,7 @@ from concord.domain import (
     BriefItem,
     BriefSection,
     BriefStatus,
+    DisagreementKind,
     GateHit,
     ItemMatch,
     Record,
@@ -158,11 +159,13 @@ def adjudicate(
     mutual = [
         d.gate_id
         for d in disagreements
-        if d.kind.value == "MUTUAL_OMISSION" and d.severity == Severity.MAJOR
+        if d.kind is DisagreementKind.OMITTED_BY_PAIR and d.severity == Severity.MAJOR
     ]
     if mutual:
-        reasons.append(f"mutual omission: {', '.join(g for g in mutual if g)}")
-    if any(d.kind.value == "CONFLICT" and d.severity == Severity.MAJOR for d in disagreements):
+        reasons.append(f"omitted by both of this pair: {', '.join(g for g in mutual if g)}")
+    if any(
+        d.kind is DisagreementKind.CONFLICT and d.severity == Severity.MAJOR for d in disagreements
+    ):
         reasons.append("major conflict between the brief and the record")
 
     return Scorecard(

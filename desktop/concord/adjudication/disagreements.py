@@ -86,7 +86,7 @@ def find_disagreements(
             )
         else:
             add(
-                DisagreementKind.MUTUAL_OMISSION,
+                DisagreementKind.OMITTED_BY_PAIR,
                 gate.severity,
                 f"{gate.title or gate.gate_id}: the record screen fired, neither the "
                 f"anaesthetist nor {spec.agent} addressed it",

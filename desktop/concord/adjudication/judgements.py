@@ -9,7 +9,7 @@ What is required before signing is clinical, never an AI score:
 * every **major disagreement** about the patient: the anaesthetist brief contradicting the
   record (CONFLICT), a claim about a red flag that its evidence does not support (OVERCALL),
   a quote that changed a number (UNVERIFIED_EVIDENCE). A gate missed by the AI (MISS,
-  MUTUAL_OMISSION) is decided through the gate's disposition, which comes first.
+  OMITTED_BY_PAIR) is decided through the gate's disposition, which comes first.
 
 Required judgements come in order of harm: red flags missed by every agent, major red flags
 the anaesthetist missed, the other red flags (major before moderate), then the rest; each
@@ -31,7 +31,6 @@ from concord.domain import (
     Case,
     Disagreement,
     DisagreementKind,
-    GateStatus,
     Severity,
     Target,
     TargetKind,
@@ -39,7 +38,7 @@ from concord.domain import (
 
 GROUP_PREFIX = "quotes:"  # the failed quotes of one brief
 REPEAT_PREFIX = "same:"  # one finding repeated in several comparisons
-_ABOUT_A_GATE = (DisagreementKind.MISS, DisagreementKind.MUTUAL_OMISSION)
+_ABOUT_A_GATE = (DisagreementKind.MISS, DisagreementKind.OMITTED_BY_PAIR)
 
 
 class Harm(IntEnum):
@@ -178,8 +177,3 @@ def case_judgements(case: Case) -> list[Judgement]:
         out.append(Judgement(key, members, needed, harm, agents[key]))
     place = {j.key: n for n, j in enumerate(out)}
     return sorted(out, key=lambda j: (j.harm, _severity_rank(case, j.target), place[j.key]))
-
-
-def red_flag_ids(case: Case) -> tuple[str, ...]:
-    """The triggered gates: each needs a disposition."""
-    return tuple(g.gate_id for g in case.gates if g.status == GateStatus.TRIGGERED)

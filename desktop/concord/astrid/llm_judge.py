@@ -35,6 +35,7 @@ from concord.astrid.results import (
     Verdict,
     VerdictStatus,
 )
+from concord.astrid.scores import score_values
 from concord.astrid.sentences import Sentence, split_sentences
 from concord.errors import Cancelled, InputError
 from concord.llm.runtime import FinishReason, GenerationRequest, Runtime
@@ -192,6 +193,7 @@ def judge_item(
         ra_refused=ra.value,
         ra_correct=refusal_correct(ra.value, item.scope),
         complete=all(v.status == VerdictStatus.OK for v in verdicts),
+        values=score_values(item, verdicts),
     )
     return verdicts, score
 

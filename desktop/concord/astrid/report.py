@@ -16,6 +16,7 @@ from concord.astrid.grounding import align_sentence
 from concord.astrid.items import QaItem
 from concord.astrid.prompts import Metric
 from concord.astrid.results import QaRun, Verdict
+from concord.astrid.scores import item_scores
 from concord.astrid.sentences import split_sentences
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import ItemLabels, astrid_targets, resolve_labels, sentence_value
@@ -104,6 +105,7 @@ def item_json(item: QaItem, run: QaRun, labels: ItemLabels | None) -> dict[str, 
                 "ra_reason": _verdict_json(index.get((rep.repeat, item.item_id, Metric.RA, None))),
                 "ra_correct": score.ra_correct,
                 "complete": score.complete,
+                "scores": dict(score.values),
             }
         )
     human = item.labels.model_dump(mode="json")
@@ -123,6 +125,13 @@ def item_json(item: QaItem, run: QaRun, labels: ItemLabels | None) -> dict[str, 
             "ra_refused": _mean_sd(
                 [float(r["ra_refused"]) for r in runs if r["ra_refused"] is not None]
             ),
+        },
+        "scores": {
+            spec.name: {
+                "label": spec.label,
+                **_mean_sd([v for r in runs if (v := r["scores"].get(spec.name)) is not None]),
+            }
+            for spec in item_scores()
         },
         "human": human,
     }

@@ -49,6 +49,11 @@ class ItemScore(BaseModel):
     ra_refused: bool | None = Field(description="Answer declines (None: judge failed)")
     ra_correct: bool | None = Field(description="Refusal matches scope (None: no scope)")
     complete: bool = Field(description="Every verdict of the item is valid")
+    values: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="Every registered score by name (concord.astrid.scores), as stored in "
+        "long format; the built-in four repeat the fields above",
+    )
 
 
 class RepeatResult(BaseModel):

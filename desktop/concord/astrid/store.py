@@ -239,6 +239,18 @@ class AstridStore:
                         "complete": int(s.complete),
                     },
                 )
+                for name, value in s.values.items():
+                    insert_row(
+                        conn,
+                        "qa_item_scores",
+                        {
+                            "run_id": run.run_id,
+                            "repeat": rep.repeat,
+                            "item_id": s.item_id,
+                            "score": name,
+                            "value": value,
+                        },
+                    )
 
     def run_ids(self, set_id: str | None = None) -> list[str]:
         sql = "SELECT run_id FROM qa_runs WHERE (:s IS NULL OR set_id = :s) ORDER BY started_at"
@@ -255,6 +267,13 @@ class AstridStore:
         scores = list(
             self.db.query("SELECT * FROM qa_scores WHERE run_id = ? ORDER BY rowid", [run_id])
         )
+        values: dict[tuple[int, str], dict[str, float | None]] = {}
+        for row in self.db.query(
+            "SELECT repeat, item_id, score, value FROM qa_item_scores WHERE run_id = ? "
+            "ORDER BY rowid",
+            [run_id],
+        ):
+            values.setdefault((row["repeat"], row["item_id"]), {})[row["score"]] = row["value"]
         repeats = []
         for rep in range(head["repeats"]):
             rep_scores = [s for s in scores if s["repeat"] == rep]
@@ -295,6 +314,7 @@ class AstridStore:
                             ra_refused=_bool(s["ra_refused"]),
                             ra_correct=_bool(s["ra_correct"]),
                             complete=bool(s["complete"]),
+                            values=values.get((rep, s["item_id"]), {}),
                         )
                         for s in rep_scores
                     ),

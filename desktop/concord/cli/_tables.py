@@ -42,7 +42,7 @@ def case_summary(case: Case, record_name: str, *, cap: float | None = None) -> s
         head.append(f"  failed briefs (schema-invalid after retries): {', '.join(failed)}")
     rows = []
     for card in case.scorecards:
-        counts = Counter(d.kind.value for d in card.disagreements)
+        counts = Counter(d.kind.label for d in card.disagreements)
         rows.append(
             [
                 card.specialist,

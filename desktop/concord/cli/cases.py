@@ -12,9 +12,9 @@ from concord.cli._common import add_json_flag, current_user, emit_json, say, ser
 from concord.cli._tables import MODE_TEXT, case_summary, table
 from concord.cli.batch import add_batch_options, run_batch_if_asked
 from concord.decisions import record_decision
-from concord.domain import CaseMode, Decision, LabelProvenance, Record, TargetKind, TargetRef
+from concord.domain import Case, CaseMode, Decision, LabelProvenance, Record, TargetKind, TargetRef
 from concord.domain.decision_history import standing_decisions
-from concord.pipeline import PanelSettings
+from concord.pipeline import PanelSettings, RunEvent
 from concord.records import load_record
 from concord.resources import case_resources
 from concord.review import DISPOSITION_VALUES, make_decision, outstanding, review_tally
@@ -73,7 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="what to do about a red flag (--target gate/GATE_ID): proceed (addressed in the "
         "plan), postpone, refer, or not-relevant here",
     )
-    p.add_argument("--reason", required=True)
+    p.add_argument(
+        "--reason",
+        default="",
+        help="why: required for --override and --disposition; an --accept given without "
+        "one is recorded as 'accepted as shown'",
+    )
     p.add_argument("--user", required=True)
     p.add_argument("--decision-id", help="caller-chosen id: retrying the same write is a no-op")
     add_json_flag(p)
@@ -103,18 +108,13 @@ def run_and_store(
     settings: PanelSettings,
     user: str,
     quiet: bool = False,
-):
-    runtime = svc.runtime(model)
-    case = None
-    for event in svc.run_panel(record, runtime, settings):
+) -> Case:
+    def show(event: RunEvent) -> None:
         if not quiet:
             timing = f" ({event.seconds:.1f}s)" if event.seconds else ""
             say(f"  [{event.stage}] {event.message}{timing}")
-        if event.case is not None:
-            case = event.case
-    assert case is not None
-    svc.repo.save_case(case, user)
-    return case
+
+    return svc.run_and_save(record, svc.runtime(model), settings, user, on_event=show)
 
 
 def case_json(svc: Services, case_id: str) -> dict:

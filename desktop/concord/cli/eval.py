@@ -4,6 +4,7 @@ reward model, rejection sampling, agreement."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from concord.eval.screening import (
 )
 from concord.eval.workflow import rejection_report, train_reward
 from concord.labels.sets import set_provenance
+from concord.llm.registry import ModelEntry
 from concord.services import Services
 
 
@@ -130,7 +132,9 @@ def _store(svc: Services) -> EvalStore:
     return EvalStore(svc.repo)
 
 
-def _embedder_loader(svc: Services, name: str | None):
+def _embedder_loader(
+    svc: Services, name: str | None
+) -> tuple[ModelEntry, Callable[[], GgufEmbedder]]:
     entry = choose_embedding_entry(svc.models, name)
     return entry, (lambda: GgufEmbedder(entry))
 

@@ -10,7 +10,7 @@ from concord.cli._common import add_json_flag, emit_json, say, services
 from concord.cli._tables import table
 from concord.llm.catalogue import CATALOGUE, install_packaged
 from concord.llm.default_model import DEFAULT_MODEL_NAME, install_default
-from concord.llm.registry import ModelRole
+from concord.llm.registry import ModelEntry, ModelRole
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_install_default)
 
 
-def _row(entry) -> dict:
+def _row(entry: ModelEntry) -> dict:
     return {
         "name": entry.name,
         "file": entry.file,

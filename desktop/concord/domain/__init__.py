@@ -19,7 +19,7 @@ from concord.domain.evidence import (
 )
 from concord.domain.gate import GateHit, GateStatus, Severity
 from concord.domain.provenance import LabelProvenance
-from concord.domain.record import Line, Record, SourceDocument, Span, SpanText
+from concord.domain.record import DocumentKind, Line, Record, SourceDocument, Span, SpanText
 from concord.domain.scorecard import (
     Disagreement,
     DisagreementKind,
@@ -49,6 +49,7 @@ __all__ = [
     "Decision",
     "DecisionAction",
     "Disposition",
+    "DocumentKind",
     "Disagreement",
     "DisagreementKind",
     "EvidenceLine",

@@ -84,6 +84,3 @@ class CodedFact(Frozen):
             if component.quantity is not None:
                 out.append(component.quantity.span)
         return tuple(out)
-
-    def has_code(self, system: str, codes: frozenset[str]) -> bool:
-        return any(c.system == system and c.code in codes for c in self.codes + self.related)

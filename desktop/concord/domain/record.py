@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from enum import StrEnum
 from functools import cached_property
 
 from pydantic import Field, model_validator
@@ -17,15 +18,31 @@ from concord.domain.coded import CodedFact
 from concord.domain.ocr import OcrLayer, UncertainSpan
 from concord.domain.span import Span, SpanText
 
-__all__ = ["Line", "Record", "SourceDocument", "Span", "SpanText"]
+__all__ = ["DocumentKind", "Line", "Record", "SourceDocument", "Span", "SpanText"]
+
+
+class DocumentKind(StrEnum):
+    """How a document's text was obtained: the origin the screen and the reviewer read.
+
+    A new input format picks the kind that says how its text was obtained; it adds a member
+    here only for a new origin (the value is stored in every record, so never rename one).
+    """
+
+    TXT = "txt"  # a plain-text file
+    MD = "md"  # a Markdown file
+    JSON = "json"  # a document of Concord's own JSON record
+    PDF = "pdf"  # the text layer of a PDF
+    FHIR = "fhir"  # text rendered from a coded FHIR resource
+    OCR = "ocr"  # text read by OCR from a scanned PDF or an image
+    IMAGE = "image"  # an image whose text was given as typed pages (no OCR layer)
 
 
 class SourceDocument(Frozen):
     source_id: str = Field(description="Stable id of the document within the record")
     title: str = Field(default="", description="Human title, e.g. 'Echo report 12/03'")
-    kind: str = Field(
-        description="Origin format: txt, md, json, pdf, fhir (a rendered FHIR resource) or "
-        "ocr (text read by OCR from a scanned PDF or an image)"
+    kind: DocumentKind = Field(
+        description="Origin format: txt, md, json, pdf, fhir (a rendered FHIR resource), "
+        "ocr (text read by OCR from a scanned PDF or an image) or image"
     )
     text: str = Field(description="The exact text; every span indexes into it")
     page_starts: tuple[int, ...] = Field(
@@ -35,11 +52,6 @@ class SourceDocument(Frozen):
         default=None,
         description="For text read by OCR: per-word confidence and page boxes, page images",
     )
-
-    @property
-    def is_ocr(self) -> bool:
-        """True when the text was read by OCR (never typed): numbers need checking."""
-        return self.ocr is not None
 
     def page_of(self, offset: int) -> int | None:
         """1-based page number that contains `offset`, or None for non-paged documents."""

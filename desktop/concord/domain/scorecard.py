@@ -46,12 +46,26 @@ class ItemMatch(Frozen):
 
 
 class DisagreementKind(StrEnum):
+    """What one specialist's brief and the anaesthetist's disagree about (one pair)."""
+
     MISS = "MISS"
     OVERCALL = "OVERCALL"
     CONFLICT = "CONFLICT"
     AMBIGUOUS = "AMBIGUOUS"
-    MUTUAL_OMISSION = "MUTUAL_OMISSION"
+    OMITTED_BY_PAIR = "MUTUAL_OMISSION"
+    """A gate the specialist owns that neither brief of this pair addresses. Pairwise: a
+    gate may be omitted by this pair and addressed by another brief; the panel-wide list
+    (no brief at all) is `Case.mutual_omissions`. The stored value keeps its first name
+    (signed cases carry it)."""
     UNVERIFIED_EVIDENCE = "UNVERIFIED_EVIDENCE"
+
+    @property
+    def label(self) -> str:
+        """How a clinician reads it (the PDF, the app, the command line)."""
+        return _KIND_LABELS.get(self, self.value.replace("_", " "))
+
+
+_KIND_LABELS = {DisagreementKind.OMITTED_BY_PAIR: "OMITTED BY BOTH OF THIS PAIR"}
 
 
 class Disagreement(Frozen):

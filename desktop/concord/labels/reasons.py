@@ -4,7 +4,8 @@ accept from a judgement decided one by one, and a derived CF from an answer."""
 
 from __future__ import annotations
 
-ACCEPT_REASON = "accepted as shown"
+from concord.review import ACCEPT_REASON as ACCEPT_REASON  # the rule is review's
+
 REST_REASON = "accepted as shown (the rest of the item)"
 BULK_REASON = "bulk accept: the {n} remaining optional judgement(s), not reviewed one by one"
 BLIND_REASON = "blind answer"

@@ -235,10 +235,6 @@ def destroy_legacy_root_secret(home: Path) -> None:
     path.unlink()
 
 
-def legacy_root_secret_present(home: Path) -> bool:
-    return (_root_dir(home) / _ROOT_SECRET).is_file()
-
-
 def _load_root_ca(home: Path) -> RootCA:
     path = _root_dir(home) / _ROOT_CERT
     try:

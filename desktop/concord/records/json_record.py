@@ -14,11 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from concord.domain import Record, SourceDocument
+from concord.domain import DocumentKind, Record, SourceDocument
 from concord.errors import InputError
 from concord.records.fhir.load import record_from_fhir
 from concord.records.fhir.parse import is_fhir
 from concord.records.files import normalise_newlines, read_text
+from concord.records.formats import input_format
 from concord.records.validation import summarise_validation_error
 
 
@@ -52,6 +53,7 @@ def parse_json(text: str, path: Path) -> Any:
         raise InputError(f"malformed JSON: {exc}", subject=path) from exc
 
 
+@input_format("json", label="Concord or FHIR R4 JSON", suffixes=(".json",))
 def load_json_record(path: Path) -> Record:
     """A FHIR Bundle or resource (see records.fhir), else Concord's own JSON record: one
     SourceDocument (kind 'json') per entry of `documents`."""
@@ -71,7 +73,7 @@ def record_from_json(data: Any, path: Path) -> Record:
             SourceDocument(
                 source_id=doc.source_id,
                 title=doc.title,
-                kind="json",
+                kind=DocumentKind.JSON,
                 text=normalise_newlines(doc.text),
             )
             for doc in parsed.documents

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from concord.domain.record import Record
 from concord.errors import ConcordError, InputError
-from concord.records.load import LOADERS, load_record
+from concord.records.load import is_record_file, load_record
 
 MAX_FILES_PER_PATIENT = 500
 
@@ -55,7 +55,7 @@ def _is_hidden(path: Path) -> bool:
 
 
 def _readable(path: Path) -> bool:
-    return path.suffix.lower() in LOADERS
+    return is_record_file(path)
 
 
 LINK_SKIPPED = "symbolic link, not followed"

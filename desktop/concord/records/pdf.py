@@ -15,6 +15,7 @@ from pathlib import Path
 from concord.domain import Record, SourceDocument
 from concord.errors import InputError
 from concord.records.files import error_detail, normalise_newlines, read_bytes
+from concord.records.formats import input_format
 from concord.records.ocr.engines import ocr_engine
 from concord.records.ocr.images import pdf_pages
 from concord.records.ocr.scan import PAGE_SEPARATOR, OcrPage, assemble, ocr_pages
@@ -85,6 +86,7 @@ def pdf_document(data: bytes, source_id: str, title: str, subject: Path) -> Sour
     return assemble(source_id, title, pages, engine, subject)
 
 
+@input_format("pdf", label="PDF documents (text or scanned)", suffixes=(".pdf",))
 def load_pdf_record(path: Path) -> Record:
     """A one-document record with page_starts set, one entry per page."""
     document = pdf_document(read_bytes(path), path.name, path.name, path)

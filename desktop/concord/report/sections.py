@@ -156,7 +156,7 @@ class ReviewContext:
         if ref.kind is TargetKind.DISAGREEMENT:
             found = next((d for d in card.disagreements if d.disagreement_id == ref.detail), None)
             if found is not None:
-                kind = found.kind.value.replace("_", " ")
+                kind = found.kind.label
                 return f"{who}: disagreement {ref.detail} ({kind})"
         return f"{who}: {ref.kind.value.replace('_', ' ')} {ref.detail}"
 
@@ -327,7 +327,9 @@ def red_flags(ctx: ReviewContext) -> list[Flowable]:
         para(
             "Deterministic rules run on the record itself (no LLM). A triggered gate must be "
             "addressed before surgery; a mutual omission is a gate that the record triggers "
-            "and that both the anaesthetist and the specialist missed.",
+            "and that no brief of the whole panel addresses (in a specialist's comparison, "
+            "a gate that neither brief of that pair addresses is 'omitted by both of this "
+            "pair').",
             st.intro,
         )
     )
@@ -798,7 +800,7 @@ def _disagreements(ctx: ReviewContext, card: Scorecard) -> list[Flowable]:
         rows.append(
             [
                 para(d.disagreement_id, st.cell_bold),
-                para(d.kind.value.replace("_", " "), st.cell_bold),
+                para(d.kind.label, st.cell_bold),
                 markup(_sev(d.severity), st.cell),
                 para(d.description, st.cell),
                 markup(refs, st.cell),

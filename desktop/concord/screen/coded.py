@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from concord import paths
 from concord.domain.coded import CodedFact, FactKind
 from concord.domain.gate import GateHit, GateStatus
-from concord.domain.record import Record, SourceDocument, Span, SpanText
+from concord.domain.record import DocumentKind, Record, SourceDocument, Span, SpanText
 from concord.errors import InputError
 from concord.records.ucum import UcumError, to_unit
 from concord.screen.coded_events import (
@@ -147,7 +147,9 @@ class FreeTextValues:
         if concept not in self._values:  # several gates ask for one concept: read it once
             self._values[concept] = [
                 TextValue(Span(source_id=v.source_id, start=v.start, end=v.end), v.value, v.written)
-                for v in self.screen.values_of(record, concept, skip_kinds=frozenset({"fhir"}))
+                for v in self.screen.values_of(
+                    record, concept, skip_kinds=frozenset({DocumentKind.FHIR})
+                )
             ]
         return self._values[concept]
 
@@ -156,7 +158,7 @@ class FreeTextValues:
         for resource in dict.fromkeys(resources):
             text = record.document(resource).text.split("\n", 1)[0]
             if text.strip():
-                lines.append(SourceDocument(source_id=resource, kind="txt", text=text))
+                lines.append(SourceDocument(source_id=resource, kind=DocumentKind.TXT, text=text))
         if not lines:
             return []
         dosage = Record(name=f"{record.name} (dosage lines)", documents=tuple(lines))

@@ -18,6 +18,7 @@ from datetime import date
 from functools import cached_property
 
 from concord.domain.gate import GateStatus
+from concord.domain.record import DocumentKind
 from concord.screen.context import Verdict
 from concord.screen.document import ReadDocument
 from concord.screen.findings import Finding
@@ -34,7 +35,7 @@ COMPARE: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
 }
 SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
-CODED_KIND = "fhir"  # a document rendered from a coded resource
+CODED_KIND = DocumentKind.FHIR  # a document rendered from a coded resource
 CONDITION_GAP = 16  # characters between a condition word and its value ("hyperkalaemic at 6.4")
 CONDITION_REACH = 40  # characters around a value searched for its condition (on oxygen)
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from concord import paths
 from concord.domain.gate import GateHit, GateStatus
-from concord.domain.record import Record
+from concord.domain.record import DocumentKind, Record
 from concord.errors import InputError
 from concord.screen.bmi_rule import bmi_findings
 from concord.screen.coded import CodedScreen, FreeTextValues, limits_of, merge_hits
@@ -219,7 +219,7 @@ class RecordScreen:
         )
 
     def values_of(
-        self, record: Record, concept: str, *, skip_kinds: frozenset[str] = frozenset()
+        self, record: Record, concept: str, *, skip_kinds: frozenset[DocumentKind] = frozenset()
     ) -> list[ValueSeen]:
         """Every result written in the record for a quantity concept ("potassium"), read as
         the gates read it (tables, combined fields, units, series, dates) in the unit of the

@@ -26,7 +26,14 @@ from sqlite_utils import Database
 from concord.errors import StoreError
 from concord.store import schema_astrid as astrid_schema
 from concord.store import schema_eval as eval_schema
-from concord.store import schema_labels, schema_site, schema_v1, schema_v4, schema_v6
+from concord.store import (
+    schema_labels,
+    schema_scores,
+    schema_site,
+    schema_v1,
+    schema_v4,
+    schema_v6,
+)
 from concord.store.audit import append_audit
 from concord.store.codec import system_user, utc_iso, utc_now
 from concord.store.transaction import write_transaction
@@ -51,6 +58,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "labels", schema_labels.SQL),
     Migration(6, "versioned payloads and signed audit rows", schema_v6.SQL),
     Migration(7, "site validation", schema_site.SQL),
+    Migration(8, "astrid scores in long format", schema_scores.SQL),
 )
 
 _VERSION_TABLE = """

@@ -193,7 +193,7 @@ class Dashboard(QWidget):
             row = []
             for d in card.disagreements:
                 bg, fg = theme.SEVERITY_COLOURS.get(d.severity.value, ("#eee", "#000"))
-                kind = d.kind.value.replace("_", " ").lower()
+                kind = d.kind.label.lower()
                 button = QPushButton(f"{d.disagreement_id} {kind} · {d.severity.value}")
                 button.setObjectName(f"badge:{card.specialist}/{d.disagreement_id}")
                 button.setStyleSheet(

@@ -21,6 +21,7 @@ from concord.decisions import amends_signed_case
 from concord.domain import CaseStatus, Decision
 from concord.errors import ConcordError
 from concord.pipeline import PanelSettings, RunEvent
+from concord.records.load import file_filter
 from concord.signoff import SignedRecord
 from concord.ui.case_view import TAB_DASHBOARD, TAB_DECISIONS, TAB_REVIEW, TAB_SCORECARD, CaseView
 from concord.ui.commands import Command
@@ -36,9 +37,6 @@ from concord.workbench.decisions import DecisionResult, append_decisions
 from concord.workbench.imports import ImportResult, ImportStep, import_paths
 from concord.workbench.worklist import Worklist, load_worklist, screen_rows
 
-RECORD_FILTER = (
-    "Patient records (*.txt *.md *.json *.pdf *.png *.jpg *.jpeg *.tif *.tiff);;All files (*)"
-)
 TABS = {
     Command.TAB_DASHBOARD: TAB_DASHBOARD,
     Command.TAB_REVIEW: TAB_REVIEW,
@@ -233,7 +231,7 @@ class PatientsPage(QStackedWidget):
             self.commands_changed.emit()
 
     def import_dialog(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(self, "Import patient records", "", RECORD_FILTER)
+        files, _ = QFileDialog.getOpenFileNames(self, "Import patient records", "", file_filter())
         if files:
             self.import_files([Path(f) for f in files])
 

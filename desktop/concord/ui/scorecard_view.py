@@ -183,7 +183,7 @@ def _strip_subscore(card: Scorecard, name: str) -> SubScore | None:
     return next((s for s in card.subscores if s.name == name), None)
 
 
-def _subscore_cell(name: str):
+def _subscore_cell(name: str) -> Callable[[Scorecard], str]:
     def text(card: Scorecard) -> str:
         s = _strip_subscore(card, name)
         if s is None:

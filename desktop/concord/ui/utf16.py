@@ -29,7 +29,3 @@ class Utf16Map:
             else:
                 hi = mid - 1
         return lo
-
-
-def utf16_length(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2

@@ -40,7 +40,6 @@ from concord.domain import (
     TargetKind,
 )
 from concord.domain.decision_history import chain_order, is_withdrawal, standing_decisions
-from concord.labels.reasons import ACCEPT_REASON
 from concord.labels.reasons import BULK_REASON as BULK_REASON  # re-exported for the pages
 from concord.review import BULK_REASON_PREFIX, make_decision, parse_override
 
@@ -433,7 +432,6 @@ class CaseQueue:
         if not self.visible(entry):
             raise ValueError("blind mode: give your own answer (O) before seeing the verdict")
         self._check_evidence(entry)
-        reason = reason.strip() or ACCEPT_REASON
         return [make_decision(case, t.id, user=self.user, reason=reason) for t in entry.targets]
 
     def dispose(self, disposition: str, reason: str) -> list[Decision]:

@@ -97,14 +97,9 @@ def panel_job(record_id: str, model: str | None, settings: PanelSettings, user: 
         record = svc.repo.get_record(record_id)
         ctx.progress(RunEvent(Stage.LOAD, "loading the model", 0, 1))
         runtime = ctx.runtime(model, record.name)
-        case = None
-        for event in svc.run_panel(record, runtime, settings, should_stop=ctx.should_stop):
-            ctx.progress(event)
-            if event.case is not None:
-                case = event.case
-        if case is None:
-            raise Cancelled("the run ended without a case", subject=record.name)
-        svc.repo.save_case(case, user)
+        case = svc.run_and_save(
+            record, runtime, settings, user, on_event=ctx.progress, should_stop=ctx.should_stop
+        )
         return case.case_id
 
     return job

@@ -16,9 +16,9 @@ import re
 import unicodedata
 
 from concord.domain import Record
+from concord.records.load import record_suffixes
 
 HEAD_LINES = 40  # a document's header is within its first lines
-FILE_SUFFIXES = (".txt", ".md", ".json", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff")
 _WORD = r"[^\W\d_][\w'’.\-]*"  # a name word: starts with a letter (any script)
 # one space between the words of a name; a wider gap separates fields ("Ann Early   MRN ...")
 _NAME = rf"(?P<name>{_WORD}(?:(?:,[ \t]*|[ \t])(?![ \t]){_WORD}){{0,5}})"
@@ -105,7 +105,7 @@ def patient_name(record: Record) -> str | None:
 
 def named_after_file(record: Record) -> bool:
     """Did the importer fall back to the file name (no name given in the record)?"""
-    return record.name.lower().endswith(FILE_SUFFIXES)
+    return record.name.lower().endswith(record_suffixes())
 
 
 def display_name(record: Record) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from concord.domain.record import SourceDocument
+from concord.domain.record import DocumentKind, SourceDocument
 from concord.errors import InputError
 from concord.records.fhir.parse import Resources
 from concord.records.fhir.render import xhtml_text
@@ -65,19 +65,21 @@ def attachment_document(
         text = decode_text(data, label)
         if not text.strip():
             raise InputError(f"{source_id}: attachment has no text", subject=subject)
-        kind = "md" if "markdown" in content_type else "txt"
+        kind = DocumentKind.MD if "markdown" in content_type else DocumentKind.TXT
         return SourceDocument(source_id=source_id, title=title, kind=kind, text=text)
     if content_type in HTML_TYPES:
         text = xhtml_text(decode_text(data, label))
         if not text.strip():
             raise InputError(f"{source_id}: HTML attachment has no text", subject=subject)
-        return SourceDocument(source_id=source_id, title=title, kind="txt", text=text + "\n")
+        return SourceDocument(
+            source_id=source_id, title=title, kind=DocumentKind.TXT, text=text + "\n"
+        )
     if content_type == "application/pdf" or data.startswith(b"%PDF"):
         return pdf_document(data, source_id, title, label)
     if content_type in IMAGE_TYPES:
         engine = ocr_engine()
         pages = ocr_pages(image_pages(data, label), engine)
-        return assemble(source_id, title, pages, engine, label, typed_kind="image")
+        return assemble(source_id, title, pages, engine, label, typed_kind=DocumentKind.IMAGE)
     raise InputError(
         f"{source_id}: attachment of type {content_type!r} cannot be read "
         "(text, HTML, PDF or an image)",

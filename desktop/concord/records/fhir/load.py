@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from concord.domain.coded import CodedFact
-from concord.domain.record import Record, SourceDocument
+from concord.domain.record import DocumentKind, Record, SourceDocument
 from concord.errors import InputError
 from concord.records.fhir.attachments import document_reference_documents, presented_form_documents
 from concord.records.fhir.facts import facts_for
@@ -125,7 +125,10 @@ def record_from_fhir(data: dict[str, Any], path: Path) -> Record:
             continue  # a resource type Concord does not read, with no narrative
         documents.append(
             SourceDocument(
-                source_id=entry.local_id, title=rendered.title, kind="fhir", text=rendered.text
+                source_id=entry.local_id,
+                title=rendered.title,
+                kind=DocumentKind.FHIR,
+                text=rendered.text,
             )
         )
         facts.extend(

@@ -11,7 +11,7 @@ from pathlib import Path
 from PIL import Image
 
 from concord.domain.ocr import OcrLayer, OcrWord, PageImage
-from concord.domain.record import SourceDocument
+from concord.domain.record import DocumentKind, SourceDocument
 from concord.errors import InputError
 from concord.records.ocr.engines import DEFAULT_ENGINE, OcrEngine, ocr_engine
 from concord.records.ocr.images import stored_page
@@ -50,7 +50,7 @@ def assemble(
     pages: Sequence[str | OcrPage],
     engine: OcrEngine | None,
     subject: Path | str,
-    typed_kind: str = "pdf",
+    typed_kind: DocumentKind = DocumentKind.PDF,
 ) -> SourceDocument:
     """One document from pages that are either typed text or OCR results. InputError when
     no page has any text (an image with no text, a blank scan). Without OCR pages (or
@@ -81,7 +81,7 @@ def assemble(
             texts.append(page)
         offset += len(texts[-1]) + len(PAGE_SEPARATOR)
     if not any(text.strip() for text in texts):
-        what = "image" if typed_kind != "pdf" else "scanned PDF"
+        what = "image" if typed_kind is not DocumentKind.PDF else "scanned PDF"
         raise InputError(f"{what} has no text (OCR read nothing on any page)", subject=subject)
     if engine is None or not images:
         return SourceDocument(
@@ -101,7 +101,7 @@ def assemble(
     return SourceDocument(
         source_id=source_id,
         title=f"{title} {OCR_TITLE_MARK}",
-        kind="ocr",
+        kind=DocumentKind.OCR,
         text=PAGE_SEPARATOR.join(texts),
         page_starts=tuple(starts),
         ocr=layer,
