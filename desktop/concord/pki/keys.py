@@ -373,11 +373,27 @@ def issue_user_certificate(
     root = existing_root_ca(home)
     if root is None:
         raise SigningError("this installation has no root certificate", subject=pki_dir(home))
+    cert = _user_certificate(home, root, name, public_key, root_secret, root_owner)
+    if write:
+        write_user_certificate(home, name, cert)
+    return cert
+
+
+def _user_certificate(
+    home: Path,
+    root: RootCA,
+    name: str,
+    public_key: rsa.RSAPublicKey | ed25519.Ed25519PublicKey,
+    root_secret: bytes,
+    root_owner: str | None,
+) -> x509.Certificate:
+    """A certificate for a user's key (signing or identity), issued by the installation root:
+    CN = `name`, end entity, key usage digitalSignature + nonRepudiation, valid for
+    USER_VALIDITY or until the root expires."""
     root_key = _load_root_key(home, root_secret, owner=root_owner)
     now = _now()
-    not_after = min(now + USER_VALIDITY, root.certificate.not_valid_after_utc)
     root_ski = root.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
-    cert = (
+    return (
         x509.CertificateBuilder()
         .subject_name(
             x509.Name(
@@ -391,7 +407,7 @@ def issue_user_certificate(
         .public_key(public_key)
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - CLOCK_SKEW)
-        .not_valid_after(not_after)
+        .not_valid_after(min(now + USER_VALIDITY, root.certificate.not_valid_after_utc))
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(
@@ -414,9 +430,6 @@ def issue_user_certificate(
         )
         .sign(root_key, hashes.SHA256())
     )
-    if write:
-        write_user_certificate(home, name, cert)
-    return cert
 
 
 def write_user_certificate(home: Path, name: str, cert: x509.Certificate) -> None:
@@ -442,46 +455,7 @@ def issue_identity_certificate(
     if root is None:
         raise SigningError("this installation has no root certificate", subject=pki_dir(home))
     key = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key))
-    root_key = _load_root_key(home, root_secret, owner=root_owner)
-    now = _now()
-    root_ski = root.certificate.extensions.get_extension_for_class(x509.SubjectKeyIdentifier)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(
-            x509.Name(
-                [
-                    x509.NameAttribute(NameOID.COMMON_NAME, name),
-                    x509.NameAttribute(NameOID.ORGANIZATION_NAME, _ORGANISATION),
-                ]
-            )
-        )
-        .issuer_name(root.certificate.subject)
-        .public_key(key)
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - CLOCK_SKEW)
-        .not_valid_after(min(now + USER_VALIDITY, root.certificate.not_valid_after_utc))
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=True,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=False,
-                crl_sign=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(root_ski.value),
-            critical=False,
-        )
-        .sign(root_key, hashes.SHA256())
-    )
+    cert = _user_certificate(home, root, name, key, root_secret, root_owner)
     path = identity_certificate_path(home, name)
     ensure_private_dir(path.parent)
     write_atomic(path, cert.public_bytes(serialization.Encoding.PEM))
