@@ -12,11 +12,11 @@ from concord.astrid.store import AstridStore
 from concord.errors import ConcordError
 from concord.eval.eval_store import EvalStore
 from concord.eval.questions import load_question_set
+from concord.records.load import format_for
 from concord.records.patients import load_patients, plan_patients
 from concord.store import Repository
 from concord.workbench.patient_name import identifies_patient
 
-LOOSE_TEXT = frozenset({".txt", ".md", ".markdown"})
 """A file of these kinds lying directly in an imported folder is a patient only when its
 text says whose record it is."""
 NOT_A_PATIENT = (
@@ -128,13 +128,15 @@ def import_paths(
     return ImportResult(tuple(imported), tuple(skipped))
 
 
+def _plain_text(path: Path) -> bool:
+    """Read by the text format (the registry's, so a suffix it gains counts here too)."""
+    found = format_for(path)
+    return found is not None and found.name == "text"
+
+
 def _loose_text(files: tuple[Path, ...], label: Path, folders: set[Path]) -> bool:
     """A text file lying directly in a folder that was imported as a whole."""
-    return (
-        files == (label,)
-        and label.suffix.lower() in LOOSE_TEXT
-        and label.parent.resolve() in folders
-    )
+    return files == (label,) and _plain_text(label) and label.parent.resolve() in folders
 
 
 @dataclass(frozen=True)
