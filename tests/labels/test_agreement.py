@@ -15,7 +15,7 @@ from concord.astrid.results import QaRun
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import astrid_targets, make_astrid_decision, make_astrid_label
 from concord.decisions import record_decision
-from concord.domain import LabelProvenance, TargetRef
+from concord.domain import LabelProvenance, TargetKind, TargetRef
 from concord.labels.agreement import agreement_report
 from concord.labels.harm import harm_decision
 from concord.labels.reasons import REST_REASON
@@ -185,3 +185,15 @@ def test_unsafe_marks_come_first_most_severe_first(repo, qa) -> None:
         (items[1].item_id, 2, "major"),
         (items[0].item_id, None, "minor"),
     ]
+
+
+def test_case_scores_are_compared_by_grade_band_and_disagreements_by_severity() -> None:
+    from concord.labels.agreement import category
+
+    # two raters who grade a brief 73.3 and 70.0 agree (both Medium); raw numbers never would
+    assert category(TargetKind.OVERALL, 73.3) == category(TargetKind.OVERALL, 70.0) == "Medium"
+    assert category(TargetKind.OVERALL, 16.0) == "Very Low"
+    assert category(TargetKind.SUBSCORE, 0.2) == "Very Low"  # a sub-score 0-1, banded x100
+    judged = {"kind": "CONFLICT", "severity": "major"}
+    assert category(TargetKind.DISAGREEMENT, judged) == category(TargetKind.DISAGREEMENT, "major")
+    assert category(TargetKind.DISAGREEMENT, "rejected") == "rejected"

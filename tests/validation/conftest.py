@@ -74,6 +74,7 @@ LENIENT = {
     "min_judge_n": 1,
     "min_judge_kappa_lower": None,
     "max_drop_vs_accepted": None,
+    "min_gates_addressed": None,  # the stand-in's briefs address 2 of 5 under claim support
 }
 """A site that accepts on one patient (the tests' reference set is one record)."""
 
@@ -86,8 +87,12 @@ def site(repo: Repository, models: ModelStore, monkeypatch: pytest.MonkeyPatch) 
 
 
 def decide(run, case_id: str, target: str, *extra: str) -> None:
+    """Accept the judgement (a red flag: a disposition, 'proceed'), or decide it as `extra`."""
+    if not extra:
+        red_flag = target.endswith("/disposition")
+        extra = ("--disposition", "proceed") if red_flag else ("--accept",)
     done = run(
-        "decide", case_id, "--target", target, *(extra or ("--accept",)),
+        "decide", case_id, "--target", target, *extra,
         "--reason", "checked against the record", "--user", CLINICIAN, password=PASSWORD,
     )  # fmt: skip
     assert done.code == 0, done.err
@@ -107,10 +112,13 @@ def reviewed_case(run) -> tuple[str, str]:
     assert "gate/hyperkalaemia" in fired
     false_fire = next(t for t in fired if t != "gate/hyperkalaemia")
     for target in data["outstanding"]:
-        if target == false_fire:
-            decide(run, case_id, target, "--override", "negated")
+        if target == f"{false_fire}/disposition":  # a false fire: not relevant, and negated
+            decide(run, case_id, target, "--disposition", "not-relevant")
+            decide(run, case_id, false_fire, "--override", "negated")
         else:
             decide(run, case_id, target)
+    for target in (t["id"] for t in data["targets"] if t["kind"] == "overall"):
+        decide(run, case_id, target)  # not required (an AI score): decided for the judge's n
     reported = {t["id"] for t in data["targets"] if t["kind"] == "gate"}
     missed = next(g for g in sorted(Resources.installed().gate_ids) if f"gate/{g}" not in reported)
     decide(run, case_id, f"gate/{missed}", "--override", "triggered")  # the screen missed it

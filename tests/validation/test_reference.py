@@ -39,3 +39,31 @@ def test_gate_overrides_are_regression_cases_and_labels_do_not_count(repo: Repos
     assert "pregnancy" in ref.confirmed and triggered[0] not in ref.confirmed
     summary = reference_set(repo).summary()
     assert summary.regression_cases == 2 and summary.cases == 1 and summary.decisions == 2
+
+
+def test_a_red_flag_given_a_disposition_is_a_confirmed_finding(repo: Repository) -> None:
+    # The required judgement on a red flag is its disposition: a clinician who proceeds,
+    # postpones or refers took the finding as present, so a resources change that stops it
+    # firing drops a confirmed finding. An explicit override of the gate still wins.
+    clinician = enrol(repo, "Dr Smith", "clinician")
+    record = f.record()
+    case = f.case(record)
+    repo.save_record(record, "Dr Smith")
+    repo.save_case(case, "Dr Smith")
+    triggered = [g.gate_id for g in case.gates if g.status.value == "triggered"]
+    assert triggered
+    for gate_id in triggered:
+        decision = make_decision(
+            case, f"gate/{gate_id}", user=clinician.name, reason="in the plan",
+            disposition="proceed",
+        )  # fmt: skip
+        record_decision(repo, clinician, decision, case=case)
+    (ref,) = reference_set(repo).cases
+    assert set(ref.confirmed) == set(triggered) and ref.regressions == ()
+    negated = make_decision(
+        case, f"gate/{triggered[0]}", user=clinician.name, reason="artefact", override="negated"
+    )
+    record_decision(repo, clinician, negated, case=case)
+    (ref,) = reference_set(repo).cases
+    assert triggered[0] not in ref.confirmed
+    assert {r.gate_id for r in ref.regressions} == {triggered[0]}

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
+from concord.adjudication.config import ScoringConfig, load_scoring_config
 from concord.astrid.items import QaItem
 from concord.astrid.metrics import cf_high
 from concord.astrid.results import QaRun
@@ -48,6 +50,7 @@ from concord.labels.kappa import Kappa, cohen_kappa_interval
 from concord.store import Repository
 from concord.store.codec import to_json
 from concord.store.label_store import LabelStore
+from concord.validation.reference import band_of
 
 MAX_ACCEPTANCE = 0.95
 MIN_SECONDS = 2.0
@@ -74,7 +77,20 @@ def category(kind: TargetKind | str, value: Any) -> str | None:
             return "High" if cf_high(float(value)) else "Low"
         except (TypeError, ValueError):
             return str(value)
+    if kind in (TargetKind.OVERALL, TargetKind.SUBSCORE):
+        # a score is compared by its grade band, as site validation compares it: 31 raw
+        # overall scores are 31 categories that no two raters could share
+        band = band_of(TargetKind(kind), value, _scoring())
+        if band is not None:
+            return band
+    if kind == TargetKind.DISAGREEMENT and isinstance(value, Mapping) and "severity" in value:
+        return str(value["severity"])  # the judge's {kind, severity}; a human gives a severity
     return value if isinstance(value, str) else to_json(value)
+
+
+@cache
+def _scoring() -> ScoringConfig:
+    return load_scoring_config()
 
 
 @dataclass

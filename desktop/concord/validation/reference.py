@@ -3,7 +3,8 @@ change of resources.
 
 * Every stored case (not silent) with at least one clinician decision in force; where a
   record has several, its latest decided case.
-* Gate decisions: a triggered gate a clinician accepted is a *confirmed finding*; an
+* Gate decisions: a triggered gate a clinician accepted, or gave a disposition (the red
+  flag was dealt with as present), is a *confirmed finding*; an
   override is a *regression case* for the screen -- a false fire (triggered, overridden to
   negated or not triggered) or a finding the clinician added as missed (negated or not
   triggered, overridden to triggered).
@@ -54,8 +55,15 @@ class ReferenceCase:
         return {d.target_id: d.new_value for d in self.decisions}
 
     def gate_verdicts(self) -> dict[str, str]:
-        """gate id -> what the clinician says of it ('triggered', 'negated', ...)."""
+        """gate id -> what the clinician says of it ('triggered', 'negated', ...). A red
+        flag given a disposition (proceed, postpone, refer, not relevant here) is a finding
+        the clinician took as present: confirmed, unless they also decided the gate itself,
+        which then says what they think of it (an override to negated is a false fire)."""
         out: dict[str, str] = {}
+        for d in self.decisions:
+            ref = TargetRef.parse(d.target_id)
+            if ref.kind is TargetKind.DISPOSITION and ref.gate_id and d.new_value is not None:
+                out.setdefault(ref.gate_id, TRIGGERED)
         for d in self.decisions:
             ref = TargetRef.parse(d.target_id)
             if ref.kind is TargetKind.GATE:
