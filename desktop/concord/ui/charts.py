@@ -149,6 +149,14 @@ class KappaChart(QWidget):
         bottom = top + 22 * max(1, len(self.rows))
         metrics = QFontMetrics(_font(self, 7.5))
         p.setFont(_font(self, 7))
+        if not self.rows:  # a message, not an empty axis for it to be written over
+            p.setPen(QColor("#555555"))
+            p.drawText(
+                QRectF(6, top, self.width() - 12, 20),
+                Qt.AlignmentFlag.AlignCenter,
+                "no two raters labelled the same items yet",
+            )
+            return
         for tick in (-0.2, 0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
             x = self._x(tick, left, width)
             pen = QPen(FAINT if tick not in (0.0, 0.6) else QColor("#555555"))
@@ -159,13 +167,6 @@ class KappaChart(QWidget):
             p.drawText(
                 QRectF(x - 15, bottom + 2, 30, 12), Qt.AlignmentFlag.AlignCenter, f"{tick:g}"
             )
-        if not self.rows:
-            p.drawText(
-                QRectF(left, top, width, 20),
-                Qt.AlignmentFlag.AlignCenter,
-                "no two raters labelled the same items yet",
-            )
-            return
         for i, row in enumerate(self.rows):
             y = top + 22 * i + 11
             p.setFont(_font(self, 7.5))
