@@ -20,6 +20,7 @@ from concord.ui.main_window import (
     PAGE_PATIENTS,
     PAGE_QA,
     PAGE_TITLES,
+    PAGE_VALIDATION,
 )
 from concord.workbench import demo
 from tests.astrid.helpers import rule_judge
@@ -36,12 +37,19 @@ def test_pages_have_clear_names_and_are_reachable_by_key(make_window, qtbot) -> 
     assert (
         titles
         == list(PAGE_TITLES)
-        == ["Patients", "QA review (ASTRID)", "Answer grading (EVAL)", "Agreement"]
+        == [
+            "Patients",
+            "QA review (ASTRID)",
+            "Answer grading (EVAL)",
+            "Agreement",
+            "Site validation",
+        ]
     )
     for key, page in (
         (Qt.Key.Key_2, PAGE_QA),
         (Qt.Key.Key_3, PAGE_GRADING),
         (Qt.Key.Key_4, PAGE_AGREEMENT),
+        (Qt.Key.Key_5, PAGE_VALIDATION),
         (Qt.Key.Key_1, PAGE_PATIENTS),
     ):
         qtbot.keyClick(window, key, ALT)

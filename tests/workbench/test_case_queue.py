@@ -58,6 +58,7 @@ def test_blind_mode_never_accepts_a_verdict_the_reviewer_has_not_seen(queue: Cas
 def test_an_undo_is_a_withdrawal_appended_after_the_decision(queue: CaseQueue) -> None:
     optional = next(i for i, e in enumerate(queue.entries) if not e.required)
     queue.go(optional)
+    queue.saw_evidence()  # a major finding is accepted only after its evidence was opened
     accepted = queue.accept("")
     queue.set_decisions(accepted)
     undone = queue.undo()

@@ -44,6 +44,8 @@ WIDTH_SHARE = 0.8
 """A line at least this share of the paragraph's widest line ran out of width."""
 MIN_WRAP_WIDTH = 45
 """...and at least this many characters: shorter lines end where the writer ended them."""
+MIN_LIST_LINES = 3
+"""...and not after this many short plain lines of its paragraph (a list without bullets)."""
 PROSE_DIGIT_SHARE = 0.15
 """A line whose characters are more than this share digits is results, not prose."""
 SENTENCE_MIN_WORDS = 8
@@ -96,9 +98,25 @@ def soft_wraps(text: str) -> list[int]:
     widest = _paragraph_widths(text, lines)
     for i in range(len(lines) - 1):
         a, b = lines[i], lines[i + 1]
-        if _is_soft(text, a, b, widest[i]):
+        after_a_list = _after_short_lines(text, lines, i, widest[i])
+        if _is_soft(text, a, b, widest[i], width_counts=not after_a_list):
             out.append(a[1])
     return out
+
+
+def _after_short_lines(text: str, lines: list[tuple[int, int]], i: int, widest: int) -> bool:
+    """Whether line i comes after at least MIN_LIST_LINES lines of its paragraph that are
+    all short and plain (a list typed without bullets: "Metoprolol 2.5 mg once daily" ...):
+    there the paragraph's width says nothing of where line i ran out of room."""
+    before = []
+    for k in range(i - 1, -1, -1):
+        body = text[lines[k][0] : lines[k][1]]
+        if not body.strip():
+            break
+        before.append(body)
+    return len(before) >= MIN_LIST_LINES and all(
+        len(body.rstrip()) < WIDTH_SHARE * widest and not _ITEM_RE.match(body) for body in before
+    )
 
 
 def _paragraph_widths(text: str, lines: list[tuple[int, int]]) -> list[int]:
@@ -216,7 +234,9 @@ def opens_entry(line: str) -> bool:
     return bool(_ITEM_RE.match(line) or _FIELD_RE.match(line) or _DATED_RE.match(line))
 
 
-def _is_soft(text: str, a: tuple[int, int], b: tuple[int, int], widest: int) -> bool:
+def _is_soft(
+    text: str, a: tuple[int, int], b: tuple[int, int], widest: int, *, width_counts: bool = True
+) -> bool:
     first = text[a[0] : a[1]]
     second = text[b[0] : b[1]]
     if not first.strip() or not second.strip():
@@ -243,7 +263,8 @@ def _is_soft(text: str, a: tuple[int, int], b: tuple[int, int], widest: int) -> 
         return True
     width = len(first.rstrip())
     return (
-        width >= MIN_WRAP_WIDTH
+        width_counts
+        and width >= MIN_WRAP_WIDTH
         and width >= WIDTH_SHARE * widest
         and head[:1].isalnum()
         and _prose_like(first)
