@@ -9,9 +9,13 @@ progress goes through `standing_decisions`.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
-from concord.domain.decision import Decision
+from concord.domain.decision import Decision, DecisionAction
+
+UNDO_REASON = "undo: withdraws {decision_id}"
 
 
 def chain_order(decisions: Iterable[Decision]) -> list[Decision]:
@@ -24,6 +28,26 @@ def chain_order(decisions: Iterable[Decision]) -> list[Decision]:
 def is_withdrawal(decision: Decision) -> bool:
     """An undo: the user withdraws their previous decision on this target."""
     return decision.new_value is None
+
+
+def withdrawal_of(decision: Decision, user: str) -> Decision:
+    """The undo of `decision`: a new decision with no human value, appended (never an edit);
+    the decision before it on the same judgement, if any, stands again."""
+    return Decision(
+        decision_id="DEC-" + uuid.uuid4().hex,
+        case_id=decision.case_id,
+        target_id=decision.target_id,
+        target_kind=decision.target_kind,
+        action=DecisionAction.OVERRIDE,
+        original_value=decision.original_value,
+        new_value=None,
+        reason=UNDO_REASON.format(decision_id=decision.decision_id),
+        user=user,
+        at=datetime.now(UTC),
+        shown=decision.shown,
+        blind=decision.blind,
+        spans=decision.spans,
+    )
 
 
 def standing_decisions(decisions: Iterable[Decision]) -> list[Decision]:

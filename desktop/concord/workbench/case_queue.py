@@ -16,10 +16,9 @@ decided yet, with a reason that says it was a bulk accept; it is not offered bli
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from concord.adjudication.judgements import (
     GROUP_PREFIX,
@@ -39,11 +38,15 @@ from concord.domain import (
     Target,
     TargetKind,
 )
-from concord.domain.decision_history import chain_order, is_withdrawal, standing_decisions
+from concord.domain.decision_history import (
+    chain_order,
+    is_withdrawal,
+    standing_decisions,
+    withdrawal_of,
+)
 from concord.labels.reasons import BULK_REASON as BULK_REASON  # re-exported for the pages
 from concord.review import BULK_REASON_PREFIX, make_decision, parse_override
 
-UNDO_REASON = "undo: withdraws {decision_id}"
 assert BULK_REASON.startswith(BULK_REASON_PREFIX)  # one way a bulk accept reads
 __all__ = ["GROUP_PREFIX", "REPEAT_PREFIX", "disagreement_of", "quote_brief"]
 
@@ -120,26 +123,6 @@ def build_entries(case: Case, decisions: Sequence[Decision], user: str) -> list[
         )
         for j in case_judgements(case)
     ]
-
-
-def withdrawal_of(decision: Decision, user: str) -> Decision:
-    """The undo of `decision`: a new decision with no human value, appended (never an edit);
-    the decision before it on the same judgement, if any, stands again."""
-    return Decision(
-        decision_id="DEC-" + uuid.uuid4().hex,
-        case_id=decision.case_id,
-        target_id=decision.target_id,
-        target_kind=decision.target_kind,
-        action=DecisionAction.OVERRIDE,
-        original_value=decision.original_value,
-        new_value=None,
-        reason=UNDO_REASON.format(decision_id=decision.decision_id),
-        user=user,
-        at=datetime.now(UTC),
-        shown=decision.shown,
-        blind=decision.blind,
-        spans=decision.spans,
-    )
 
 
 TOGETHER = timedelta(seconds=5)

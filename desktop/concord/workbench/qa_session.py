@@ -49,7 +49,9 @@ from concord.domain import (
     TargetKind,
     TargetRef,
 )
+from concord.domain.decision_history import UNDO_REASON as UNDO_REASON  # the pages show it
 from concord.domain.decision_history import standing_decisions
+from concord.domain.decision_history import withdrawal_of as withdrawal
 from concord.errors import InputError
 from concord.labels.harm import harm_decision
 from concord.labels.reasons import ACCEPT_REASON, BLIND_REASON, LABEL_REASON
@@ -64,7 +66,6 @@ SENTENCE, CF, CR, RA = (
     TargetKind.ASTRID_CR,
     TargetKind.ASTRID_RA,
 )
-UNDO_REASON = "undo: withdraws {decision_id}"
 NO_VERDICT_REASON = "answered where the judge gave no verdict"
 
 
@@ -425,24 +426,6 @@ def _cf_decision(
         at=datetime.now(UTC),
         shown={"item_sha256": item.content_sha256(), "set_id": session.set_id},
         blind=blind,
-    )
-
-
-def withdrawal(decision: Decision, user: str) -> Decision:
-    """The undo of `decision`: a new decision with no human value."""
-    return Decision(
-        decision_id="DEC-" + uuid.uuid4().hex,
-        case_id=decision.case_id,
-        target_id=decision.target_id,
-        target_kind=decision.target_kind,
-        action=DecisionAction.OVERRIDE,
-        original_value=decision.original_value,
-        new_value=None,
-        reason=UNDO_REASON.format(decision_id=decision.decision_id),
-        user=user,
-        at=datetime.now(UTC),
-        shown=decision.shown,
-        blind=decision.blind,
     )
 
 
