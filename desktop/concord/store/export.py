@@ -12,31 +12,16 @@ from typing import IO, Any
 
 from concord.atomic_io import write_text_atomically
 from concord.domain import Decision, LabelProvenance, Severity, TargetRef, TargetRefError
+from concord.domain.decision import SIGNED_FIELDS_V1
 from concord.domain.decision_history import standing_decisions
 from concord.store.codec import to_json, utc_iso
 from concord.store.label_store import LabelStore
 from concord.store.repository import Repository
 from concord.store.rows import ExportResult
 
-DECISION_FIELDS = (
-    "decision_id",
-    "case_id",
-    "target_id",
-    "target_kind",
-    "action",
-    "original_value",
-    "new_value",
-    "reason",
-    "user",
-    "at",
-    "shown",
-    "blind",
-    "spans",
-    "role",
-    "signature",
-    "payload_version",
-    "seq",
-)
+DECISION_FIELDS = (*SIGNED_FIELDS_V1, "signature", "payload_version", "seq")
+"""The export's columns: the fields a version-1 decision signs, then how it was signed and
+its place in the chain."""
 PROVENANCE_FIELDS = (
     "bulk",
     "golden_shown",
