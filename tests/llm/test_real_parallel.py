@@ -163,3 +163,43 @@ def test_an_answer_alone_does_not_depend_on_what_ran_before(runtime, default_ent
         assert fresh.generate(later).text == after
     finally:
         fresh.close()
+
+
+def test_the_runtime_counts_where_a_batch_spent_its_time(runtime) -> None:
+    """The counters the bench explains the panel's time with: the decoding steps by how
+    many sequences each held (one output each), the jump-forward calls of forced text (in
+    their own call each), and Python choosing tokens."""
+    from concord.bench.model_measures import runtime_stats, stats_since
+
+    before = runtime_stats(runtime)
+    requests = [ask(q, schema=SCHEMA) for q in QUESTIONS]
+    answers = dict(runtime.generate_many(requests))
+    moved = stats_since(before, runtime_stats(runtime))
+    by_count = moved["steps_by_sequences"]
+    assert max(by_count) == 3  # the three requests shared steps
+    assert set(moved["step_seconds_by_sequences"]) == set(by_count)
+    assert all(s > 0 for s in moved["step_seconds_by_sequences"].values())
+    # the schema forces `{"risk":"` and more: each forced run is a call of its own
+    assert moved["forced_calls"] > 0
+    assert moved["forced_tokens"] >= 2 * moved["forced_calls"]
+    assert moved["forced_seconds"] > 0
+    assert moved["decode_steps"] == sum(by_count.values()) + moved["forced_calls"]
+    # every token chosen by the Python chooser: one choice per step output or forced call
+    outputs = sum(n * count for n, count in by_count.items())
+    tokens = sum(g.completion_tokens for g in answers.values())
+    assert outputs + moved["forced_calls"] + len(requests) >= tokens - moved["forced_tokens"]
+    assert moved["choose_seconds"] > 0
+
+
+def test_timed_steps_leave_the_runtime_as_it_was(runtime) -> None:
+    """`time_steps` (the decode profile) decodes in every sequence it asks for and empties
+    them again: the next answer is the one before."""
+    request = ask(QUESTIONS[0], max_tokens=12)
+    before = runtime.generate(request).text
+    timed = runtime.time_steps(RECORD, sequences=3, steps=4, logits=True, threads=1)
+    assert len(timed) == 4
+    assert all(wall > 0 and cpu >= 0 for wall, cpu in timed)
+    without = runtime.time_steps(RECORD, sequences=1, steps=2, logits=False)
+    assert len(without) == 2
+    assert runtime.generate(request).text == before
+    assert [g.text for _, g in runtime.generate_many([request, request])] == [before] * 2

@@ -8,6 +8,7 @@ and can be compared token for token.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -219,12 +220,12 @@ def measure_decoding(
 
 
 def runtime_stats(runtime: Runtime) -> dict[str, Any]:
-    """The runtime's own counters (prefill, prompt and restore seconds, decode steps per
-    thread count), when it keeps them."""
+    """A copy of the runtime's own counters (prefill, prompt and restore seconds, decode
+    steps per thread count and per sequences in a step, ...), when it keeps them."""
     stats = getattr(runtime, "stats", None)
     if stats is None:
         return {}
-    return {**stats.__dict__, "steps_by_threads": dict(stats.steps_by_threads)}
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in stats.__dict__.items()}
 
 
 def stats_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
@@ -233,7 +234,7 @@ def stats_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str
     for key, value in after.items():
         if isinstance(value, dict):
             was = before.get(key, {})
-            moved = {k: v - was.get(k, 0) for k, v in value.items()}
+            moved = {k: round(v - was.get(k, 0), 3) for k, v in value.items()}
             out[key] = {k: v for k, v in moved.items() if v}
         elif isinstance(value, int | float):
             out[key] = round(value - before.get(key, 0), 3)
@@ -365,6 +366,22 @@ class ParallelResult:
     repeats: int
     in_panel: int = 0  # the first `in_panel` requests are the specialists the panel ran
     app_together: int = 0  # sequences the runtime decodes at once by default (0: unknown)
+    step_seconds: dict[int, float] = field(default_factory=dict)  # a decoding step, by sequences
+
+    @property
+    def step_cost_vs_one(self) -> dict[int, float]:
+        """What a decoding step of k sequences costs, in steps of one sequence."""
+        one = self.step_seconds.get(1)
+        if not one:
+            return {}
+        return {k: round(v / one, 2) for k, v in sorted(self.step_seconds.items())}
+
+    @property
+    def decoding_together_ceiling(self) -> float | None:
+        """The most decoding k sequences together can gain over one after another, from the
+        step costs: max over k of k / (cost of a step of k in steps of one)."""
+        costs = self.step_cost_vs_one
+        return round(max(k / c for k, c in costs.items()), 2) if costs else None
 
     @property
     def sequential_seconds(self) -> float:
@@ -379,6 +396,28 @@ class ParallelResult:
         """Prefill once, then the longest chain of the panel: the anaesthetist, then its
         slowest specialist, each by itself."""
         return self.prefill_seconds + self.anaesthetist_seconds + self.slowest_in_panel
+
+
+STEP_SEQUENCES = (1, 2, 4)
+STEP_SAMPLES = 10  # decoding steps timed per count (the first two dropped)
+
+
+def measure_steps(runtime: Runtime, prefix: str) -> dict[int, float]:
+    """The median wall seconds of one decoding step (a token in each sequence, with the
+    output layer) on the record `prefix`, by how many sequences it holds, on the runtime's
+    threads; empty when the runtime cannot time its steps (`time_steps`)."""
+    time_steps = getattr(runtime, "time_steps", None)
+    if time_steps is None:
+        return {}
+    parallel = int(getattr(runtime, "parallel", 1))
+    out: dict[int, float] = {}
+    for sequences in STEP_SEQUENCES:
+        if sequences > parallel:
+            break
+        walls = [wall for wall, _ in time_steps(prefix, sequences, STEP_SAMPLES)[2:]]
+        if walls:
+            out[sequences] = round(statistics.median(walls), 5)
+    return out
 
 
 def measure_prefill(runtime: Runtime, prefix: str) -> float:
@@ -425,6 +464,7 @@ def measure_parallel(
         together = min(together, seconds)
         differing = max(differing, sum(a != b for a, b in zip(texts, batched, strict=True)))
     anaesthetist_seconds, _ = _timed(runtime, anaesthetist)
+    step_seconds = measure_steps(runtime, anaesthetist.prefix)
     return ParallelResult(
         sequences=len(requests),
         parallel=int(getattr(runtime, "parallel", 1)),
@@ -436,6 +476,7 @@ def measure_parallel(
         repeats=max(1, repeats),
         in_panel=len(requests) if in_panel is None else in_panel,
         app_together=app_together,
+        step_seconds=step_seconds,
     )
 
 

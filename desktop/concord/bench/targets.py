@@ -401,6 +401,14 @@ def _limit_difference(
             round(x, 2) for x in parallel.alone_seconds[: parallel.in_panel]
         ],
         "decode_steps_by_threads": stats.get("steps_by_threads"),
+        "step_cost_vs_one_sequence": parallel.step_cost_vs_one,
+        "decoding_together_ceiling_x": parallel.decoding_together_ceiling,
+        "decode_steps_by_sequences_in_step": stats.get("steps_by_sequences"),
+        "decode_step_seconds_by_sequences_in_step": stats.get("step_seconds_by_sequences"),
+        "forced_text_calls": stats.get("forced_calls"),
+        "forced_text_seconds": stats.get("forced_seconds"),
+        "prompt_seconds_in_panel": stats.get("prompt_seconds"),
+        "python_choosing_tokens_seconds": stats.get("choose_seconds"),
         "judges_note": "the judges run after the last specialist's brief, outside this time",
     }
     return {k: round(v, 2) for k, v in parts.items()}, within
@@ -472,6 +480,9 @@ def _panel_figures(
                 "together_seconds": round(parallel.together_seconds, 3),
                 "answers_differing": parallel.differing,
                 "panel_decodes_at_once": parallel.app_together,
+                "one_step_seconds_by_sequences": parallel.step_seconds,
+                "step_cost_vs_one_sequence": parallel.step_cost_vs_one,
+                "decoding_together_ceiling_x": parallel.decoding_together_ceiling,
             },
         )
     )

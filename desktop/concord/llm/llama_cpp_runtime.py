@@ -164,6 +164,13 @@ class RuntimeStats:
     restores: int = 0
     decode_steps: int = 0
     steps_by_threads: dict[int, int] = field(default_factory=dict)  # decode steps per count
+    # llama_decode of the decoding steps, by how many sequences' tokens the step held
+    steps_by_sequences: dict[int, int] = field(default_factory=dict)
+    step_seconds_by_sequences: dict[int, float] = field(default_factory=dict)
+    forced_calls: int = 0  # a chosen token and the text its grammar forces, in their own call
+    forced_tokens: int = 0
+    forced_seconds: float = 0.0
+    choose_seconds: float = 0.0  # Python choosing tokens: sampling, grammar, jump-forward
 
 
 @dataclass(frozen=True)
@@ -526,6 +533,44 @@ class LlamaCppRuntime:
             prefix = prefix[:-1]
         return prefix, sequences
 
+    def time_steps(
+        self,
+        prefix: str,
+        sequences: int,
+        steps: int,
+        *,
+        logits: bool = True,
+        threads: int | None = None,
+    ) -> list[tuple[float, float]]:
+        """For profiling (`concord.bench.decode_profile`): `steps` llama_decode calls of one
+        token in each of `sequences` sequences restored from the record `prefix`, as a
+        decoding step of that many sequences does; the (wall, this process's CPU) seconds of
+        each. `logits`: with the output layer, as decoding, or without it; `threads`: that
+        many threads for these calls. The sequences are emptied afterwards."""
+        with self._lock:
+            tokens, _ = self.prompt_tokens(GenerationRequest(prefix=prefix, prompt=""))
+            count = max(1, min(sequences, self.parallel))
+            steps = max(0, min(steps, self.n_ctx - len(tokens)))
+            for seq_id in range(count):
+                self._load_prefix(tokens, seq_id, alone=seq_id == 0)
+            if threads is not None:
+                self._lib.llama_set_n_threads(self._ctx, threads, threads)
+            times: list[tuple[float, float]] = []
+            try:
+                for step in range(steps):
+                    self._batch.n_tokens = 0
+                    for seq_id in range(count):
+                        self._add(tokens[-1], len(tokens) + step, seq_id, logits)
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    self._decode_batch()
+                    times.append((time.perf_counter() - wall, time.process_time() - cpu))
+            finally:
+                for seq_id in range(count):
+                    self._clear(seq_id)
+                now = self.governor.threads
+                self._lib.llama_set_n_threads(self._ctx, now, now)
+            return times
+
     def forget_prefixes(self) -> None:
         """Drop the saved record states: the next request on a record evaluates it again."""
         with self._lock:
@@ -613,18 +658,30 @@ class LlamaCppRuntime:
                 sequence.pos += 1
                 sequence.pending = []
         if outputs:
+            started = time.perf_counter()
             self._decode_batch()
-            self._count_step()
+            self._count_step(len(outputs), time.perf_counter() - started)
             for slot, sequence in outputs:
                 if self._choose(sequence, self._logits(slot)):
                     finished.append(sequence)
         return finished
 
-    def _count_step(self) -> None:
+    def _count_call(self) -> None:
+        """A llama_decode call of the decoding (a step or a forced-text call)."""
         stats = self.stats
         stats.decode_steps += 1
         threads = self.governor.threads
         stats.steps_by_threads[threads] = stats.steps_by_threads.get(threads, 0) + 1
+
+    def _count_step(self, sequences: int, seconds: float) -> None:
+        """A decoding step of `sequences` sequences' tokens (one output each) took `seconds`
+        in llama_decode."""
+        self._count_call()
+        stats = self.stats
+        by_count = stats.steps_by_sequences
+        by_count[sequences] = by_count.get(sequences, 0) + 1
+        spent = stats.step_seconds_by_sequences
+        spent[sequences] = spent.get(sequences, 0.0) + seconds
 
     def _prompt(self, sequence: _Sequence) -> bool:
         """Evaluate the sequence's own prompt and choose its first token; True if that
@@ -653,9 +710,14 @@ class LlamaCppRuntime:
             slot = self._add(token, sequence.pos, sequence.seq_id, False)
             sequence.pos += 1
         self._batch.logits[slot] = 1
+        stats = self.stats
+        stats.forced_calls += 1
+        stats.forced_tokens += len(sequence.pending)
         sequence.pending = []
+        started = time.perf_counter()
         self._decode_batch()
-        self._count_step()
+        stats.forced_seconds += time.perf_counter() - started
+        self._count_call()
         return self._choose(sequence, self._logits(slot))
 
     def _logits(self, slot: int) -> npt.NDArray[np.single]:
@@ -664,6 +726,13 @@ class LlamaCppRuntime:
 
     def _choose(self, sequence: _Sequence, logits: npt.NDArray[np.single]) -> bool:
         """Pick the sequence's next token; True when the sequence is finished."""
+        started = time.perf_counter()
+        try:
+            return self._choose_token(sequence, logits)
+        finally:
+            self.stats.choose_seconds += time.perf_counter() - started
+
+    def _choose_token(self, sequence: _Sequence, logits: npt.NDArray[np.single]) -> bool:
         assert sequence.chooser is not None
         try:
             token = sequence.chooser.choose(logits)

@@ -1,0 +1,84 @@
+"""The runtime's counters as the bench reads them over a run (`runtime_stats`,
+`stats_since`): every counter kept by count (steps by threads, by sequences in a step,
+their seconds) is copied when read, so what a run added is what it added."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from concord.bench.model_measures import (
+    ParallelResult,
+    measure_steps,
+    runtime_stats,
+    stats_since,
+)
+from concord.llm.llama_cpp_runtime import RuntimeStats
+
+
+def test_what_a_run_added_to_every_counter_is_read_back() -> None:
+    stats = RuntimeStats()
+    runtime = SimpleNamespace(stats=stats)
+    stats.steps_by_sequences[1] = 5
+    stats.step_seconds_by_sequences[1] = 0.25
+    before = runtime_stats(runtime)  # type: ignore[arg-type]
+    stats.decode_steps += 3
+    stats.forced_calls += 1
+    stats.choose_seconds += 0.0125
+    stats.steps_by_threads[2] = 3
+    stats.steps_by_sequences[1] += 1
+    stats.steps_by_sequences[4] = 1
+    stats.step_seconds_by_sequences[1] += 0.0101
+    stats.step_seconds_by_sequences[4] = 0.05
+    moved = stats_since(before, runtime_stats(runtime))  # type: ignore[arg-type]
+    assert moved["decode_steps"] == 3
+    assert moved["forced_calls"] == 1
+    assert moved["choose_seconds"] == 0.013  # rounded to the millisecond, as every figure
+    assert moved["steps_by_threads"] == {2: 3}
+    assert moved["steps_by_sequences"] == {1: 1, 4: 1}
+    assert moved["step_seconds_by_sequences"] == {1: 0.01, 4: 0.05}
+
+
+def test_a_runtime_without_counters_reads_as_none() -> None:
+    assert runtime_stats(SimpleNamespace()) == {}  # type: ignore[arg-type]
+
+
+class StepClock:
+    """A runtime whose decoding steps take `seconds[k]` for k sequences (the first two
+    samples of each count slower, as a cold cache: they are dropped)."""
+
+    def __init__(self, seconds: dict[int, float], parallel: int) -> None:
+        self.seconds = seconds
+        self.parallel = parallel
+        self.asked: list[tuple[str, int, int]] = []
+
+    def time_steps(self, prefix: str, sequences: int, steps: int) -> list[tuple[float, float]]:
+        self.asked.append((prefix, sequences, steps))
+        wall = self.seconds[sequences]
+        return [(10 * wall, 10 * wall)] * 2 + [(wall, wall)] * (steps - 2)
+
+
+def test_a_step_of_several_sequences_is_costed_in_steps_of_one() -> None:
+    runtime = StepClock({1: 0.020, 2: 0.030, 4: 0.0454}, parallel=4)
+    steps = measure_steps(runtime, "RECORD")  # type: ignore[arg-type]
+    assert steps == {1: 0.02, 2: 0.03, 4: 0.0454}
+    assert {(p, k) for p, k, _ in runtime.asked} == {("RECORD", 1), ("RECORD", 2), ("RECORD", 4)}
+    result = ParallelResult(
+        sequences=4,
+        parallel=4,
+        alone_seconds=(1.0,) * 4,
+        together_seconds=2.0,
+        differing=0,
+        anaesthetist_seconds=1.0,
+        prefill_seconds=1.0,
+        repeats=1,
+        step_seconds=steps,
+    )
+    assert result.step_cost_vs_one == {1: 1.0, 2: 1.5, 4: 2.27}
+    # four at a time do 4 tokens in 2.27 steps' time: the most decoding together can gain
+    assert result.decoding_together_ceiling == 1.76
+
+
+def test_steps_are_costed_only_up_to_the_runtimes_sequences() -> None:
+    runtime = StepClock({1: 0.02, 2: 0.03}, parallel=2)
+    assert measure_steps(runtime, "RECORD") == {1: 0.02, 2: 0.03}  # type: ignore[arg-type]
+    assert measure_steps(SimpleNamespace(), "RECORD") == {}  # type: ignore[arg-type]
