@@ -379,6 +379,27 @@ def make_row_decision(
     )
 
 
+NOTHING_TO_ACCEPT = "No judge's verdict to accept here: answer with 1 / 2 / 3."
+BLIND_BULK = "Blind mode: answer each verdict yourself (1 / 2 / 3)."
+
+
+def accept_rest(session: QaSession, item_id: str, reason: str, *, blind: bool) -> list[Decision]:
+    """Enter: accept the judge on every verdict of the item not decided yet (a bulk accept,
+    recorded with `REST_REASON` unless the reviewer typed one); a verdict the judge failed to
+    give is left for the reviewer. ValueError in blind mode (it would accept verdicts not
+    seen) and when no undecided verdict has a judge's value. Nothing undecided: []."""
+    rows = [r for r in session.item_rows(item_id) if not session.decided(r)]
+    if not rows:
+        return []
+    if blind:
+        raise ValueError(BLIND_BULK)
+    acceptable = [r for r in rows if r.acceptable]
+    if not acceptable:
+        raise ValueError(NOTHING_TO_ACCEPT)
+    said = reason.strip() or REST_REASON
+    return [make_row_decision(session, r, None, said, blind=False) for r in acceptable]
+
+
 def _derived_cf(session: QaSession, mine: dict[str, Decision], item_id: str) -> float | None:
     """CF from my verdicts on every sentence of the item, or None while one is undecided."""
     rows = [r for r in session.item_rows(item_id) if r.kind == SENTENCE]
