@@ -69,7 +69,7 @@ def sentence_value(info: Verdict | None, grounded: Verdict | None) -> str:
     return "grounded" if grounded.value else "ungrounded"
 
 
-def _index(verdicts: Iterable[Verdict]) -> dict[tuple[str, Metric, int | None], Verdict]:
+def _index(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, int | None], Verdict]:
     return {(v.item_id, v.metric, v.sentence_index): v for v in verdicts}
 
 
