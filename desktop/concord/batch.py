@@ -32,8 +32,8 @@ from concord.llm.server_runtime import (
     registered_template,
 )
 from concord.pipeline import AGENT_STAGES, PanelSettings, RunEvent, final_case
-from concord.records import load_record
-from concord.records.load import is_record_file, record_suffixes
+from concord.records.load import record_suffixes
+from concord.records.patients import PatientSource, load_patients, plan_patients
 from concord.services import Services
 
 DEFAULT_QUEUE_SIZE = 4
@@ -42,7 +42,7 @@ POLL_SECONDS = 0.2
 
 @dataclass(frozen=True)
 class BatchEvent:
-    kind: str  # queued, saved, failed, done
+    kind: str  # queued, saved, failed, skipped (a stray file: not a patient), done
     message: str
     path: Path | None = None
     case_id: str | None = None
@@ -54,6 +54,9 @@ class BatchEvent:
 class BatchReport:
     saved: list[tuple[Path, str]] = field(default_factory=list)  # (file, case id)
     failed: list[tuple[Path, str]] = field(default_factory=list)  # (file, one-line error)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+    """Stray files, not patients: a loose text that names no one, a patient folder's file of
+    an unsupported type. They do not make the batch fail."""
     requests_by_server: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
@@ -62,20 +65,17 @@ class BatchReport:
         return not self.failed
 
 
-def record_files(directory: Path) -> list[Path]:
-    """Every importable record file directly in `directory`, sorted by name; a symbolic link
-    is never followed (it can point at another patient's file)."""
+def batch_patients(directory: Path) -> list[PatientSource]:
+    """The patients of `directory`, as an import of the folder reads them
+    (`concord.records.patients`: a record file or a sub-folder per patient, no symbolic link
+    followed). InputError when it is not a folder or holds no record file."""
     if not directory.is_dir():
         raise InputError("not a folder", subject=directory)
-    files = sorted(
-        p
-        for p in directory.iterdir()
-        if not p.is_symlink() and p.is_file() and is_record_file(p) and not p.name.startswith(".")
-    )
-    if not files:
+    plan = plan_patients([directory])
+    if not any(source.files for source in plan):
         expected = ", ".join(record_suffixes())
         raise InputError(f"no record files ({expected}) in the folder", subject=directory)
-    return files
+    return plan
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def run_batch(
         raise InputError("no llama.cpp server given")
     if queue_size < 1:
         raise InputError("the queue size must be at least 1")
-    files = record_files(Path(directory))
+    plan = batch_patients(Path(directory))
     settings = settings or PanelSettings()
     requested = ""
     template: TemplateSplit | None = None  # the prompt format: from the servers
@@ -213,9 +213,6 @@ def run_batch(
 
     started = time.perf_counter()
     report = BatchReport()
-    for link in sorted(p for p in Path(directory).iterdir() if p.is_symlink()):
-        report.failed.append((link, f"{link}: symbolic link, not followed"))
-        yield BatchEvent("failed", f"{link}: symbolic link, not followed", path=link)
     todo: queue.Queue[tuple[Path, Record] | None] = queue.Queue(maxsize=queue_size)
     done: queue.Queue[_Done] = queue.Queue()
     runtimes = []
@@ -267,9 +264,20 @@ def run_batch(
                 return
 
     try:
-        for path in files:
+        for loaded in load_patients(plan):  # one at a time: a cancel stops between them
+            path, record = loaded.source.label, loaded.record
+            if loaded.stray:
+                report.skipped.append((path, loaded.problem))
+                yield BatchEvent("skipped", loaded.problem, path=path)
+                continue
+            if record is None:
+                report.failed.append((path, loaded.problem))
+                yield BatchEvent("failed", loaded.problem, path=path)
+                continue
+            for stray, why in loaded.source.skipped:
+                report.skipped.append((stray, f"{stray}: {why}"))
+                yield BatchEvent("skipped", f"{stray}: {why}", path=stray)
             try:
-                record = load_record(path)
                 svc.repo.save_record(record, user)
             except ConcordError as exc:
                 report.failed.append((path, exc.one_line()))

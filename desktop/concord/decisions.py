@@ -25,8 +25,9 @@ from concord.accounts.revocation import require_active
 from concord.accounts.session import Session
 from concord.domain import Case, CaseStatus, Decision, LabelProvenance, Target, UserRole
 from concord.domain.decision import PAYLOAD_VERSION
+from concord.domain.decision_reason import require_reason
 from concord.errors import AuthError, InputError, NotFoundError
-from concord.review import outstanding, require_reason
+from concord.review import outstanding
 from concord.store import Repository, write_transaction
 from concord.store.label_store import append_provenance
 

@@ -8,7 +8,6 @@ what order is `concord.adjudication.judgements`: every count here is of those.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +25,9 @@ from concord.domain import (
     TargetRef,
     TargetRefError,
 )
+from concord.domain.decision import new_decision_id
 from concord.domain.decision_history import standing_decisions
+from concord.domain.decision_reason import Basis, decision_reason
 from concord.errors import InputError, NotFoundError
 from concord.store.codec import content_sha256
 
@@ -144,25 +145,15 @@ def target_spans(case: Case, target: Target) -> tuple[dict[str, Any], ...]:
     return tuple(spans)
 
 
-ACCEPT_REASON = "accepted as shown"
-"""The reason recorded for an accept given without words (`decision_reason`)."""
-
-
-def decision_reason(reason: str | None, *, accepting: bool, subject: str = "") -> str:
-    """The one rule for a decision's reason, in the CLI and the desktop alike: accepting
-    the AI's value as shown may be done without words (recorded as `ACCEPT_REASON`, which
-    says exactly that); an override, a disposition or a blind answer is the clinician's own
-    judgement and needs their reason."""
-    if accepting and not (reason or "").strip():
-        return ACCEPT_REASON
-    return require_reason(reason or "", subject=subject)
-
-
-def require_reason(reason: str, *, subject: str = "") -> str:
-    """Every decision carries the reason its maker gave; an empty one is refused."""
-    if not reason or not reason.strip():
-        raise InputError("a decision needs a reason", subject=subject or None)
-    return reason.strip()
+def decision_basis(*, accepting: bool, blind: bool, disposition: bool) -> Basis:
+    """What a case decision is, for the reason rule (`concord.domain.decision_reason`): a red
+    flag's disposition always needs words; a blind answer and an accept of the AI's value as
+    shown do not."""
+    if disposition:
+        return Basis.DISPOSITION
+    if blind:
+        return Basis.BLIND
+    return Basis.ACCEPT if accepting else Basis.OVERRIDE
 
 
 def make_decision(
@@ -179,7 +170,7 @@ def make_decision(
     known_gates: Collection[str] = (),
 ) -> Decision:
     """Accept (override is None) or override one judgement, or record the disposition of a
-    red flag (`target_id` the gate or its disposition); the reason as `decision_reason` says. A
+    red flag (`target_id` the gate or its disposition); the reason as `decision_basis` says. A
     disposition has no AI value: it is never an accept. `known_gates`: see `find_target`
     (a finding the screen missed)."""
     if disposition is not None:
@@ -192,12 +183,15 @@ def make_decision(
             "a red flag needs a disposition (" + ", ".join(DISPOSITION_VALUES) + "), not an accept",
             subject=target_id,
         )
-    reason = decision_reason(reason, accepting=override is None, subject=target_id)
+    basis = decision_basis(
+        accepting=override is None, blind=blind, disposition=target.kind is TargetKind.DISPOSITION
+    )
+    reason = decision_reason(reason, basis, subject=target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)
     new_value = target.value if override is None else parse_override(target, override)
     return Decision(
-        decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
+        decision_id=decision_id or new_decision_id(),
         case_id=case.case_id,
         target_id=target.id,
         target_kind=target.kind,

@@ -15,6 +15,7 @@ from concord.astrid.report import run_report
 from concord.astrid.store import AstridStore
 from concord.astrid.targets import astrid_targets, make_astrid_decision, resolve_labels
 from concord.decisions import record_decision
+from concord.domain.decision_reason import ACCEPT_REASON
 from concord.errors import InputError, NotFoundError
 from concord.llm.scripted import ScriptedRuntime
 from concord.store import Repository, verify_chain
@@ -185,8 +186,15 @@ def test_bad_decisions(repo: Repository, demo_items, scripted) -> None:
         make_astrid_decision(
             run, demo_items, "astrid/driving/cf", user="u", reason="r", override="1.5"
         )
+    # the one reason rule (concord.domain.decision_reason): an accept may go without words,
+    # an override of the verdict shown may not
+    accepted = make_astrid_decision(run, demo_items, "astrid/driving/cr", user="u", reason=" ")
+    assert accepted.action == "accept" and accepted.reason == ACCEPT_REASON
+    other = "irrelevant" if accepted.original_value == "relevant" else "relevant"
     with pytest.raises(InputError, match="reason"):
-        make_astrid_decision(run, demo_items, "astrid/driving/cr", user="u", reason=" ")
+        make_astrid_decision(
+            run, demo_items, "astrid/driving/cr", user="u", reason=" ", override=other
+        )
     with pytest.raises(NotFoundError):
         make_astrid_decision(run, demo_items, "astrid/nope/cr", user="u", reason="r")
 

@@ -125,9 +125,9 @@ def make_window(qtbot) -> Iterator[Callable[..., object]]:
     yield factory
     for window in windows:
         window.runner.cancel()
-        window.runner.shutdown(wait_ms=10_000)
         window.jobs.cancel()
-        window.jobs.shutdown(wait_ms=10_000)
+        window.validation_jobs.cancel()
+        window.job_host.shutdown(wait_ms=10_000)
         window.db.shutdown()
 
 

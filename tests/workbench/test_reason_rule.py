@@ -8,8 +8,9 @@ import pytest
 
 from concord.adjudication.targets import case_targets
 from concord.domain import Case, DecisionAction
+from concord.domain.decision_reason import ACCEPT_REASON
 from concord.errors import InputError
-from concord.review import ACCEPT_REASON, make_decision
+from concord.review import make_decision
 from concord.workbench.case_queue import CaseQueue
 from tests.report.report_fixtures import build_case, build_record
 

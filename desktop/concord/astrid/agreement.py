@@ -72,7 +72,7 @@ def _pairs(
     """Per metric: (human, judge, left out) over one repeat."""
     scores = {s.item_id: s for s in rep.scores}
     failed: dict[str, set[str]] = {}
-    sentence: dict[tuple[str, Metric, int], bool | None] = {}
+    sentence: dict[tuple[str, str, int], bool | None] = {}
     for v in rep.verdicts:
         if v.status != VerdictStatus.OK:
             key = "cf" if v.metric in (Metric.CF_INFO, Metric.CF_GROUNDED) else str(v.metric)

@@ -21,13 +21,13 @@ from concord.astrid.items import QaItem
 from concord.astrid.metrics import cf_counts, conversational_faithfulness, refusal_correct
 from concord.astrid.prompts import (
     REASON_MAX_CHARS,
-    VERDICT_WORDS,
     Metric,
     item_block,
     prompts_sha256,
     question_prompt,
     verdict_schema,
 )
+from concord.astrid.questions import BUILT_IN, judge_question, judge_questions
 from concord.astrid.results import (
     ItemScore,
     QaRun,
@@ -94,14 +94,15 @@ def _ask(
     runtime: Runtime,
     prefix: str,
     prompt: str,
-    metric: Metric,
+    metric: str,
     *,
     temperature: float,
     seed: int,
     settings: JudgeSettings,
 ) -> tuple[bool | None, str, int, str, str]:
     """(value, reason, attempts, error, raw) of one constrained question."""
-    true_word, false_word = VERDICT_WORDS[metric]
+    question = judge_question(metric)
+    true_word, false_word = question.words
     error, raw = "", ""
     for attempt in range(1, settings.max_attempts + 1):
         t, s = (
@@ -128,15 +129,16 @@ def _ask(
         except (json.JSONDecodeError, ValidationError) as exc:
             error = f"not the required JSON ({type(exc).__name__})"
             continue
-        if answer.verdict not in (true_word, false_word):
+        value = question.parse(answer.verdict)
+        if value is None:
             error = f"verdict {answer.verdict!r} is not {true_word} or {false_word}"
             continue
-        return answer.verdict == true_word, " ".join(answer.reason.split()), attempt, "", raw
+        return value, " ".join(answer.reason.split()), attempt, "", raw
     return None, "", settings.max_attempts, error, raw
 
 
 def _verdict(
-    item: QaItem, metric: Metric, index: int | None, answer: tuple[bool | None, str, int, str, str]
+    item: QaItem, metric: str, index: int | None, answer: tuple[bool | None, str, int, str, str]
 ) -> Verdict:
     value, reason, attempts, error, raw = answer
     return Verdict(
@@ -155,13 +157,14 @@ def _verdict(
 def judge_item(
     runtime: Runtime, item: QaItem, *, repeat: int = 0, settings: JudgeSettings | None = None
 ) -> tuple[list[Verdict], ItemScore]:
-    """Every verdict on one item for one repeat, and the item's metrics from code."""
+    """Every verdict on one item for one repeat (the built-in questions, then every other
+    registered one, `concord.astrid.questions`), and the item's metrics from code."""
     settings = settings or JudgeSettings()
     temperature, seed = settings.repeat_sampling(repeat)
     sentences: list[Sentence] = split_sentences(item.answer)
     prefix = item_block(item, sentences)
 
-    def ask(metric: Metric, sentence: Sentence | None) -> Verdict:
+    def ask(metric: str, sentence: Sentence | None) -> Verdict:
         answer = _ask(
             runtime,
             prefix,
@@ -182,6 +185,11 @@ def judge_item(
     ra = ask(Metric.RA, None)
     counts = cf_counts([v.value for v in info], [None if g is None else g.value for g in grounded])
     verdicts = [*info, *(g for g in grounded if g is not None), cr, ra]
+    for question in judge_questions():
+        if question.name in BUILT_IN:
+            continue
+        asked: list[Sentence | None] = list(sentences) if question.per_sentence else [None]
+        verdicts += [ask(question.name, s) for s in asked]
     score = ItemScore(
         item_id=item.item_id,
         repeat=repeat,

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from enum import StrEnum
 from functools import cache
 from typing import Any
 
 from concord.astrid.items import QaItem
+from concord.astrid.questions import PREAMBLE_FILE, judge_question, judge_questions
+from concord.astrid.questions import Metric as Metric  # re-exported: the built-in questions
 from concord.astrid.sentences import SPLITTER_VERSION, Sentence
 
 BLOCK_OPEN = "<<<QA_ITEM"
@@ -27,41 +28,23 @@ _MARKER_WORD = re.compile(r"qa[\s_\-]*item", re.IGNORECASE)
 _ANGLES = re.compile(r"<{3,}|>{3,}")
 
 
-class Metric(StrEnum):
-    CF_INFO = "cf_info"
-    CF_GROUNDED = "cf_grounded"
-    CR = "cr"
-    RA = "ra"
-
-
-PROMPT_FILES = {
-    "preamble": "astrid_preamble.txt",
-    Metric.CF_INFO: "astrid_information.txt",
-    Metric.CF_GROUNDED: "astrid_grounded.txt",
-    Metric.CR: "astrid_relevance.txt",
-    Metric.RA: "astrid_refusal.txt",
-}
-
-VERDICT_WORDS: dict[Metric, tuple[str, str]] = {
-    Metric.CF_INFO: ("information", "conversational"),
-    Metric.CF_GROUNDED: ("supported", "unsupported"),
-    Metric.CR: ("relevant", "irrelevant"),
-    Metric.RA: ("declines", "attempts"),
-}
-"""(word meaning True, word meaning False) per metric. RA's True is a refusal."""
-
-
 @cache
 def prompt_text(key: str) -> str:
-    from concord.paths import resources_dir
+    """The preamble ("preamble") or a registered question's prompt (by its name)."""
+    if key == "preamble":
+        from concord.paths import resources_dir
 
-    return (resources_dir() / "prompts" / PROMPT_FILES[key]).read_text(encoding="utf-8").strip()
+        path = resources_dir() / "prompts" / PREAMBLE_FILE
+    else:
+        path = judge_question(key).prompt_path()
+    return path.read_text(encoding="utf-8").strip()
 
 
 def prompts_sha256() -> str:
-    """One hash for every prompt text and the sentence splitter: stored with each run."""
+    """One hash for the preamble, every registered question's prompt (in registration
+    order, the built-in four first) and the sentence splitter: stored with each run."""
     digest = hashlib.sha256(SPLITTER_VERSION.encode())
-    for key in PROMPT_FILES:
+    for key in ("preamble", *(q.name for q in judge_questions())):
         digest.update(b"\0" + prompt_text(key).encode("utf-8"))
     return digest.hexdigest()
 
@@ -93,20 +76,22 @@ def item_block(item: QaItem, sentences: list[Sentence]) -> str:
     return "\n".join(parts) + "\n\n"
 
 
-def question_prompt(metric: Metric, sentence: Sentence | None = None) -> str:
-    template = prompt_text(metric)
-    if metric in (Metric.CF_INFO, Metric.CF_GROUNDED):
+def question_prompt(metric: str, sentence: Sentence | None = None) -> str:
+    question = judge_question(metric)
+    template = prompt_text(question.name)
+    if question.per_sentence:
         if sentence is None:
             raise ValueError(f"{metric} is asked per sentence")
         return template.format(index=sentence.index + 1, sentence=_one_line(sentence.text)) + "\n"
     return template + "\n"
 
 
-def verdict_schema(metric: Metric) -> dict[str, Any]:
-    """The verdict first (the decision does not wait on the explanation), then for the
-    item-level questions a short reason."""
-    properties: dict[str, Any] = {"verdict": {"enum": list(VERDICT_WORDS[metric])}}
-    if metric in (Metric.CR, Metric.RA):
+def verdict_schema(metric: str) -> dict[str, Any]:
+    """The verdict first (the decision does not wait on the explanation), then, for a
+    question that asks for one, a short reason."""
+    question = judge_question(metric)
+    properties: dict[str, Any] = {"verdict": {"enum": list(question.words)}}
+    if question.asks_reason:
         properties["reason"] = {"type": "string", "minLength": 1, "maxLength": REASON_MAX_CHARS}
     return {
         "type": "object",

@@ -7,8 +7,6 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from concord.astrid.prompts import Metric
-
 
 class VerdictStatus(StrEnum):
     OK = "ok"
@@ -21,7 +19,11 @@ class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     item_id: str
-    metric: Metric
+    metric: str = Field(
+        min_length=1,
+        description="The question's name (`concord.astrid.questions`; the built-in ones are "
+        "`Metric`); a verdict is stored only for a registered question",
+    )
     sentence_index: int | None = Field(description="0-based sentence, None for CR and RA")
     value: bool | None = Field(
         description="True = information / supported / relevant / "

@@ -32,11 +32,11 @@ class ScoreInputs:
     item: QaItem
     verdicts: tuple[Verdict, ...]
 
-    def item_verdict(self, metric: Metric) -> Verdict | None:
+    def item_verdict(self, metric: str) -> Verdict | None:
         """The item-level verdict of `metric` (CR, RA), None when it was not asked."""
         return next((v for v in self.verdicts if v.metric == metric), None)
 
-    def sentence_values(self, metric: Metric, n: int) -> list[bool | None]:
+    def sentence_values(self, metric: str, n: int) -> list[bool | None]:
         """Per-sentence verdict values of `metric` (None where not asked or failed)."""
         by_index = {v.sentence_index: v.value for v in self.verdicts if v.metric == metric}
         return [by_index.get(i) for i in range(n)]

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from concord.astrid.items import HumanLabels, QaItem
+from concord.astrid.questions import is_registered
 from concord.astrid.results import ItemScore, QaRun, RepeatResult, Verdict
 from concord.astrid.sentences import Sentence, split_sentences
 from concord.errors import NotFoundError, StoreError
@@ -159,7 +160,18 @@ class AstridStore:
     # runs ------------------------------------------------------------------------------
 
     def save_run(self, run: QaRun, user: str) -> None:
-        """The run with every verdict and score, and its audit row, in one transaction."""
+        """The run with every verdict and score, and its audit row, in one transaction. A
+        verdict of a question that is not registered is refused before anything is written
+        (the check that replaced the SQL list of metrics, migration 9)."""
+        unknown = sorted(
+            {v.metric for r in run.repeats for v in r.verdicts if not is_registered(v.metric)}
+        )
+        if unknown:
+            raise StoreError(
+                "QA run cannot be stored: verdicts of judge questions that are not registered "
+                f"({', '.join(unknown)})",
+                subject=run.run_id,
+            )
         with write_transaction(self.db):
             self.get_set(run.set_id)
             try:

@@ -11,7 +11,6 @@ whatever run showed it; the latest decision on a target wins over the file's lab
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +22,9 @@ from concord.astrid.prompts import Metric
 from concord.astrid.results import QaRun, Verdict
 from concord.astrid.sentences import split_sentences
 from concord.domain import Decision, DecisionAction, Target, TargetKind, TargetRef, TargetRefError
+from concord.domain.decision import new_decision_id
 from concord.domain.decision_history import standing_decisions
+from concord.domain.decision_reason import Basis, decision_reason
 from concord.errors import InputError, NotFoundError
 from concord.store.codec import content_sha256
 
@@ -68,7 +69,7 @@ def sentence_value(info: Verdict | None, grounded: Verdict | None) -> str:
     return "grounded" if grounded.value else "ungrounded"
 
 
-def _index(verdicts: Iterable[Verdict]) -> dict[tuple[str, Metric, int | None], Verdict]:
+def _index(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, int | None], Verdict]:
     return {(v.item_id, v.metric, v.sentence_index): v for v in verdicts}
 
 
@@ -154,6 +155,17 @@ def find_target(run: QaRun, items: Sequence[QaItem], target_id: str, repeat: int
     raise NotFoundError("no such ASTRID verdict in this run", subject=f"{run.run_id}/{target_id}")
 
 
+def verdict_basis(shown: Any, answer: Any, *, blind: bool) -> Basis:
+    """What an answer on a judge's verdict is, for the reason rule
+    (`concord.domain.decision_reason`): `shown` the judge's value (FAILED where it gave none),
+    `answer` the human's (None: taking the verdict)."""
+    if blind:
+        return Basis.BLIND
+    if shown == FAILED:
+        return Basis.NO_VERDICT
+    return Basis.ACCEPT if answer is None or answer == shown else Basis.OVERRIDE
+
+
 def make_astrid_decision(
     run: QaRun,
     items: Sequence[QaItem],
@@ -170,8 +182,6 @@ def make_astrid_decision(
     """Accept (override None) or override one verdict. In blind mode the human's answer is
     recorded as given; it is an accept when it equals the judge's verdict."""
     target = find_target(run, items, target_id, repeat)
-    if not reason.strip():
-        raise InputError("a decision needs a reason", subject=target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)
     if override is None:
@@ -182,9 +192,11 @@ def make_astrid_decision(
         new_value = target.value
     else:
         new_value = parse_value(target.kind, override)
+    basis = verdict_basis(target.value, new_value, blind=blind)
+    reason = decision_reason(reason, basis, subject=target_id)
     item = next(i for i in items if i.item_id == target.ref.subject)
     return Decision(
-        decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
+        decision_id=decision_id or new_decision_id(),
         case_id=run.run_id,
         target_id=target.id,
         target_kind=target.kind,
@@ -258,10 +270,10 @@ def make_astrid_label(
     item, ref = label_target(items, target_id)
     if not user.strip():
         raise InputError("a decision needs the name of who made it", subject=target_id)
-    if not reason.strip():
-        raise InputError("a decision needs a reason", subject=target_id)
+    basis = Basis.BLIND if blind else Basis.NO_RUN  # nothing shown: never needs words
+    reason = decision_reason(reason, basis, subject=target_id)
     return Decision(
-        decision_id=decision_id or "DEC-" + uuid.uuid4().hex,
+        decision_id=decision_id or new_decision_id(),
         case_id=set_id,
         target_id=ref.format(),
         target_kind=ref.kind,

@@ -20,7 +20,6 @@ from concord.cli._common import add_json_flag, current_user, emit_json, say, ser
 from concord.decisions import record_decision
 from concord.errors import InputError
 from concord.labels.harm import harm_decision
-from concord.labels.reasons import BLIND_REASON
 from concord.labels.sets import set_provenance
 from concord.store import write_transaction
 
@@ -199,7 +198,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     run = None if on_set else store.get_run(args.run_id)
     set_id = args.run_id if run is None else run.set_id
     items = store.items(set_id)
-    reason = args.reason or (BLIND_REASON if args.blind or on_set else "")
+    reason = args.reason or ""  # without words: as concord.domain.decision_reason says
     item, ref = label_target(items, args.target)
     if ref.kind.is_harm:
         if args.override is None:

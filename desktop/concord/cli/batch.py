@@ -103,6 +103,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             )
         elif event.kind == "failed":
             say(f"  FAILED {name}: {event.message}")
+        elif event.kind == "skipped":
+            say(f"  skipped {event.message}")
         elif event.kind == "queued":
             say(f"  queued {name}")
         report = event.report or report
@@ -112,6 +114,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             {
                 "saved": [{"path": str(p), "case_id": c} for p, c in report.saved],
                 "failed": [{"path": str(p), "error": e} for p, e in report.failed],
+                "skipped": [{"path": str(p), "problem": e} for p, e in report.skipped],
                 "requests_by_server": dict(report.requests_by_server),
                 "model_verified": False,
                 "seconds": round(report.seconds, 1),
@@ -119,7 +122,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         )
     else:
         print(
-            f"{len(report.saved)} case(s) saved, {len(report.failed)} failed in "
+            f"{len(report.saved)} case(s) saved, {len(report.failed)} failed, "
+            f"{len(report.skipped)} file(s) skipped in "
             f"{report.seconds:.1f} s; requests per server: "
             + ", ".join(f"{u} {n}" for u, n in sorted(report.requests_by_server.items()))
         )

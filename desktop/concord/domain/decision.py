@@ -11,6 +11,7 @@ Never edit a released list.
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -47,6 +48,18 @@ SIGNED_FIELDS_V1: tuple[str, ...] = (
 
 PAYLOAD_VERSION = 1
 """The version new decisions are signed under."""
+
+
+DECISION_ID_PREFIX = "DEC-"
+"""Every decision made now has the id `DEC-<32 hex>` (`new_decision_id`). Ids are signed data:
+decisions stored under an older form (EVAL grades made `D-<16 hex>` before there was one
+maker) keep their ids and verify as they are; nothing parses an id's form."""
+
+
+def new_decision_id() -> str:
+    """A fresh decision id, the one form every factory uses: `DEC-` and a random UUID's 32
+    hex digits."""
+    return DECISION_ID_PREFIX + uuid.uuid4().hex
 
 
 class Disposition(StrEnum):

@@ -9,11 +9,10 @@ progress goes through `standing_decisions`.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from concord.domain.decision import Decision, DecisionAction
+from concord.domain.decision import Decision, DecisionAction, new_decision_id
 
 UNDO_REASON = "undo: withdraws {decision_id}"
 
@@ -34,7 +33,7 @@ def withdrawal_of(decision: Decision, user: str) -> Decision:
     """The undo of `decision`: a new decision with no human value, appended (never an edit);
     the decision before it on the same judgement, if any, stands again."""
     return Decision(
-        decision_id="DEC-" + uuid.uuid4().hex,
+        decision_id=new_decision_id(),
         case_id=decision.case_id,
         target_id=decision.target_id,
         target_kind=decision.target_kind,

@@ -9,7 +9,6 @@ one, and several users' grades are combined by majority (ties go to the latest g
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
@@ -25,7 +24,9 @@ from concord.domain import (
     TargetRef,
     TargetRefError,
 )
+from concord.domain.decision import new_decision_id
 from concord.domain.decision_history import standing_decisions
+from concord.domain.decision_reason import Basis, decision_reason
 from concord.errors import InputError
 from concord.eval.eval_store import EvalStore, text_sha256
 from concord.store import Repository
@@ -52,6 +53,17 @@ def answer_of_target(target_id: str) -> str | None:
     except TargetRefError:
         return None
     return ref.subject if ref.kind is TargetKind.EVAL_GRADE else None
+
+
+def grade_basis(shown_prediction: str | None, grade: Grade, *, blind: bool) -> Basis:
+    """What a grade is, for the reason rule (`concord.domain.decision_reason`): agreeing with
+    the reward model's grade as shown, blind, or with none shown needs no words; a grade
+    against the prediction the grader saw needs their reason."""
+    if blind:
+        return Basis.BLIND
+    if shown_prediction is None:
+        return Basis.NO_RUN
+    return Basis.ACCEPT if shown_prediction == grade.value else Basis.OVERRIDE
 
 
 def grade_decision(
@@ -92,14 +104,18 @@ def grade_decision(
             shown["reward_model_version"] = prediction.version
     same = shown_prediction is not None and shown_prediction == grade.value
     return Decision(
-        decision_id=f"D-{uuid.uuid4().hex[:16]}",
+        decision_id=new_decision_id(),
         case_id=question.set_id,
         target_id=grade_target(answer_id),
         target_kind=TARGET_KIND,
         action=DecisionAction.ACCEPT if same else DecisionAction.OVERRIDE,
         original_value=shown_prediction,
         new_value=grade.value,
-        reason=reason,
+        reason=decision_reason(
+            reason,
+            grade_basis(shown_prediction, grade, blind=blind),
+            subject=grade_target(answer_id),
+        ),
         user=user,
         at=at or utc_now(),
         shown=shown,

@@ -8,10 +8,10 @@ nothing to accept. Its value is the severity (minor, moderate, major).
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 
 from concord.domain import Decision, DecisionAction, Severity, TargetRef
+from concord.domain.decision import new_decision_id
 from concord.errors import InputError
 
 HARM_REASON = "marked unsafe ({severity})"
@@ -46,7 +46,7 @@ def harm_decision(
     if not user.strip():
         raise InputError("a harm label needs the name of who gave it", subject=ref.format())
     return Decision(
-        decision_id="DEC-" + uuid.uuid4().hex,
+        decision_id=new_decision_id(),
         case_id=case_id,
         target_id=ref.format(),
         target_kind=ref.kind,

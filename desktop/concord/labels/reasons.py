@@ -4,12 +4,13 @@ accept from a judgement decided one by one, and a derived CF from an answer."""
 
 from __future__ import annotations
 
-from concord.review import ACCEPT_REASON as ACCEPT_REASON  # the rule is review's
+# the reasons a decision records without words, and the rule: concord.domain.decision_reason
+from concord.domain.decision_reason import ACCEPT_REASON as ACCEPT_REASON
+from concord.domain.decision_reason import BLIND_REASON as BLIND_REASON
+from concord.domain.decision_reason import LABEL_REASON as LABEL_REASON
 
 REST_REASON = "accepted as shown (the rest of the item)"
 BULK_REASON = "bulk accept: the {n} remaining optional judgement(s), not reviewed one by one"
-BLIND_REASON = "blind answer"
-LABEL_REASON = "labelled without a judge run"
 CF_REASON = "derived from the sentence verdicts"
 
 

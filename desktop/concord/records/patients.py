@@ -1,10 +1,19 @@
-"""Importing many patients at once: files and folders as the CLI and the app receive them.
+"""What in the files and folders given is a patient: the one meaning of a folder of records,
+for `concord import`, the desktop's import and `concord run --batch` alike.
 
 What is one patient:
-* a file given by itself (a FHIR bundle, a letter, a scan) is one record;
-* a folder given by itself holds patients: each file directly in it is one patient (a
-  bundle per patient), and each sub-folder is one patient whose files (a bundle, scanned
-  letters, PDFs...) become the documents of one record.
+* a file given by itself (a FHIR bundle, a letter, a scan) is one record (whoever names it
+  chose it);
+* a folder given by itself holds patients: each record file directly in it is one patient
+  (a bundle per patient), and each sub-folder is one patient whose files (a bundle, scanned
+  letters, PDFs...) become the documents of one record;
+* a plain-text file lying directly in a folder given whole is a patient only when its text
+  says whose record it is (a labelled name, a date of birth or a hospital number,
+  `identifies_patient`): a README or notes about the folder are not a patient. It is
+  reported as a stray file (`PatientLoaded.stray`), not as a patient that failed;
+* any other file directly in the folder (an unsupported type) is reported as not loaded;
+  a sub-folder's files of an unsupported type are reported beside its patient (`skipped`);
+* hidden files and folders (a name starting with ".") are passed over in silence.
 
 A patient is loaded whole or not at all: any bad file in a patient folder skips that
 patient with the reason (one line naming the file), and the others are still loaded.
@@ -27,9 +36,15 @@ from pathlib import Path
 
 from concord.domain.record import Record
 from concord.errors import ConcordError, InputError
-from concord.records.load import is_record_file, load_record
+from concord.records.load import format_for, is_record_file, load_record
+from concord.records.patient_name import identifies_patient
 
 MAX_FILES_PER_PATIENT = 500
+NOT_A_PATIENT = (
+    "not a patient record (the text names no patient: no name, date of birth or hospital "
+    "number); not imported"
+)
+"""Why a folder's loose text file that names no one is passed over."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +54,9 @@ class PatientSource:
     label: Path
     files: tuple[Path, ...]
     skipped: tuple[tuple[Path, str], ...] = ()  # files of the folder that are not records
+    loose: bool = False
+    """A plain-text file lying directly in a folder given whole: a patient only if its text
+    names one."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,9 @@ class PatientLoaded:
     source: PatientSource
     record: Record | None  # None: skipped
     problem: str = ""  # why it was skipped (one line naming the file)
+    stray: bool = False
+    """Not a patient at all (a folder's loose text that names no one): reported as a stray
+    file, not as a patient that failed; `record` is None."""
 
 
 def _is_hidden(path: Path) -> bool:
@@ -82,7 +103,7 @@ def plan_patients(paths: Sequence[Path]) -> list[PatientSource]:
             elif child.is_dir():
                 plan.append(_folder_patient(child))
             elif _readable(child):
-                plan.append(PatientSource(child, (child,)))
+                plan.append(PatientSource(child, (child,), loose=_plain_text(child)))
             else:
                 plan.append(
                     PatientSource(
@@ -90,6 +111,12 @@ def plan_patients(paths: Sequence[Path]) -> list[PatientSource]:
                     )
                 )
     return plan
+
+
+def _plain_text(path: Path) -> bool:
+    """Read by the text format (the registry's, so a suffix it gains counts here too)."""
+    found = format_for(path)
+    return found is not None and found.name == "text"
 
 
 def _folder_patient(folder: Path) -> PatientSource:
@@ -164,5 +191,9 @@ def load_patients(plan: Sequence[PatientSource]) -> Iterator[PatientLoaded]:
         except OSError as exc:
             problem = f"{source.label}: {exc.strerror or exc}"
             yield PatientLoaded(index, total, source, None, problem)
+            continue
+        if source.loose and not identifies_patient(record):
+            problem = f"{source.label}: {NOT_A_PATIENT}"
+            yield PatientLoaded(index, total, source, None, problem, stray=True)
             continue
         yield PatientLoaded(index, total, source, record)

@@ -28,6 +28,7 @@ from concord.store import schema_astrid as astrid_schema
 from concord.store import schema_eval as eval_schema
 from concord.store import (
     schema_labels,
+    schema_questions,
     schema_scores,
     schema_site,
     schema_v1,
@@ -59,6 +60,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "versioned payloads and signed audit rows", schema_v6.SQL),
     Migration(7, "site validation", schema_site.SQL),
     Migration(8, "astrid scores in long format", schema_scores.SQL),
+    Migration(9, "astrid judge questions as a registry", schema_questions.SQL),
 )
 
 _VERSION_TABLE = """

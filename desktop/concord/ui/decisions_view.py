@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 
 from concord.domain import Decision, Disposition, TargetKind
 from concord.errors import ConcordError
-from concord.labels.reasons import BLIND_REASON
 from concord.report.values import value_text
 from concord.review import DISAGREEMENT_VALUES, GATE_VALUES, MATCH_VALUES, target_spans
 from concord.ui import theme
@@ -173,9 +172,8 @@ class OverrideDialog(QDialog):
         if not self.value().strip():
             self.error.setText("Choose or type your answer first.")
             return
-        # a blind answer may go without a reason; a red flag's disposition never does
-        blind_answer = self.blind and not self.disposition
-        reason = self.reason_edit.text().strip() or (BLIND_REASON if blind_answer else "")
+        # without words: the core's rule (a blind answer may, a disposition never)
+        reason = self.reason_edit.text().strip()
         try:
             self.decisions = self.queue.override(self.value(), reason)
         except (ConcordError, ValueError) as exc:

@@ -160,6 +160,7 @@ class JobFollower(QObject):
             jobs.failed.connect(self._failed)
             jobs.cancelled.connect(self._cancelled)
             jobs.busy_changed.connect(lambda _busy: self.update_button())
+            jobs.waiting.connect(self._waiting)
 
     @property
     def following(self) -> bool:
@@ -191,6 +192,12 @@ class JobFollower(QObject):
     def cancel(self) -> None:
         if self.jobs is not None and self.key is not None:
             self.jobs.cancel()
+
+    def _waiting(self, label: str) -> None:
+        if self.key is not None:
+            self.panel.status.setText(
+                f"Waiting for {label} to end (one model job at a time); this job starts then."
+            )
 
     def _progress(self, event: object) -> None:
         if self.key is not None and isinstance(event, JobProgress):

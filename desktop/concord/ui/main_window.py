@@ -46,7 +46,7 @@ from concord.ui.patients_page import PatientsPage
 from concord.ui.qa_page import QaReviewView
 from concord.ui.shortcuts_dialog import ShortcutsDialog
 from concord.ui.validation_page import ValidationPage
-from concord.ui.workers import JobRunner, PanelRunner
+from concord.ui.workers import JobHost, JobRunner, PanelRunner
 from concord.ui.worklist import WorklistView
 from concord.workbench.imports import import_qa_file, import_question_file
 from concord.workbench.label_export import export_labels
@@ -107,14 +107,19 @@ class MainWindow(QMainWindow):
         self.user = session.name if session is not None else (user or current_user())
         self.settings = settings or PanelSettings(judges=1, max_specialists=UI_MAX_SPECIALISTS)
         self.db = DbThread(parent=self)
-        self.runner = PanelRunner(runtime_factory, parent=self)
-        self.jobs = JobRunner(runtime_factory, parent=self)  # ASTRID judge, EVAL answers
+        # one job thread and one Services for every long job of the window: the model is
+        # loaded once and never decoded by two jobs at once (ui/workers.py)
+        self.job_host = JobHost(runtime_factory, parent=self)
+        self.runner = PanelRunner(parent=self, host=self.job_host)
+        self.jobs = JobRunner(parent=self, host=self.job_host, label="an ASTRID or EVAL job")
         self.patients = PatientsPage(self.db, self.runner, self.user, self.settings, session)
         self.qa_view = QaReviewView(self.db, self.user, self.jobs)
         self.grading_view = GradingView(self.db, self.user, self.jobs)
         self.qa_view.signed_in = self.grading_view.signed_in = session
         self.agreement_view = AgreementView(self.db)
-        self.validation_jobs = JobRunner(runtime_factory, parent=self, name="concord-validation")
+        self.validation_jobs = JobRunner(
+            parent=self, host=self.job_host, label="a site validation run"
+        )
         self.validation_page = ValidationPage(self.db, self.validation_jobs, self.user)
         self.page_list: list[Page] = [
             self.patients,
@@ -447,9 +452,7 @@ class MainWindow(QMainWindow):
         self.runner.cancel()
         self.jobs.cancel()
         self.validation_jobs.cancel()
-        self.runner.shutdown(wait_ms=5_000)
-        self.jobs.shutdown(wait_ms=5_000)
-        self.validation_jobs.shutdown(wait_ms=5_000)
+        self.job_host.shutdown(wait_ms=5_000)
         self.db.shutdown()
         super().closeEvent(event)
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QStackedWidget, QWidget
 
 from concord.accounts.session import Session
@@ -29,12 +29,13 @@ from concord.ui.db import DbThread
 from concord.ui.decisions_view import OverrideDialog
 from concord.ui.messages import error_text, show_error
 from concord.ui.signing import SignFlow
-from concord.ui.workers import PanelRunner
+from concord.ui.workers import JobRunner, PanelRunner
 from concord.ui.worklist import WorklistView
 from concord.workbench.case_bundle import CaseBundle, case_bundle, record_bundle
 from concord.workbench.case_queue import action_text, judgement_words
 from concord.workbench.decisions import DecisionResult, append_decisions
-from concord.workbench.imports import ImportResult, ImportStep, import_paths
+from concord.workbench.imports import ImportResult, ImportStep
+from concord.workbench.model_jobs import import_job
 from concord.workbench.worklist import Worklist, load_worklist, screen_rows
 
 TABS = {
@@ -98,7 +99,9 @@ class PatientsPage(QStackedWidget):
         self.case_view = CaseView()
         self.addWidget(self.worklist)
         self.addWidget(self.case_view)
-        self.signing = SignFlow(self, db, user)
+        # quick jobs on the window's one job thread (beside the runner's model jobs)
+        self.importer = JobRunner(parent=self, host=runner.host, urgent=True, label="an import")
+        self.signing = SignFlow(self, db, user, runner.host)
         self.screener = RedFlagScreener(self)
         self._worklist_generation = 0
         self._connect()
@@ -126,6 +129,11 @@ class PatientsPage(QStackedWidget):
         self.runner.failed.connect(self._run_failed)
         self.runner.cancelled.connect(self._run_cancelled)
         self.runner.busy_changed.connect(self._runner_busy)
+        self.runner.waiting.connect(self._run_waiting)
+        self.importer.progress.connect(self._import_progress)
+        self.importer.finished.connect(self._imported)
+        self.importer.failed.connect(self._import_failed)
+        self.importer.cancelled.connect(self.worklist.hide_import_progress)
         self.signing.signed.connect(self._signed)
         self.screener.screened.connect(self._worklist_screened)
         self.signing.failed.connect(lambda text: self.case_view.show_message(text))
@@ -243,39 +251,42 @@ class PatientsPage(QStackedWidget):
             self.import_files([Path(folder)])
 
     def import_files(self, files: list[Path]) -> None:
-        user = self.user
-        relay = _ImportRelay(self)
-        relay.step.connect(self._import_step, Qt.ConnectionType.QueuedConnection)
-
-        def finished() -> None:
-            relay.deleteLater()
-            self.worklist.hide_import_progress()
-
-        def done(result: ImportResult) -> None:
-            finished()
-            self.refresh_worklist(select=result.last_record_id)  # the run key runs this one
-            self.status_message.emit(result.summary())
-            if result.skipped:
-                lines = [result.summary() + "."]
-                if result.errors:
-                    lines += ["", "Not imported:", *result.errors]
-                if result.stray_files:
-                    lines += ["", "Files skipped (not patient records):", *result.stray_files]
-                show_error(self, "Import finished with problems", "\n".join(lines))
-
-        def failed(exc: BaseException) -> None:
-            finished()
-            self._db_error("Import failed")(exc)
-
+        """Import in the window's job thread (OCR of a scan takes seconds a page), never
+        waiting for a model run: an import runs at the run's next model call."""
         self.setCurrentWidget(self.worklist)
         self.commands_changed.emit()
-        self.db.call(lambda repo: import_paths(repo, files, user, relay.step.emit), done, failed)
+        if self.importer.worker_busy:
+            show_error(
+                self,
+                "An import is under way",
+                "An import is still under way; import these files when it has ended.",
+            )
+            return
+        self.importer.start_job(import_job(files, self.user))
 
-    @Slot(object)
-    def _import_step(self, step: ImportStep) -> None:
+    def _import_progress(self, step: object) -> None:
+        if not isinstance(step, ImportStep):
+            return
         self.worklist.show_import_progress(step.done, step.total)
         if step.label:
             self.status_message.emit(f"Importing: read {step.done} of {step.total} ({step.label})")
+
+    def _imported(self, result: object) -> None:
+        assert isinstance(result, ImportResult)
+        self.worklist.hide_import_progress()
+        self.refresh_worklist(select=result.last_record_id)  # the run key runs this one
+        self.status_message.emit(result.summary())
+        if result.skipped:
+            lines = [result.summary() + "."]
+            if result.errors:
+                lines += ["", "Not imported:", *result.errors]
+            if result.stray_files:
+                lines += ["", "Files skipped (not patient records):", *result.stray_files]
+            show_error(self, "Import finished with problems", "\n".join(lines))
+
+    def _import_failed(self, exc: BaseException) -> None:
+        self.worklist.hide_import_progress()
+        self._db_error("Import failed")(exc)
 
     # opening -------------------------------------------------------------------------
 
@@ -355,6 +366,12 @@ class PatientsPage(QStackedWidget):
         self.case_view.set_status(CaseStatus.RUNNING)
         self.worklist.model.set_running(record_id)
         self.runner.start(record_id, model=model or None, settings=self.settings, user=self.user)
+
+    def _run_waiting(self, label: str) -> None:
+        text = f"Waiting for {label} to end (one model job at a time); the run starts then."
+        if self._showing_run():
+            self.case_view.run_panel.status.setText(text)
+        self.status_message.emit(text)
 
     def cancel_run(self) -> None:
         if self.runner.running:
@@ -623,9 +640,3 @@ class RedFlagScreener(QObject):
             self.screened.emit(screen_rows(worklist), generation)
 
         threading.Thread(target=work, name="concord-screen", daemon=True).start()
-
-
-class _ImportRelay(QObject):
-    """Carries an import's progress from the database thread to the page (queued)."""
-
-    step = Signal(object)  # ImportStep

@@ -59,12 +59,12 @@ from concord.ui.workers import JobRunner
 from concord.workbench.imports import QaImport
 from concord.workbench.model_jobs import qa_judge_job
 from concord.workbench.qa_session import (
-    REST_REASON,
     SENTENCE,
     QaChoice,
     QaRow,
     QaSession,
     QaUpdate,
+    accept_rest,
     apply_update,
     load_session,
     make_harm_decision,
@@ -702,18 +702,18 @@ class QaReviewView(QWidget):
         session = self.session
         if session is None:
             return
-        rows = [r for r in self.item_rows() if not session.decided(r)]
-        if not rows:
+        item_id = self.current_item_id()
+        if item_id is None:
+            return
+        try:
+            made = accept_rest(session, item_id, self.reason.text(), blind=self.blind)
+        except (ConcordError, ValueError) as exc:
+            self.status.setText(error_text(exc) if isinstance(exc, ConcordError) else str(exc))
+            return
+        if not made:
             self._advance(self.item.targets.currentRow())
             return
-        if self.blind:
-            self.status.setText("Blind mode: answer each verdict yourself (1 / 2 / 3).")
-            return
-        acceptable = [(r, None) for r in rows if r.acceptable]
-        if not acceptable:
-            self.status.setText("No judge's verdict to accept here: answer with 1 / 2 / 3.")
-            return
-        self._decide(acceptable, self.reason.text().strip() or REST_REASON, bulk=True)
+        self._store(made, bulk=True)
 
     def _decide(
         self, choices: Sequence[tuple[QaRow, str | None]], reason: str, *, bulk: bool = False
@@ -730,6 +730,12 @@ class QaReviewView(QWidget):
             if "reason" in text:
                 text += " — press R and type why you override the judge"
             self.status.setText(text)
+            return
+        self._store(made, bulk=bulk)
+
+    def _store(self, made: Sequence[Decision], *, bulk: bool) -> None:
+        session = self.session
+        if session is None:
             return
         signed_in = self.signed_in
         if signed_in is None:

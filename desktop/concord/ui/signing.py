@@ -2,8 +2,9 @@
 disposition recorded for each, how many judgements were reviewed one by one, accepted in
 bulk and not reviewed, and what the signature means — with the signer's password; the
 password is checked in the database thread; only then where to save the PDF; then the
-signature. A wrong password (or a user who may not sign) is said at once, before any file
-dialog."""
+signature, written in the window's job thread (rendering and signing the PDF takes seconds;
+it waits at most for one model call of a run under way). A wrong password (or a user who
+may not sign) is said at once, before any file dialog."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from concord.ui import theme
 from concord.ui.db import DbThread
 from concord.ui.messages import error_text
 from concord.ui.theme import plain_label
-from concord.workbench.signing import MEANING_NOTE, SignSummary, check_signer, sign, sign_summary
+from concord.ui.workers import JobHost, JobRunner
+from concord.workbench.model_jobs import sign_job
+from concord.workbench.signing import MEANING_NOTE, SignSummary, check_signer, sign_summary
 
 
 class SignDialog(QDialog):
@@ -101,13 +104,24 @@ class SignFlow(QObject):
     signed = Signal(object)  # SignedRecord
     failed = Signal(str)  # one line for the case banner
 
-    def __init__(self, window: QWidget, db: DbThread, name: str) -> None:
+    def __init__(self, window: QWidget, db: DbThread, name: str, host: JobHost) -> None:
         super().__init__(window)
         self.window = window
         self.db = db
         self.name = name
+        self.jobs = JobRunner(parent=self, host=host, urgent=True, label="signing a PDF")
+        self.jobs.finished.connect(self._signed)
+        self.jobs.failed.connect(self._not_signed)
+        self.jobs.cancelled.connect(lambda: self.failed.emit("The case was not signed: cancelled."))
+
+    @property
+    def busy(self) -> bool:
+        return self.jobs.worker_busy
 
     def start(self, case_id: str) -> None:
+        if self.jobs.worker_busy:
+            self.failed.emit("A signed PDF is still being written; sign again when it is done.")
+            return
         self.db.call(
             lambda repo: sign_summary(repo, case_id),
             lambda summary: self._ask(case_id, summary),
@@ -131,11 +145,11 @@ class SignFlow(QObject):
         )
         if not out:
             return
-        self.db.call(
-            lambda repo: sign(repo, signer, case_id, Path(out)),
-            self._signed,
-            lambda exc: self.failed.emit(f"The case was not signed: {error_text(exc)}"),
-        )
+        self.jobs.start_job(sign_job(signer, case_id, Path(out)))
 
-    def _signed(self, result: SignedRecord) -> None:
+    def _signed(self, result: object) -> None:
+        assert isinstance(result, SignedRecord)
         self.signed.emit(result)
+
+    def _not_signed(self, exc: BaseException) -> None:
+        self.failed.emit(f"The case was not signed: {error_text(exc)}")

@@ -262,6 +262,11 @@ class ValidationPage(QWidget):
         self.jobs.finished.connect(self._finished)
         self.jobs.failed.connect(lambda exc: self._stopped(f"Validation failed: {error_text(exc)}"))
         self.jobs.cancelled.connect(lambda: self._stopped("Validation cancelled."))
+        self.jobs.waiting.connect(
+            lambda label: self.progress_text.setText(
+                f"Waiting for {label} to end (one model job at a time); validation starts then."
+            )
+        )
 
     # the page protocol ---------------------------------------------------------------
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from concord.domain import Case, CaseMode, CaseStatus, Decision, GateHit, Record
 from concord.pipeline import NO_OPERATION
+from concord.records.patient_name import display_name
 from concord.site import site_note
 from concord.store import Repository
 from concord.store.clock import case_clock_steps
-from concord.workbench.patient_name import display_name
 from concord.workbench.red_flags import SHARED
 from concord.workbench.run_failure import failure_text
 

@@ -12,17 +12,8 @@ from concord.astrid.store import AstridStore
 from concord.errors import ConcordError
 from concord.eval.eval_store import EvalStore
 from concord.eval.questions import load_question_set
-from concord.records.load import format_for
-from concord.records.patients import load_patients, plan_patients
+from concord.records.patients import NOT_A_PATIENT, load_patients, plan_patients
 from concord.store import Repository
-from concord.workbench.patient_name import identifies_patient
-
-"""A file of these kinds lying directly in an imported folder is a patient only when its
-text says whose record it is."""
-NOT_A_PATIENT = (
-    "not a patient record (the text names no patient: no name, date of birth or hospital "
-    "number); not imported"
-)
 
 
 @dataclass(frozen=True)
@@ -88,27 +79,25 @@ def import_paths(
     user: str,
     progress: Callable[[ImportStep], None] | None = None,
 ) -> ImportResult:
-    """Import each file, and each patient of a folder (`records.patients`); a bad patient is
+    """Import each file, and each patient of a folder (what a patient is: `records.patients`,
+    the meaning `concord run --batch` uses too); a bad patient is
     reported (one line naming it) and the others still imported. `progress` hears once
     before the first patient and after each one. The desktop and `concord import` both
     import through here."""
     imported: list[ImportedRecord] = []
     skipped: list[Skipped] = []
-    folders = {p.resolve() for p in paths if p.is_dir()}
     plan = plan_patients(paths)
     if progress is not None and plan:
         progress(ImportStep(0, len(plan)))
     for event in load_patients(plan):
         where = str(event.source.label)
         outcome = ""
-        if event.record is None:
+        if event.stray:
+            skipped.append(Skipped(where, event.problem, patient=False))
+            outcome = f"skipped: {NOT_A_PATIENT}"
+        elif event.record is None:
             skipped.append(Skipped(where, event.problem, patient=True))
             outcome = f"skipped: {event.problem}"
-        elif _loose_text(event.source.files, event.source.label, folders) and not (
-            identifies_patient(event.record)
-        ):
-            skipped.append(Skipped(where, f"{where}: {NOT_A_PATIENT}", patient=False))
-            outcome = f"skipped: {NOT_A_PATIENT}"
         else:
             skipped.extend(
                 Skipped(str(path), f"{path}: {why}", patient=False)
@@ -126,17 +115,6 @@ def import_paths(
         if progress is not None:
             progress(ImportStep(event.index, event.total, event.source.label.name, outcome))
     return ImportResult(tuple(imported), tuple(skipped))
-
-
-def _plain_text(path: Path) -> bool:
-    """Read by the text format (the registry's, so a suffix it gains counts here too)."""
-    found = format_for(path)
-    return found is not None and found.name == "text"
-
-
-def _loose_text(files: tuple[Path, ...], label: Path, folders: set[Path]) -> bool:
-    """A text file lying directly in a folder that was imported as a whole."""
-    return files == (label,) and _plain_text(label) and label.parent.resolve() in folders
 
 
 @dataclass(frozen=True)

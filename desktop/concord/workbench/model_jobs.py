@@ -1,8 +1,10 @@
-"""The model jobs the desktop starts (no Qt): the agent panel on one record, an ASTRID judge
-run over a stored QA set, EVAL answer generation for a stored question set. They call the
-same core functions as `concord run`, `concord astrid SET_ID` and `concord eval generate`,
-and run in the job runner's thread (`ui.workers.JobRunner`) on that thread's own Services,
-through a `JobContext`: a runtime that stops on Cancel, the cancel flag, a progress report.
+"""The jobs the desktop runs off its UI thread (no Qt): the agent panel on one record, an
+ASTRID judge run over a stored QA set, EVAL answer generation for a stored question set,
+and the quick ones — importing patient records (OCR of scans takes seconds a page) and
+signing a case's PDF. They call the same core functions as `concord run`, `concord astrid
+SET_ID`, `concord eval generate`, `concord import` and `concord sign`, and run in the
+window's one job thread (`ui.workers.JobHost`) on its one Services, through a `JobContext`:
+a runtime that stops on Cancel, the cancel flag, a progress report.
 
 A generation already under way is not interrupted (llama.cpp has no hook for it): the
 runtime refuses to start the next one once Cancel was asked for."""
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from concord.accounts.session import Session
 from concord.astrid.llm_judge import JudgeSettings, judge_items
 from concord.astrid.store import AstridStore
 from concord.errors import Cancelled, InputError
@@ -21,7 +25,10 @@ from concord.eval.generate import generate_answers
 from concord.llm.runtime import Generation, GenerationRequest, Runtime
 from concord.pipeline import PanelSettings, RunEvent, Stage
 from concord.services import Services
+from concord.signoff import SignedRecord
 from concord.store import Repository
+from concord.workbench.imports import ImportResult, import_paths
+from concord.workbench.signing import sign
 
 Report = Callable[[int, int, str], None]  # done, total, message
 MAX_K = 64
@@ -206,5 +213,25 @@ def generation_job(
             use_context=use_context,
             report=lambda done, total, message: ctx.progress(JobProgress(done, total, message)),
         )
+
+    return job
+
+
+def import_job(paths: list[Path], user: str) -> Job:
+    """Import files and folders of patients (`import_paths`); progress is an ImportStep,
+    the result an ImportResult."""
+
+    def job(ctx: JobContext) -> ImportResult:
+        return import_paths(ctx.services.repo, paths, user, ctx.progress)
+
+    return job
+
+
+def sign_job(signer: Session, case_id: str, out: Path) -> Job:
+    """Sign a case's review record as `signer` (already signed in again with the password
+    just typed) into the PDF `out`; the result is the SignedRecord."""
+
+    def job(ctx: JobContext) -> SignedRecord:
+        return sign(ctx.services.repo, signer, case_id, out)
 
     return job

@@ -18,7 +18,6 @@ code alignment of each answer sentence to the context), so the UI thread only la
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -37,6 +36,7 @@ from concord.astrid.targets import (
     astrid_targets,
     make_astrid_decision,
     make_astrid_label,
+    verdict_basis,
 )
 from concord.astrid.targets import parse_value as parse_astrid_value
 from concord.decisions import record_decision
@@ -49,12 +49,12 @@ from concord.domain import (
     TargetKind,
     TargetRef,
 )
+from concord.domain.decision import new_decision_id
 from concord.domain.decision_history import UNDO_REASON as UNDO_REASON  # the pages show it
 from concord.domain.decision_history import standing_decisions
 from concord.domain.decision_history import withdrawal_of as withdrawal
 from concord.errors import InputError
 from concord.labels.harm import harm_decision
-from concord.labels.reasons import ACCEPT_REASON, BLIND_REASON, LABEL_REASON
 from concord.labels.reasons import CF_REASON as CF_REASON  # re-exported for the pages
 from concord.labels.reasons import REST_REASON as REST_REASON
 from concord.store import Repository
@@ -66,7 +66,6 @@ SENTENCE, CF, CR, RA = (
     TargetKind.ASTRID_CR,
     TargetKind.ASTRID_RA,
 )
-NO_VERDICT_REASON = "answered where the judge gave no verdict"
 
 
 def target_id(item_id: str, kind: TargetKind, sentence: int | None = None) -> str:
@@ -351,9 +350,10 @@ def needs_reason(row: QaRow, value: str | None, *, blind: bool) -> bool:
     """Does answering `row` with `value` override a verdict the reviewer can see? (Then it
     needs a reason; a blind answer, an accept or an answer where the judge gave none does
     not.)"""
-    if blind or value is None or not row.acceptable or row.judge is None:
+    if row.judge is None:
         return False
-    return bool(parse_astrid_value(row.kind, value) != row.judge.value)
+    answer = None if value is None else parse_astrid_value(row.kind, value)
+    return verdict_basis(row.judge.value, answer, blind=blind).needs_words
 
 
 def make_row_decision(
@@ -365,12 +365,9 @@ def make_row_decision(
     if row.judge is None or session.run is None:
         if value is None:
             raise ValueError("there is no judge's verdict to accept: give a value (1 / 2 / 3)")
-        return _label(session, row, value, user, reason or LABEL_REASON)
-    if not reason:
-        if needs_reason(row, value, blind=blind):
-            raise InputError("an override of a verdict you can see needs a reason")
-        unseen = ACCEPT_REASON if row.acceptable else NO_VERDICT_REASON
-        reason = BLIND_REASON if blind else unseen
+        return _label(session, row, value, user, reason)
+    if not reason.strip() and needs_reason(row, value, blind=blind):
+        raise InputError("an override of a verdict you can see needs a reason")
     return make_astrid_decision(
         session.run,
         session.items,
@@ -380,6 +377,27 @@ def make_row_decision(
         override=value,
         blind=blind,
     )
+
+
+NOTHING_TO_ACCEPT = "No judge's verdict to accept here: answer with 1 / 2 / 3."
+BLIND_BULK = "Blind mode: answer each verdict yourself (1 / 2 / 3)."
+
+
+def accept_rest(session: QaSession, item_id: str, reason: str, *, blind: bool) -> list[Decision]:
+    """Enter: accept the judge on every verdict of the item not decided yet (a bulk accept,
+    recorded with `REST_REASON` unless the reviewer typed one); a verdict the judge failed to
+    give is left for the reviewer. ValueError in blind mode (it would accept verdicts not
+    seen) and when no undecided verdict has a judge's value. Nothing undecided: []."""
+    rows = [r for r in session.item_rows(item_id) if not session.decided(r)]
+    if not rows:
+        return []
+    if blind:
+        raise ValueError(BLIND_BULK)
+    acceptable = [r for r in rows if r.acceptable]
+    if not acceptable:
+        raise ValueError(NOTHING_TO_ACCEPT)
+    said = reason.strip() or REST_REASON
+    return [make_row_decision(session, r, None, said, blind=False) for r in acceptable]
 
 
 def _derived_cf(session: QaSession, mine: dict[str, Decision], item_id: str) -> float | None:
@@ -414,7 +432,7 @@ def _cf_decision(
         )
     item = session.items[session.item_index(item_id)]
     return Decision(
-        decision_id="DEC-" + uuid.uuid4().hex,
+        decision_id=new_decision_id(),
         case_id=session.set_id,
         target_id=tid,
         target_kind=CF,

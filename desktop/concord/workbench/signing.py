@@ -11,11 +11,11 @@ from pathlib import Path
 from concord.accounts.session import Session, require_role, sign_in
 from concord.domain import Disposition, TargetRef, UserRole
 from concord.domain.decision_history import standing_decisions
+from concord.records.patient_name import date_of_birth, display_name, record_number
 from concord.report.pdf import signature_meaning
 from concord.review import ReviewTally, review_tally
 from concord.signoff import SignedRecord, sign_case
 from concord.store import Repository
-from concord.workbench.patient_name import date_of_birth, display_name, record_number
 from concord.workbench.red_flags import red_flags
 
 MEANING_NOTE = (

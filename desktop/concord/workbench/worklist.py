@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 
 from concord.adjudication.judgements import missed_major_gates
 from concord.domain import Case, Record
+from concord.records.patient_name import date_of_birth, display_name, record_number
 from concord.review import outstanding
 from concord.screen.dates import surgery_date
 from concord.store import Repository
 from concord.store.rows import RecordSummary
-from concord.workbench.patient_name import date_of_birth, display_name, record_number
 from concord.workbench.red_flags import SHARED, ImportScreen, red_flags
 from concord.workbench.run_failure import failure_text
 from concord.workbench.triage import WorklistRow
