@@ -82,3 +82,27 @@ def test_steps_are_costed_only_up_to_the_runtimes_sequences() -> None:
     runtime = StepClock({1: 0.02, 2: 0.03}, parallel=2)
     assert measure_steps(runtime, "RECORD") == {1: 0.02, 2: 0.03}  # type: ignore[arg-type]
     assert measure_steps(SimpleNamespace(), "RECORD") == {}  # type: ignore[arg-type]
+
+
+def test_the_limit_this_cpu_allows_counts_the_specialists_by_what_sharing_gains() -> None:
+    def result(alone: tuple[float, ...], steps: dict[int, float]) -> ParallelResult:
+        return ParallelResult(
+            sequences=len(alone),
+            parallel=4,
+            alone_seconds=alone,
+            together_seconds=1.0,
+            differing=0,
+            anaesthetist_seconds=8.0,
+            prefill_seconds=18.0,
+            repeats=1,
+            in_panel=len(alone),
+            step_seconds=steps,
+        )
+
+    costed = {1: 0.02, 2: 0.03, 4: 0.0454}  # decoding together gains at most 1.76x
+    many = result((20.0, 12.0, 8.0, 6.0, 6.0, 5.0, 8.0), costed)
+    assert many.limit_seconds == 18.0 + 8.0 + 20.0  # side by side for free
+    assert many.cpu_limit_seconds == 18.0 + 8.0 + 65.0 / 1.76  # the arithmetic's floor
+    one_long = result((20.0, 2.0), costed)  # the slowest alone still bounds it
+    assert one_long.cpu_limit_seconds == one_long.limit_seconds
+    assert result((20.0, 12.0), {}).cpu_limit_seconds is None  # no step costs measured

@@ -397,6 +397,19 @@ class ParallelResult:
         slowest specialist, each by itself."""
         return self.prefill_seconds + self.anaesthetist_seconds + self.slowest_in_panel
 
+    @property
+    def cpu_limit_seconds(self) -> float | None:
+        """The limit this machine's arithmetic allows, measured in the same run: the
+        specialists cannot take less than the slowest alone, nor less than all of them alone
+        divided by the most that decoding together gains here (`decoding_together_ceiling`).
+        A reference beside `limit_seconds`, which assumes they decode side by side for free;
+        None without step costs."""
+        ceiling = self.decoding_together_ceiling
+        if not ceiling:
+            return None
+        shared = sum(self.alone_seconds[: self.in_panel]) / ceiling
+        return self.prefill_seconds + self.anaesthetist_seconds + max(self.slowest_in_panel, shared)
+
 
 STEP_SEQUENCES = (1, 2, 4)
 STEP_SAMPLES = 10  # decoding steps timed per count (the first two dropped)

@@ -433,6 +433,15 @@ def _panel_figures(
     limit = parallel.limit_seconds
     parts, within = _limit_difference(pipeline, parallel)
     said = ", ".join(f"{name.replace('_', ' ')} {value:.1f} s" for name, value in parts.items())
+    cpu_limit = parallel.cpu_limit_seconds
+    on_this_cpu = (
+        ""
+        if cpu_limit is None
+        else f"; on this machine decoding together gains at most "
+        f"{parallel.decoding_together_ceiling:.2f}× (a step of k sequences costs "
+        f"{parallel.step_cost_vs_one} steps of one), so its arithmetic allows no less than "
+        f"{cpu_limit:.1f} s: the panel is {panel / cpu_limit:.2f}× that"
+    )
     figures.append(
         Figure(
             "panel_vs_limit",
@@ -443,12 +452,14 @@ def _panel_figures(
             f"({parallel.prefill_seconds:.1f} s) + the anaesthetist by itself "
             f"({parallel.anaesthetist_seconds:.1f} s) + the slowest specialist by itself "
             f"({parallel.slowest_in_panel:.1f} s) = {limit:.1f} s; the {panel - limit:.1f} s "
-            f"between them: {said}",
+            f"between them: {said}{on_this_cpu}",
             Target("<=", PANEL_VS_LIMIT_MAX),
             detail={
                 "panel_seconds": round(panel, 3),
                 "limit_seconds": round(limit, 3),
                 "difference_seconds": round(panel - limit, 2),
+                "cpu_limit_seconds": None if cpu_limit is None else round(cpu_limit, 3),
+                "panel_vs_cpu_limit": None if cpu_limit is None else _round(panel / cpu_limit),
                 "difference": parts,
                 "within_the_difference": within,
                 "attempts": pipeline.attempts,
