@@ -93,6 +93,27 @@ def test_two_model_jobs_never_run_at_once_and_the_second_says_it_waits(make_wind
     assert spans["judge"][0] >= spans["validation"][1]  # it started after the first ended
 
 
+def test_a_patients_run_behind_another_job_says_it_waits_until_it_starts(make_window, qtbot):
+    window = make_window()
+    record = load_record(demo_record_path())
+    with Repository.open() as repo:
+        repo.save_record(record, USER)
+    window.open_record(record.record_id)
+    qtbot.waitUntil(lambda: window.case_view.bundle is not None, timeout=10_000)
+    release = threading.Event()
+    window.validation_jobs.start_job(lambda ctx: release.wait(LONG), label="a site validation run")
+    window.patients.run_current("")
+    view = window.case_view
+    assert view.status_badge.text() == "Status: waiting for the model"  # not "running"
+    assert "Waiting for a site validation run to end" in view.run_panel.status.text()
+    release.set()
+    qtbot.waitUntil(
+        lambda: view.status_badge.text() != "Status: waiting for the model", timeout=10_000
+    )
+    assert view.status_badge.text() == f"Status: {CaseStatus.RUNNING.value}"
+    qtbot.waitUntil(lambda: not window.runner.worker_busy, timeout=30_000)
+
+
 def test_an_import_runs_at_the_next_checkpoint_of_a_model_job(make_window, qtbot):
     """The long job waits (checkpoint after checkpoint) for something only the quick job
     does: were quick jobs queued behind it, it would never see it and fail."""

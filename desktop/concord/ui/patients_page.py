@@ -94,6 +94,7 @@ class PatientsPage(QStackedWidget):
         self._entry_since = time.monotonic()
         self._last_event: RunEvent | None = None  # of the run under way, to show it again
         self._run_record: str | None = None  # the record whose run this page follows
+        self._run_queued = False  # that run waits behind another page's job
         self._status_before_run = CaseStatus.NOT_RUN
         self.worklist = WorklistView()
         self.case_view = CaseView()
@@ -368,9 +369,13 @@ class PatientsPage(QStackedWidget):
         self.runner.start(record_id, model=model or None, settings=self.settings, user=self.user)
 
     def _run_waiting(self, label: str) -> None:
+        """The run is queued behind another page's job: said as waiting, not running, until
+        its first progress event."""
         text = f"Waiting for {label} to end (one model job at a time); the run starts then."
+        self._run_queued = True
         if self._showing_run():
             self.case_view.run_panel.status.setText(text)
+            self.case_view.status_badge.setText("Status: waiting for the model")
         self.status_message.emit(text)
 
     def cancel_run(self) -> None:
@@ -381,11 +386,16 @@ class PatientsPage(QStackedWidget):
         if not isinstance(event, RunEvent):
             return
         self._last_event = event
+        if self._run_queued:  # it has started
+            self._run_queued = False
+            if self._showing_run():
+                self.case_view.set_status(CaseStatus.RUNNING)
         if self._showing_run():
             self.case_view.run_panel.on_event(event)
         self.status_message.emit(event.message)
 
     def _run_finished(self, case_id: object) -> None:
+        self._run_queued = False
         showing = self._showing_run()
         self._run_record = None
         self.worklist.model.set_running(None)
@@ -417,6 +427,7 @@ class PatientsPage(QStackedWidget):
         line; an error also in the banner), or in the status bar when another page shows."""
         self.worklist.model.set_running(None)
         self._last_event = None
+        self._run_queued = False
         showing = self._showing_run()
         self._run_record = None
         if not showing:
