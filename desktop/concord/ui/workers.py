@@ -56,6 +56,15 @@ class _Submission:
     urgent: bool
 
 
+@dataclass(frozen=True)
+class _Held:
+    """What the UI thread keeps of a job submitted and not ended."""
+
+    owner: JobRunner
+    label: str
+    stop: threading.Event
+
+
 class _HostWorker(QObject):
     """Lives in the job thread: the queue of submissions and the one Services."""
 
@@ -157,8 +166,6 @@ class _HostWorker(QObject):
 class JobHost(QObject):
     """The window's one job thread and its one Services; lives on the UI thread."""
 
-    current_changed = Signal()  # a job started or ended
-
     _wake = Signal()
     _close = Signal()
 
@@ -183,9 +190,7 @@ class JobHost(QObject):
         self._worker.cancelled.connect(self._on_cancelled)
         self._worker.ended.connect(self._on_ended)
         self._ids = 0
-        self._owners: dict[int, JobRunner] = {}  # submitted and not ended
-        self._labels: dict[int, str] = {}
-        self._stops: dict[int, threading.Event] = {}
+        self._jobs: dict[int, _Held] = {}  # submitted and not ended
         self._running: list[int] = []  # started and not ended (an urgent job nests in a long one)
         self._thread.start()
 
@@ -202,28 +207,21 @@ class JobHost(QObject):
         self._ids += 1
         job_id = self._ids
         stop = threading.Event()
-        self._owners[job_id] = owner
-        self._labels[job_id] = label
-        self._stops[job_id] = stop
+        self._jobs[job_id] = _Held(owner, label, stop)
         self._worker.submit(_Submission(job_id, job, stop, urgent))
         self._wake.emit()
         return job_id
 
     def stop(self, job_id: int) -> None:
-        if job_id in self._stops:
-            self._stops[job_id].set()
+        if job_id in self._jobs:
+            self._jobs[job_id].stop.set()
 
     def busy_for(self, owner: JobRunner) -> str | None:
         """The label of a job of ANOTHER runner now running or queued before owner's, if any."""
-        for job_id, other in self._owners.items():
-            if other is not owner:
-                return self._labels[job_id] or "another job"
+        for held in self._jobs.values():
+            if held.owner is not owner:
+                return held.label or "another job"
         return None
-
-    @property
-    def idle(self) -> bool:
-        """No job waiting or running."""
-        return not self._owners
 
     @property
     def running(self) -> bool:
@@ -235,12 +233,12 @@ class JobHost(QObject):
         return self._thread.isRunning()
 
     def _owner(self, job_id: int) -> JobRunner | None:
-        return self._owners.get(job_id)
+        held = self._jobs.get(job_id)
+        return None if held is None else held.owner
 
     @Slot(int)
     def _on_started(self, job_id: int) -> None:
         self._running.append(job_id)
-        self.current_changed.emit()
 
     @Slot(int, object)
     def _on_progress(self, job_id: int, event: object) -> None:
@@ -264,19 +262,16 @@ class JobHost(QObject):
 
     @Slot(int)
     def _on_ended(self, job_id: int) -> None:
-        owner = self._owners.pop(job_id, None)
-        self._labels.pop(job_id, None)
-        self._stops.pop(job_id, None)
+        held = self._jobs.pop(job_id, None)
         if job_id in self._running:
             self._running.remove(job_id)
-        self.current_changed.emit()
-        if owner is not None:
-            owner._job_ended(job_id)
+        if held is not None:
+            held.owner._job_ended(job_id)
 
     def shutdown(self, wait_ms: int = 30_000) -> None:
         if self._thread.isRunning():
-            for stop in self._stops.values():
-                stop.set()
+            for held in self._jobs.values():
+                held.stop.set()
             self._close.emit()
             self._thread.quit()
             self._thread.wait(wait_ms)
