@@ -10,20 +10,25 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 
 from concord.adjudication.config import ScoringConfig
-from concord.adjudication.consults import choose_specialists, mutual_omissions
+from concord.adjudication.consults import (
+    choose_specialists,
+    mutual_omissions,
+    required_specialists,
+)
 from concord.adjudication.gates import triggered
 from concord.adjudication.llm_matcher import LlmMatchProposer
 from concord.adjudication.panel import judge_panel, proposer_asks
 from concord.adjudication.support import ClaimChecker
+from concord.agents.output import BriefOut
 from concord.agents.profiles import AgentProfile
 from concord.agents.prompts import PromptSet, build_record_block
-from concord.agents.runner import propose_operation, run_agent, run_agents
+from concord.agents.runner import AgentTask, brief_task, propose_operation, run_tasks, task_brief
 from concord.domain import (
     Brief,
     BriefStatus,
@@ -151,6 +156,107 @@ def refused_case(
     )
 
 
+@dataclass(frozen=True)
+class _BriefPlan:
+    """What the briefs of one run are written for."""
+
+    operation: str
+    gates: tuple[GateHit, ...]
+    consult_ids: tuple[str, ...]  # the specialists the anaesthetist may consult
+    max_specialists: int
+    prompts: PromptSet | None
+
+
+def _write_briefs(
+    record: Record,
+    runtime: Runtime,
+    profiles: Mapping[str, AgentProfile],
+    plan: _BriefPlan,
+    should_stop: Callable[[], bool],
+    timed: Callable[[str, float], float],
+) -> Generator[RunEvent, None, tuple[list[str], list[Brief]]]:
+    """The anaesthetist's brief and its consults' briefs, decoded together: the specialists
+    every record with a major red flag needs (its owners, `required_specialists`, known
+    from the screen) start beside the anaesthetist, and those it chooses as soon as its
+    brief is in, beside those still writing. Yields an event as each agent starts and as
+    each finishes; returns the specialists consulted (in the order chosen) and the briefs,
+    the anaesthetist's first, then the specialists' as they finished."""
+
+    def check() -> None:
+        if should_stop():
+            raise Cancelled("run cancelled by the user", subject=record.name)
+
+    def task(name: str, consults: tuple[str, ...] | None = None) -> AgentTask[BriefOut]:
+        return brief_task(
+            profiles[name],
+            record,
+            operation=plan.operation,
+            prompts=plan.prompts,
+            specialist_ids=consults,
+        )
+
+    started = time.perf_counter()
+    required = required_specialists(plan.gates, plan.consult_ids)
+    lead = task("anaesthetist", plan.consult_ids)
+    tasks = [lead, *(task(name) for name in required)]
+    began = {name: started for name in required}
+    specialists: list[str] | None = None  # chosen once the anaesthetist's brief is in
+    briefs: list[Brief] = []
+    yield RunEvent(
+        Stage.ANAESTHETIST,
+        "anaesthetist agent writing the risk brief",
+        0,
+        1,
+        agent="anaesthetist",
+    )
+    for name in required:  # known before the anaesthetist writes: the record's red flags
+        yield RunEvent(
+            Stage.SPECIALIST, f"{name} agent writing its brief", 0, len(required), agent=name
+        )
+    for finished in run_tasks(runtime, tasks, should_stop):
+        if finished is lead:
+            consults = plan.consult_ids
+            profile = profiles["anaesthetist"]
+            brief = task_brief(finished, runtime, profile, record, consults, plan.prompts)
+            briefs.insert(0, brief)
+            yield RunEvent(
+                Stage.ANAESTHETIST,
+                f"anaesthetist brief {brief.status.value}",
+                1,
+                1,
+                agent="anaesthetist",
+                seconds=timed("anaesthetist", started),
+            )
+            check()
+            specialists = choose_specialists(brief, plan.gates, consults, plan.max_specialists)
+            for name in specialists:
+                if name not in began:
+                    began[name] = time.perf_counter()
+                    tasks.append(task(name))  # starts beside those still writing
+                    yield RunEvent(
+                        Stage.SPECIALIST,
+                        f"{name} agent writing its brief",
+                        0,
+                        len(specialists),
+                        agent=name,
+                    )
+            continue
+        brief = task_brief(finished, runtime, profiles[finished.name], record, (), plan.prompts)
+        briefs.append(brief)
+        written = len(briefs) - (1 if specialists is not None else 0)
+        yield RunEvent(
+            Stage.SPECIALIST,
+            f"{brief.agent} brief {brief.status.value}",
+            written,
+            len(specialists) if specialists is not None else len(began),
+            agent=brief.agent,
+            seconds=timed(brief.agent, began[brief.agent]),
+        )
+        check()
+    assert specialists is not None  # the anaesthetist's task always finishes
+    return specialists, briefs
+
+
 def run_panel(
     record: Record,
     runtime: Runtime,
@@ -210,61 +316,14 @@ def run_panel(
             yield RunEvent(Stage.SURGEON, note, 1, 1, agent="surgeon", seconds=timed("surgeon", t0))
             check()
 
-        t0 = time.perf_counter()
-        yield RunEvent(
-            Stage.ANAESTHETIST,
-            "anaesthetist agent writing the risk brief",
-            0,
-            1,
-            agent="anaesthetist",
-        )
-        anaesthetist = run_agent(
-            runtime,
-            profiles["anaesthetist"],
+        specialists, briefs = yield from _write_briefs(
             record,
-            operation=operation,
-            should_stop=should_stop,
-            specialist_ids=consult_ids,
-            prompts=prompts,
-        )
-        yield RunEvent(
-            Stage.ANAESTHETIST,
-            f"anaesthetist brief {anaesthetist.status.value}",
-            1,
-            1,
-            agent="anaesthetist",
-            seconds=timed("anaesthetist", t0),
-        )
-        check()
-
-        specialists = choose_specialists(anaesthetist, gates, consult_ids, settings.max_specialists)
-        briefs = [anaesthetist]
-        t0 = time.perf_counter()
-        for name in specialists:
-            yield RunEvent(
-                Stage.SPECIALIST, f"{name} agent writing its brief", 0, len(specialists), agent=name
-            )
-        # The specialists are independent: they are decoded together (a parallel runtime) and
-        # each is reported as it finishes.
-        written = run_agents(
             runtime,
-            [profiles[name] for name in specialists],
-            record,
-            operation=operation,
-            should_stop=should_stop,
-            prompts=prompts,
+            profiles,
+            _BriefPlan(operation, gates, consult_ids, settings.max_specialists, prompts),
+            should_stop,
+            timed,
         )
-        for n, brief in enumerate(written, start=1):
-            briefs.append(brief)
-            yield RunEvent(
-                Stage.SPECIALIST,
-                f"{brief.agent} brief {brief.status.value}",
-                n,
-                len(specialists),
-                agent=brief.agent,
-                seconds=timed(brief.agent, t0),
-            )
-            check()
         order = {name: i for i, name in enumerate(specialists)}
         briefs[1:] = sorted(briefs[1:], key=lambda b: order[b.agent])
         briefs = check_claims(record, briefs, gates, screen)

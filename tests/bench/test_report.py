@@ -62,7 +62,7 @@ GOOD_PIPELINE = PipelineResult(
     brief_status=dict.fromkeys(PANEL, "ok"),
     stall_ms=12.0,
     panel_seconds=40.0,
-    panel_model_seconds={"anaesthetist": 21.0, "specialist": 18.0},
+    panel_model_seconds={"anaesthetist+specialist": 39.0},
     panel_output_tokens=1500,
     panel_stats={"prefill_seconds": 8.5, "restore_seconds": 0.4, "restores": 5},
 )
@@ -236,14 +236,26 @@ def test_the_difference_from_the_limit_is_split_into_parts_that_add_up() -> None
     assert detail["difference_seconds"] == 40.0 - (8 + 12 + 12)
     assert detail["difference"] == {
         "python_outside_the_model": 1.0,  # 40 s of panel, 39 s inside the model
-        "record_and_anaesthetist_beyond_alone": 1.0,  # 21 s vs 8 s prefill + 12 s alone
-        "specialists_beyond_the_slowest_alone": 6.0,  # 18 s vs the slowest alone, 12 s
+        "record_prefill_beyond_alone": 0.5,  # 8.5 s in the panel vs 8 s alone
+        # 39 s of agents decoded together, of which 8.5 s the record, vs the anaesthetist
+        # alone (12 s) and the slowest specialist alone (12 s)
+        "agents_beyond_the_anaesthetist_and_slowest_alone": 6.5,
         "surgeon": 0.0,
         "judges": 0.0,
     }
     assert sum(detail["difference"].values()) == detail["difference_seconds"]
     assert detail["within_the_difference"]["restore_and_save_seconds_in_panel"] == 0.4
-    assert "specialists beyond the slowest alone 6.0 s" in figure["compared_with"]
+    assert "agents beyond the anaesthetist and slowest alone 6.5 s" in figure["compared_with"]
+
+
+def test_the_record_read_by_the_surgeon_is_not_counted_twice() -> None:
+    pipeline = replace(
+        GOOD_PIPELINE, panel_model_seconds={"surgeon": 10.5, "anaesthetist+specialist": 28.5}
+    )
+    detail = to_json(result(pipeline=pipeline))["figures"]["panel_vs_limit"]["detail"]
+    assert detail["difference"]["surgeon"] == 2.0  # 10.5 s, of which 8.5 s the record
+    assert detail["difference"]["agents_beyond_the_anaesthetist_and_slowest_alone"] == 4.5
+    assert sum(detail["difference"].values()) == detail["difference_seconds"]
 
 
 def test_contention_is_judged_on_the_same_work() -> None:

@@ -130,7 +130,6 @@ def test_the_panels_own_first_requests_can_be_read_as_briefs(inputs) -> None:
     assert mm.valid_briefs(texts, cut, pipeline.first_requests, record, inputs.profiles) == len(
         pipeline.agents
     )
-    assert pipeline.panel_output_tokens > 0 and set(pipeline.panel_model_seconds) == {
-        "anaesthetist",
-        "specialist",
-    }
+    # the anaesthetist and the specialists of the record's red flags decoded together
+    assert pipeline.panel_output_tokens > 0
+    assert "anaesthetist+specialist" in pipeline.panel_model_seconds

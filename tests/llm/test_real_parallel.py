@@ -18,7 +18,7 @@ import pytest
 
 from concord.errors import Cancelled, ModelError
 from concord.llm.registry import ModelEntry, load_runtime
-from concord.llm.runtime import FinishReason, GenerationRequest
+from concord.llm.runtime import FinishReason, GenerationRequest, generate_all
 
 pytestmark = pytest.mark.real_model
 
@@ -203,3 +203,45 @@ def test_timed_steps_leave_the_runtime_as_it_was(runtime) -> None:
     assert len(without) == 2
     assert runtime.generate(request).text == before
     assert [g.text for _, g in runtime.generate_many([request, request])] == [before] * 2
+
+
+def added_while_answering(runtime, first, added) -> tuple[dict[int, str], int]:
+    """`first` decoded together, `added` appended while the first answer is handled; the
+    texts by index and how many were still being written when they were added."""
+    requests = list(first)
+    texts: dict[int, str] = {}
+    in_flight = -1
+    for index, generation in generate_all(runtime, requests):
+        texts[index] = generation.text
+        if in_flight < 0:
+            in_flight = len(first) - len(texts)
+            requests.extend(added)
+    return texts, in_flight
+
+
+def test_requests_added_while_an_answer_is_handled_start_beside_the_others(runtime) -> None:
+    first = [ask(QUESTIONS[0], max_tokens=4), ask(QUESTIONS[1], max_tokens=40)]
+    added = [ask(QUESTIONS[2]), ask(QUESTIONS[0], max_tokens=24)]
+    texts, in_flight = added_while_answering(runtime, first, added)
+    assert sorted(texts) == [0, 1, 2, 3] and in_flight == 1
+    # each answer is the one its request gets alone, however the batch was made up
+    alone = [runtime.generate(r).text for r in [*first, *added]]
+    assert [texts[i] for i in range(4)] == alone
+
+
+def test_a_child_process_takes_added_requests_into_its_batch(default_entry) -> None:
+    from concord.llm.isolated import IsolatedRuntime
+    from concord.llm.watchdog import TimeoutRuntime
+
+    isolated = IsolatedRuntime(default_entry, n_ctx=1024, parallel=3, n_threads=1)
+    watched = TimeoutRuntime(isolated, 30.0)
+    try:
+        first = [ask(QUESTIONS[0], max_tokens=4), ask(QUESTIONS[1], max_tokens=40)]
+        added = [ask(QUESTIONS[2])]
+        texts, _ = added_while_answering(watched, first, added)
+        alone = [watched.generate(r).text for r in [*first, *added]]
+        assert [texts[i] for i in range(3)] == alone
+        # the batch ended cleanly: the next request is answered as usual
+        assert watched.generate(ask(QUESTIONS[0], max_tokens=4)).completion_tokens == 4
+    finally:
+        watched.close()

@@ -9,10 +9,12 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from concord import paths
+from concord.adjudication.consults import required_specialists
+from concord.domain import BriefStatus
 from concord.errors import Cancelled
 from concord.llm.runtime import Generation, GenerationRequest, StopCheck
 from concord.llm.scripted import ScriptedRuntime
-from concord.pipeline import PanelSettings, Stage, run_panel
+from concord.pipeline import AGENT_STAGES, PanelSettings, Stage, run_panel
 from concord.records import load_record
 from concord.services import Services
 from tests.fake_agents import BriefWriter
@@ -74,16 +76,93 @@ def test_specialists_are_decoded_together_and_reported_as_each_finishes(svc) -> 
     case = events[-1].case
     assert case is not None
     chosen = list(case.specialists_chosen)
-    assert len(chosen) >= 3
-    # the anaesthetist alone (it chooses the specialists), then all chosen ones at once
-    assert runtime.batches == [["anaesthetist"], chosen]
+    required = required_specialists(case.gates, svc.profiles.keys())
+    assert required and len(chosen) > len(required)
+    # the owners of the record's major red flags beside the anaesthetist; the rest it chose
+    # together after it (a runtime that cannot take added requests answers them next)
+    later = [name for name in chosen if name not in required]
+    assert runtime.batches == [["anaesthetist", *required], later]
     specialist = [e for e in events if e.stage is Stage.SPECIALIST]
-    starts, ends = specialist[: len(chosen)], specialist[len(chosen) :]
-    assert [e.agent for e in starts] == chosen and all(e.done == 0 for e in starts)
-    assert [e.agent for e in ends] == list(reversed(chosen))  # as they finished
+    starts = [e for e in specialist if e.done == 0]
+    ends = [e for e in specialist if e.done > 0]
+    assert [e.agent for e in starts] == required + later
+    # answered in reverse order within each batch
+    assert [e.agent for e in ends] == list(reversed(required)) + list(reversed(later))
     assert [e.done for e in ends] == list(range(1, len(chosen) + 1))
+    assert ends[-1].total == len(chosen)
     # the case keeps the anaesthetist's order of consultation, whatever finished first
     assert [b.agent for b in case.briefs] == ["anaesthetist", *chosen]
+
+
+class StreamingWriter(ScriptedRuntime):
+    """Scripted briefs on a runtime that takes requests added while it decodes: it answers
+    the anaesthetist first, then the last started request first, and records which
+    requests were still being written when each was added."""
+
+    parallel = 4
+    takes_added_requests = True
+
+    def __init__(self, writer: BriefWriter) -> None:
+        super().__init__(writer)
+        self.calls = 0
+        self.added_beside: dict[str, list[str]] = {}  # agent -> agents in flight then
+
+    def generate_many(
+        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        self.calls += 1
+        answered: set[int] = set()
+        known = 0
+        while len(answered) < len(requests):
+            in_flight = [requests[i].agent for i in range(known) if i not in answered]
+            for index in range(known, len(requests)):
+                self.added_beside[requests[index].agent] = in_flight
+            known = len(requests)
+            waiting = [i for i in range(known) if i not in answered]
+            lead = [i for i in waiting if requests[i].agent == "anaesthetist"]
+            index = lead[0] if lead else waiting[-1]
+            answered.add(index)
+            yield index, self.generate(requests[index])
+
+
+def test_the_chosen_specialists_start_beside_the_red_flags_owners_still_writing(svc) -> None:
+    runtime = StreamingWriter(BriefWriter(consult=CONSULT))
+    events = list(panel(svc, runtime))
+    case = events[-1].case
+    assert case is not None
+    required = required_specialists(case.gates, svc.profiles.keys())
+    later = [name for name in case.specialists_chosen if name not in required]
+    assert runtime.calls == 1  # one batch: the anaesthetist, the owners, then the rest
+    for name in later:  # added as soon as the anaesthetist's brief was read
+        assert runtime.added_beside[name][: len(required)] == required
+    assert [b.agent for b in case.briefs] == ["anaesthetist", *case.specialists_chosen]
+    assert all(b.status is BriefStatus.OK for b in case.briefs)
+
+
+def test_a_red_flags_owner_that_finishes_before_the_anaesthetist_is_reported_then(svc) -> None:
+    class OwnersFirst(StreamingWriter):
+        def generate_many(self, requests, should_stop=None):  # type: ignore[no-untyped-def]
+            self.calls += 1
+            order = sorted(range(len(requests)), key=lambda i: requests[i].agent == "anaesthetist")
+            answered = []
+            for index in order:
+                answered.append(index)
+                yield index, self.generate(requests[index])
+            while len(requests) > len(answered):  # those added after the anaesthetist's brief
+                index = len(answered)
+                answered.append(index)
+                yield index, self.generate(requests[index])
+
+    runtime = OwnersFirst(BriefWriter(consult=CONSULT))
+    events = list(panel(svc, runtime))
+    case = events[-1].case
+    assert case is not None
+    required = required_specialists(case.gates, svc.profiles.keys())
+    agents = [(e.stage, e.agent, e.done) for e in events if e.stage in AGENT_STAGES]
+    lead_done = agents.index((Stage.ANAESTHETIST, "anaesthetist", 1))
+    first_owner = agents.index((Stage.SPECIALIST, required[0], 1))
+    assert first_owner < lead_done  # shown when it happened, before the anaesthetist's
+    assert [b.agent for b in case.briefs] == ["anaesthetist", *case.specialists_chosen]
 
 
 def test_a_cancel_during_the_specialists_stops_the_batch(svc) -> None:
@@ -129,8 +208,14 @@ def test_the_judges_of_every_brief_are_decoded_together_and_score_as_one_by_one(
     chosen = list(case.specialists_chosen)
     judge_requests = [r for r in together.requests if "List S:" in r.prompt]
     assert judge_requests  # code left items unmatched, so the judges were asked
-    # the anaesthetist, the specialists, then every judge run of every brief in one batch
-    assert together.batches == [["anaesthetist"], chosen, ["judge"] * len(judge_requests)]
+    # the anaesthetist with the red flags' owners, the other specialists, then every judge
+    # run of every brief in one batch
+    required = required_specialists(case.gates, svc.profiles.keys())
+    assert together.batches == [
+        ["anaesthetist", *required],
+        [name for name in chosen if name not in required],
+        ["judge"] * len(judge_requests),
+    ]
     assert len({(r.prompt, r.seed) for r in judge_requests}) == len(judge_requests)
     assert {r.seed for r in judge_requests} == set(range(judges))
     # no judge request was made twice (the batch's answers were used, not asked again)

@@ -15,6 +15,18 @@ from concord.adjudication.gates import GateRule, addressing_items, triggered
 from concord.domain import Brief, GateHit, Severity
 
 
+def required_specialists(gates: tuple[GateHit, ...], specialists: Collection[str]) -> list[str]:
+    """The owners of triggered major gates among `specialists`, most severe first: consulted
+    whatever the anaesthetist asks for (`choose_specialists`), so known from the record
+    screen before any agent writes, and started beside the anaesthetist."""
+    required: list[str] = []
+    for gate in sorted(triggered(gates), key=lambda g: g.severity.rank):
+        owner = gate.specialty
+        if gate.severity is Severity.MAJOR and owner in specialists and owner not in required:
+            required.append(owner)
+    return required
+
+
 def choose_specialists(
     anaesthetist: Brief,
     gates: tuple[GateHit, ...],
@@ -31,11 +43,12 @@ def choose_specialists(
     anaesthesia need no specialist.
     """
     chosen = [s for s in anaesthetist.consult if s in specialists][:limit]
+    required = required_specialists(gates, specialists)
     fired = sorted(triggered(gates), key=lambda g: g.severity.rank)
     for gate in fired:
         if gate.specialty not in specialists or gate.specialty in chosen:
             continue
-        if gate.severity is Severity.MAJOR or len(chosen) < limit:
+        if gate.specialty in required or len(chosen) < limit:
             chosen.append(gate.specialty)
     return chosen
 

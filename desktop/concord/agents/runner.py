@@ -158,19 +158,39 @@ class AgentTask(Generic[T]):
 
 
 def run_tasks(
-    runtime: Runtime, tasks: Sequence[AgentTask[T]], should_stop: StopCheck | None = None
+    runtime: Runtime, tasks: list[AgentTask[T]], should_stop: StopCheck | None = None
 ) -> Iterator[AgentTask[T]]:
     """Run every task to its end; yields each task when it is done, in finishing order.
-    Each round sends all unfinished tasks' next requests together."""
-    pending = [task for task in tasks if not task.done]
-    while pending:
-        requests = [task.next_request() for task in pending]
-        for index, generation in generate_all(runtime, requests, should_stop):
-            task = pending[index]
-            task.take(generation)
-            if task.done:
-                yield task
-        pending = [task for task in pending if not task.done]
+
+    Every task's request goes to the runtime at once (decoded together by a parallel
+    runtime); a task whose answer is refused sends its next attempt as soon as it is read,
+    and tasks the caller appends to `tasks` while it handles a finished one are started
+    then, beside those still being written (`ParallelRuntime`: a runtime that takes added
+    requests starts them at its next decoding step)."""
+    requests: list[GenerationRequest] = []
+    asking: list[AgentTask[T]] = []  # the task of each request
+    started = 0  # tasks whose first request was sent
+
+    def start_new() -> None:
+        nonlocal started
+        for task in tasks[started:]:
+            if not task.done:
+                requests.append(task.next_request())
+                asking.append(task)
+        started = len(tasks)
+
+    start_new()
+    if not requests:
+        return
+    for index, generation in generate_all(runtime, requests, should_stop):
+        task = asking[index]
+        task.take(generation)
+        if task.done:
+            yield task  # the caller may append tasks now
+        else:
+            requests.append(task.next_request())
+            asking.append(task)
+        start_new()
 
 
 def _settings(attempt: int, refusal: Refusal | None, seed: int) -> tuple[float, int]:
@@ -202,7 +222,7 @@ def brief_task(
         raise InputError(
             "the surgeon proposes an operation; use propose_operation", subject=profile.id
         )
-    consult_ids = _consult_ids(profile, specialist_ids)
+    consult_ids = consult_ids_of(profile, specialist_ids)
     prefix = build_record_block(record, prompts)
     ids = frozenset(line_ids(record))
     words = line_word_counts(record)
@@ -238,7 +258,7 @@ def brief_task(
     return AgentTask(profile.id, plan, max_attempts=max_attempts)
 
 
-def _brief(
+def task_brief(
     task: AgentTask[BriefOut],
     runtime: Runtime,
     profile: AgentProfile,
@@ -246,6 +266,8 @@ def _brief(
     consult_ids: Sequence[str],
     prompts: PromptSet | None = None,
 ) -> Brief:
+    """The brief of a finished task: its answer as a Brief, or FAILED with the last reason
+    and raw output when no attempt was valid."""
     bookkeeping = {
         "model_sha256": runtime.model_sha256,
         "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids, prompts),
@@ -271,7 +293,8 @@ def _brief(
     )
 
 
-def _consult_ids(profile: AgentProfile, specialist_ids: Sequence[str] | None) -> tuple[str, ...]:
+def consult_ids_of(profile: AgentProfile, specialist_ids: Sequence[str] | None) -> tuple[str, ...]:
+    """The specialists `profile` may consult: the anaesthetist's choice, nobody else's."""
     if profile.role != AgentRole.ANAESTHETIST:
         return ()
     return tuple(specialist_ids) if specialist_ids is not None else default_specialist_ids()
@@ -309,8 +332,8 @@ def run_agents(
     by_id = {profile.id: profile for profile in profiles}
     for task in run_tasks(runtime, list(tasks.values()), should_stop):
         profile = by_id[task.name]
-        consult_ids = _consult_ids(profile, specialist_ids)
-        yield _brief(task, runtime, profile, record, consult_ids, prompts)
+        consult_ids = consult_ids_of(profile, specialist_ids)
+        yield task_brief(task, runtime, profile, record, consult_ids, prompts)
 
 
 def run_agent(

@@ -374,19 +374,24 @@ def _limit_difference(
     pipeline: PipelineResult, parallel: ParallelResult
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """The panel's time beyond its limit, split into parts that add up to it: Python
-    outside the model; the record and the anaesthetist in the panel beyond the prefill and
-    the anaesthetist alone (restores, retries); the specialists beyond the slowest alone
-    (the others, one after another or decoded together); the surgeon; judges."""
+    outside the model; the record's prefill in the panel beyond the prefill alone; the
+    agents (the anaesthetist and the specialists, decoded together) beyond the anaesthetist
+    alone and the slowest specialist alone: the other specialists, restores, retries; the
+    surgeon; judges. The record is read in the first model call of the run (the
+    surgeon's when it runs, else the agents')."""
     roles = pipeline.panel_model_seconds
     model = sum(roles.values())
+    agents = sum(v for k, v in roles.items() if {"anaesthetist", "specialist"} & set(k.split("+")))
+    surgeon = roles.get("surgeon", 0.0)
+    prefill = float(pipeline.panel_stats.get("prefill_seconds") or 0.0)
     parts = {
         "python_outside_the_model": pipeline.panel_seconds - model,
-        "record_and_anaesthetist_beyond_alone": roles.get("anaesthetist", 0.0)
-        - parallel.prefill_seconds
-        - parallel.anaesthetist_seconds,
-        "specialists_beyond_the_slowest_alone": roles.get("specialist", 0.0)
+        "record_prefill_beyond_alone": prefill - parallel.prefill_seconds,
+        "agents_beyond_the_anaesthetist_and_slowest_alone": agents
+        - (0.0 if surgeon else prefill)
+        - parallel.anaesthetist_seconds
         - parallel.slowest_in_panel,
-        "surgeon": roles.get("surgeon", 0.0),
+        "surgeon": surgeon - (prefill if surgeon else 0.0),
         "judges": roles.get("judge", 0.0),
     }
     stats = pipeline.panel_stats

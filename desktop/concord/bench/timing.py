@@ -30,8 +30,12 @@ class TimedRuntime:
     Requests decoded together overlap in time, so their `Generation.seconds` are not
     added: `model_seconds` is the wall time inside the inner runtime, and `prompt_seconds`
     counts, for each batch, the wait until the last of its prompts was evaluated.
-    `seconds_by_kind` splits `model_seconds` by `kind(request)` of each call (a batch by
-    its first request), e.g. by agent role."""
+    `seconds_by_kind` splits `model_seconds` by `kind(request)` of each call, e.g. by agent
+    role; a batch of several kinds counts under them joined by "+" (the anaesthetist and the
+    specialists decoded together: "anaesthetist+specialist")."""
+
+    # its batches go to `generate_all` on the inner runtime, which answers added requests
+    takes_added_requests = True
 
     def __init__(
         self, inner: Runtime, kind: Callable[[GenerationRequest], str] = lambda r: r.agent
@@ -46,15 +50,15 @@ class TimedRuntime:
         self.seconds_by_kind: dict[str, float] = {}
         self._kind = kind
 
-    def _spent(self, request: GenerationRequest, seconds: float) -> None:
+    def _spent(self, requests: Sequence[GenerationRequest], seconds: float) -> None:
         self.model_seconds += seconds
-        kind = self._kind(request)
+        kind = "+".join(sorted({self._kind(r) for r in requests}))
         self.seconds_by_kind[kind] = self.seconds_by_kind.get(kind, 0.0) + seconds
 
     def generate(self, request: GenerationRequest) -> Generation:
         started = time.perf_counter()
         generation = self.inner.generate(request)
-        self._spent(request, time.perf_counter() - started)
+        self._spent([request], time.perf_counter() - started)
         self.prompt_seconds += generation.prompt_seconds
         self.calls.append(ModelCall(request, generation))
         return generation
@@ -71,8 +75,8 @@ class TimedRuntime:
             except StopIteration:
                 break
             finally:
-                if requests:
-                    self._spent(requests[0], time.perf_counter() - started)
+                if requests:  # the kinds of the batch so far (it may grow)
+                    self._spent(requests, time.perf_counter() - started)
             together = isinstance(self.inner, ParallelRuntime)
             prompt = (
                 max(prompt, generation.prompt_seconds)

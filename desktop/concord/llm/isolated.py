@@ -39,7 +39,13 @@ from typing import IO, Any
 from concord import errors
 from concord.errors import Cancelled, ModelError
 from concord.llm.registry import ModelEntry, verify_file
-from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
+from concord.llm.runtime import (
+    FinishReason,
+    Generation,
+    GenerationRequest,
+    StopCheck,
+    takes_added_requests,
+)
 from concord.llm.watchdog import DEFAULT_TIMEOUT_S, Progress, ProgressWatch
 
 DEFAULT_LOAD_TIMEOUT = 300.0  # seconds: loading is one native call, with no progress to report
@@ -47,6 +53,7 @@ STOP_GRACE = 5.0
 DEFAULT_FACTORY = "concord.llm.llama_cpp_runtime:LlamaCppRuntime"
 CANCEL_POLL = 0.2  # seconds between checks of `should_stop` while the child decodes
 _EOF = object()
+BATCH_OPS = frozenset({"add", "end"})  # a batch's requests added, the batch ended
 
 
 def _describe_exit(code: int | None) -> str:
@@ -272,31 +279,46 @@ class IsolatedRuntime:
             )
             return _generation(reply["generation"])
 
+    takes_added_requests = True
+
     def generate_many(
         self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
     ) -> Iterator[tuple[int, Generation]]:
         """The child decodes `requests` together and answers each as it finishes; the
-        watch judges the whole batch by its progress. `should_stop` cancels in the child."""
+        watch judges the whole batch by its progress. `should_stop` cancels in the child.
+        Requests appended while an answer is handled are sent to the child, which starts
+        them at its next step; when every request is answered the child is told the batch
+        is over (it waits for more until then)."""
         if not requests:
             return
         with self._lock:
             self._ensure_started()
             self.watch.start()
+            sent = len(requests)
             self._send(
-                {"op": "generate_many", "requests": [asdict(r) for r in requests]},
+                {"op": "generate_many", "requests": [asdict(r) for r in requests[:sent]]},
                 what="generating",
             )
             answered = 0
+            open_batch = True
             try:
-                while answered < len(requests):
+                while answered < sent:
                     reply = self._reply(self.watch, what="generating", should_stop=should_stop)
                     answered += 1
                     yield int(reply["index"]), _generation(reply["generation"])
+                    if len(requests) > sent:  # added while the answer was handled
+                        added = [asdict(r) for r in requests[sent:]]
+                        sent = len(requests)
+                        self._send({"op": "add", "requests": added}, what="generating")
+                open_batch = False
+                self._send({"op": "end"}, what="generating")
             except GeneratorExit:
                 # The caller stopped listening: cancel in the child and drain its answers,
                 # so the next request does not read this one's.
-                if answered < len(requests) and self._proc is not None:
-                    self._drain(len(requests) - answered)
+                if answered < sent and self._proc is not None:
+                    self._drain(sent - answered)
+                elif open_batch and self._proc is not None:
+                    self._send({"op": "end"}, what="generating")
                 raise
 
     def _drain(self, left: int) -> None:
@@ -364,10 +386,12 @@ def _error_reply(exc: BaseException) -> dict[str, Any]:
 class _Inbox:
     """The child's stdin, read by a thread: requests are queued in order; a cancel request
     sets a flag that the decoding loop checks. The flag is cleared when the next request
-    is read, so a late cancel never stops a later request."""
+    is read (not a request added to a batch), so a late cancel never stops a later
+    request."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self.cancelled = threading.Event()
+        self.closed = False  # the parent closed the pipe
         self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
         threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
@@ -382,12 +406,56 @@ class _Inbox:
             if message.get("op") == "cancel":
                 self.cancelled.set()
                 continue
-            self.cancelled.clear()
+            if message.get("op") not in BATCH_OPS:
+                self.cancelled.clear()
             self._messages.put(message)
         self._messages.put(None)
 
     def next(self) -> dict[str, Any] | None:
         return self._messages.get()
+
+    def take(self, timeout: float) -> dict[str, Any] | None:
+        """The next message within `timeout` seconds (queue.Empty if none); None at the
+        end of the pipe, which stays there for `next`."""
+        message = (
+            self._messages.get(timeout=timeout) if timeout > 0 else self._messages.get_nowait()
+        )
+        if message is None:
+            self.closed = True
+            self._messages.put(None)
+        return message
+
+
+class _BatchFeed:
+    """The requests the parent adds to a batch being decoded (`RequestFeed`): appended to
+    the batch's list; `block` waits for some, or for the parent's end of the batch."""
+
+    def __init__(self, inbox: _Inbox, requests: list[GenerationRequest]) -> None:
+        self._inbox = inbox
+        self._requests = requests
+        self.ended = False
+
+    def __call__(self, block: bool) -> bool:
+        while not self.ended:
+            try:
+                message = self._inbox.take(CANCEL_POLL if block else 0.0)
+            except queue.Empty:
+                if not block:
+                    return True
+                if self._inbox.cancelled.is_set():
+                    raise Cancelled("generation cancelled") from None
+                continue
+            op = None if message is None else message.get("op")
+            if op == "add":
+                assert message is not None
+                self._requests.extend(GenerationRequest(**r) for r in message["requests"])
+                if block:
+                    return True
+            elif op == "end" or message is None:
+                self.ended = True
+            else:
+                raise ModelError(f"request {op!r} arrived while a batch was being decoded")
+        return False
 
 
 class _Out:
@@ -412,17 +480,36 @@ def _report_progress(runtime: Any, out: _Out) -> None:
         runtime.on_progress = out.progress
 
 
-def _serve(runtime: Any, message: dict[str, Any], inbox: _Inbox, out: _Out) -> None:
-    """Answer one generate_many request: a line per finished request, in finishing order."""
-    requests = [GenerationRequest(**r) for r in message["requests"]]
-    many = getattr(runtime, "generate_many", None)
-    if many is None:
-        results: Iterator[tuple[int, Generation]] = (
-            (i, runtime.generate(r)) for i, r in enumerate(requests)
+def _answers(
+    runtime: Any, requests: list[GenerationRequest], inbox: _Inbox
+) -> Iterator[tuple[int, Generation]]:
+    """Every request of a batch, those the parent adds included, until it ends the batch:
+    added ones start at once on a runtime that takes them, else after the others."""
+    feed = _BatchFeed(inbox, requests)
+    if takes_added_requests(runtime):
+        yield from runtime.generate_many(requests, inbox.cancelled.is_set, feed)
+        return
+    start = 0
+    while True:
+        batch = requests[start:]
+        many = getattr(runtime, "generate_many", None)
+        answers: Iterator[tuple[int, Generation]] = (
+            many(batch, inbox.cancelled.is_set)
+            if many is not None
+            else ((i, runtime.generate(r)) for i, r in enumerate(batch))
         )
-    else:
-        results = many(requests, inbox.cancelled.is_set)
-    for index, generation in results:
+        for index, generation in answers:
+            yield start + index, generation
+        start += len(batch)
+        if not feed(True):
+            return
+
+
+def _serve(runtime: Any, message: dict[str, Any], inbox: _Inbox, out: _Out) -> None:
+    """Answer one generate_many request: a line per finished request, in finishing order,
+    until the parent ends the batch."""
+    requests = [GenerationRequest(**r) for r in message["requests"]]
+    for index, generation in _answers(runtime, requests, inbox):
         out.send({"ok": True, "index": index, "generation": asdict(generation)})
 
 
@@ -457,6 +544,8 @@ def child_main() -> int:
                     raise ModelError("no model loaded")
                 _serve(runtime, message, inbox, out)
                 continue
+            elif op in BATCH_OPS:
+                continue  # for a batch that already ended (on an error the parent has)
             else:
                 raise ModelError(f"unknown request {op!r}")
         except Exception as exc:  # every failure becomes a reply; the parent raises it

@@ -71,7 +71,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,10 @@ DEFAULT_PARALLEL = 4
 MAX_PARALLEL = 16
 PREFIX_CACHE_SIZE = 2  # distinct record prefixes whose KV state is kept
 MIN_ANSWER_ROOM = 256  # tokens the context must leave for an answer (fewer: refused)
+
+RequestFeed = Callable[[bool], bool]
+"""Appends requests received from elsewhere to the list being decoded; `block`: wait for
+some (every request is answered). False when no more will come."""
 
 
 def gpu_offload_supported() -> bool | None:
@@ -203,7 +207,9 @@ class _Sequence:
 
 class LlamaCppRuntime:
     """One GGUF model loaded once; generation is serialised by a lock (one batch at a time,
-    any number of requests in it)."""
+    any number of requests in it, more added while it decodes)."""
+
+    takes_added_requests = True
 
     def __init__(
         self,
@@ -491,47 +497,54 @@ class LlamaCppRuntime:
         return generation
 
     def generate_many(
-        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
+        self,
+        requests: Sequence[GenerationRequest],
+        should_stop: StopCheck | None = None,
+        feed: RequestFeed | None = None,
     ) -> Iterator[tuple[int, Generation]]:
         """Decode `requests` (all on the same prefix) together, at most `parallel` at a
-        time; yields (index, Generation) as each finishes. Cancelled if `should_stop()`."""
+        time; yields (index, Generation) as each finishes. Cancelled if `should_stop()`.
+
+        Requests appended to `requests` while an answer is handled start at the next step
+        (`ParallelRuntime`). `feed`, for a caller in another process, appends the requests
+        it has received meanwhile: called between steps with `block=False`, and with
+        `block=True` once every request is answered, to wait for more (False: no more)."""
         if not requests:
             return
-        prefixes = {r.prefix for r in requests}
-        if len(prefixes) != 1:
+        with self._lock:
+            yield from self._generate_many(requests, should_stop, feed)
+
+    def _shared_prefix(self, request: GenerationRequest) -> list[int]:
+        """The prefix tokens every request on `request.prefix` starts from (all but the last
+        when a request has no tokens of its own: it needs at least one)."""
+        prefix, tail = self.prompt_tokens(request)
+        return prefix if tail else prefix[:-1]
+
+    def _sequence(
+        self, index: int, request: GenerationRequest, prefix: list[int], first: GenerationRequest
+    ) -> _Sequence:
+        """The request as a sequence after the shared `prefix` (that of `first`)."""
+        if request.prefix != first.prefix:
             raise ModelError(
                 "requests decoded together must share one prefix", subject=self.model_name
             )
-        with self._lock:
-            yield from self._generate_many(requests, should_stop)
-
-    def _sequences(
-        self, requests: Sequence[GenerationRequest]
-    ) -> tuple[list[int], list[_Sequence]]:
-        prefix: list[int] = []
-        sequences: list[_Sequence] = []
-        for index, request in enumerate(requests):
-            prefix, tail = self.prompt_tokens(request)
-            n_prompt = len(prefix) + len(tail)
-            room = self.n_ctx - n_prompt
-            needed = min(request.max_tokens, MIN_ANSWER_ROOM)
-            if room < needed:
-                raise RecordTooLong(
-                    f"the record is too long for the model's context: the prompt takes "
-                    f"{n_prompt} of the {self.n_ctx} tokens it reads at once, leaving "
-                    f"{max(room, 0)} for the answer (it needs {needed}); register the model "
-                    "with a longer context or split the record",
-                    subject=self.model_name,
-                )
-            # an answer whose cap the context cannot hold gets the room there is (a cut-off
-            # is then retried at half budget by the agents)
-            max_tokens = min(request.max_tokens, room)
-            sequences.append(_Sequence(index, request, tail, n_prompt, max_tokens))
-        if not sequences[0].tail:  # a request needs at least one token of its own
-            for sequence in sequences:
-                sequence.tail = [prefix[-1], *sequence.tail]
-            prefix = prefix[:-1]
-        return prefix, sequences
+        head, rest = self.prompt_tokens(request)
+        tokens = head + rest
+        n_prompt = len(tokens)
+        room = self.n_ctx - n_prompt
+        needed = min(request.max_tokens, MIN_ANSWER_ROOM)
+        if room < needed:
+            raise RecordTooLong(
+                f"the record is too long for the model's context: the prompt takes "
+                f"{n_prompt} of the {self.n_ctx} tokens it reads at once, leaving "
+                f"{max(room, 0)} for the answer (it needs {needed}); register the model "
+                "with a longer context or split the record",
+                subject=self.model_name,
+            )
+        # an answer whose cap the context cannot hold gets the room there is (a cut-off is
+        # then retried at half budget by the agents)
+        max_tokens = min(request.max_tokens, room)
+        return _Sequence(index, request, tokens[len(prefix) :], n_prompt, max_tokens)
 
     def time_steps(
         self,
@@ -577,17 +590,37 @@ class LlamaCppRuntime:
             self._states.clear()
 
     def _generate_many(
-        self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None
+        self,
+        requests: Sequence[GenerationRequest],
+        should_stop: StopCheck | None,
+        feed: RequestFeed | None,
     ) -> Iterator[tuple[int, Generation]]:
         started = time.perf_counter()
-        prefix, waiting = self._sequences(requests)
+        first = requests[0]
+        prefix = self._shared_prefix(first)
+        waiting = [self._sequence(i, r, prefix, first) for i, r in enumerate(requests)]
+        known = len(requests)
         cached = self.prefix_cache and self._prefix_key(prefix) in self._states
         prompt_total = (0 if cached else len(prefix)) + sum(len(s.tail) for s in waiting)
         self._check_threads(now=True)
         active: list[_Sequence] = []
         with ProgressMeter(self.on_progress, prompt_total) as self._meter:
             try:
-                while waiting or active:
+                while True:
+                    if feed is not None:
+                        feed(False)
+                    if len(requests) > known:  # added while an answer was handled
+                        added = [
+                            self._sequence(i, requests[i], prefix, first)
+                            for i in range(known, len(requests))
+                        ]
+                        known = len(requests)
+                        self._meter.prompt_total += sum(len(s.tail) for s in added)
+                        waiting.extend(added)
+                    if not waiting and not active:
+                        if feed is not None and feed(True):
+                            continue
+                        break
                     if should_stop is not None and should_stop():
                         raise Cancelled("generation cancelled", subject=self.model_name)
                     self._check_threads()

@@ -9,7 +9,7 @@ template as `template_head + prefix + prompt + template_tail`, so that the token
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
@@ -68,7 +68,16 @@ class ParallelRuntime(Runtime, Protocol):
 
     `generate_many` yields `(index into requests, Generation)` as each request finishes, in
     the order they finish; every request is answered exactly once. `parallel` is how many
-    sequences it decodes at the same time (more requests wait for a free one)."""
+    sequences it decodes at the same time (more requests wait for a free one).
+
+    Requests added while it answers: the caller may append to `requests` (a list) while it
+    handles an answer, that is between two answers it is given (the panel adds the
+    specialists the anaesthetist chose as soon as its brief is in, while the specialists
+    every record needs are still being written). A runtime with `takes_added_requests`
+    starts them at its next decoding step and answers them in the same call; `generate_all`
+    answers them after the others for any other runtime. A runtime looks for added requests
+    only when its caller has taken the last answer (a generator resumed), so an answer's
+    follow-up is never missed."""
 
     parallel: int
 
@@ -77,15 +86,34 @@ class ParallelRuntime(Runtime, Protocol):
     ) -> Iterator[tuple[int, Generation]]: ...
 
 
+def takes_added_requests(runtime: Runtime) -> bool:
+    """Whether `runtime.generate_many` starts requests appended while it answers."""
+    return bool(getattr(runtime, "takes_added_requests", False))
+
+
 def generate_all(
     runtime: Runtime, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
-) -> Iterator[tuple[int, Generation]]:
+) -> Generator[tuple[int, Generation], None, None]:
     """Every request's generation as it finishes: decoded together by a ParallelRuntime,
-    else one after another (cancellation then takes effect between requests)."""
+    else one after another (cancellation then takes effect between requests).
+
+    `requests` may grow while answers come (see ParallelRuntime): every request appended
+    by the caller while it handles an answer is answered too, started at once by a runtime
+    that `takes_added_requests`, else after the requests before it."""
     if isinstance(runtime, ParallelRuntime):
-        yield from runtime.generate_many(requests, should_stop)
+        if takes_added_requests(runtime):
+            yield from runtime.generate_many(requests, should_stop)
+            return
+        start = 0
+        while start < len(requests):  # the requests added during a batch: the next batch
+            batch = list(requests[start:])
+            for index, generation in runtime.generate_many(batch, should_stop):
+                yield start + index, generation
+            start += len(batch)
         return
-    for index, request in enumerate(requests):
+    index = 0
+    while index < len(requests):
         if should_stop is not None and should_stop():
             raise Cancelled("generation cancelled", subject=runtime.model_name)
-        yield index, runtime.generate(request)
+        yield index, runtime.generate(requests[index])
+        index += 1

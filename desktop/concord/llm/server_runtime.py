@@ -564,20 +564,31 @@ class LlamaServerRuntime:
             "no llama.cpp server could answer: " + "; ".join(errors), subject=self.model_name
         )
 
+    takes_added_requests = True
+
     def generate_many(
         self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
     ) -> Iterator[tuple[int, Generation]]:
-        """At most `parallel` requests in flight at once; answers as they come back."""
+        """At most `parallel` requests in flight at once; answers as they come back.
+        Requests appended while an answer is handled are sent at once (`ParallelRuntime`)."""
         pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="concord-http")
         futures: dict[Future[Generation], int] = {}
+        pending: set[Future[Generation]] = set()
+
+        def submit_new() -> None:
+            for index in range(len(futures), len(requests)):
+                future = pool.submit(self.generate, requests[index])
+                futures[future] = index
+                pending.add(future)
+
         try:
-            for index, request in enumerate(requests):
-                futures[pool.submit(self.generate, request)] = index
-            pending = set(futures)
+            submit_new()
             while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for future in done:
+                    pending.discard(future)
                     yield futures[future], future.result()
+                    submit_new()
                 if pending and should_stop is not None and should_stop():
                     raise Cancelled("generation cancelled", subject=self.model_name)
         finally:

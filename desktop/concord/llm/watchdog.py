@@ -24,11 +24,12 @@ same time). A runtime or HTTP client that raises TimeoutError is reported the sa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, fields
@@ -246,8 +247,14 @@ class ProgressWatch:
         return describe_stall(self.progress, self._clock() - self.last_advance)
 
 
+Answers = Generator[tuple[int, Generation], None, None]
+
+
 class TimeoutRuntime:
     """`inner` with a watchdog on every call (see the module doc)."""
+
+    # its batches go to `generate_all` on the inner runtime, which answers added requests
+    takes_added_requests = True
 
     def __init__(self, inner: Runtime, seconds: float = DEFAULT_TIMEOUT_S) -> None:
         if not seconds > 0:
@@ -324,9 +331,12 @@ class TimeoutRuntime:
         self, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
     ) -> Iterator[tuple[int, Generation]]:
         """The inner runtime's answers as they come, while it makes progress; a caller
-        that stops listening stops the inner decoding at its next step."""
+        that stops listening stops the inner decoding at its next step. The inner batch is
+        asked for its next answer only once the caller has handled the last one, so the
+        requests the caller added meanwhile reach it (`ParallelRuntime`)."""
         future = self._claim()
         abandoned = threading.Event()
+        handled = threading.Semaphore(0)  # the caller has handled an answer
 
         def stop() -> bool:
             return abandoned.is_set() or (should_stop is not None and should_stop())
@@ -336,13 +346,22 @@ class TimeoutRuntime:
         def run() -> None:
             if not future.set_running_or_notify_cancel():
                 return
+            batch: Generator[tuple[int, Generation], None, None] = generate_all(
+                self.inner, requests, stop
+            )
             try:
-                for answer in generate_all(self.inner, requests, stop):
+                for answer in batch:
                     answers.put(("answer", answer))
+                    while not handled.acquire(timeout=WAIT_SLICE_S):
+                        if abandoned.is_set():
+                            return
                 answers.put(("done", None))
             except BaseException as exc:  # handed to the caller through the queue
                 answers.put(("error", exc))
             finally:
+                # an abandoned batch is cancelled in the inner runtime; its caller has gone
+                with contextlib.suppress(Exception):
+                    batch.close()
                 # frees the runtime; the batch's answers went through the queue
                 future.set_result(Generation("", 0, 0, 0.0, False, FinishReason.STOP))
                 with self._lock:
@@ -368,8 +387,9 @@ class TimeoutRuntime:
                     if isinstance(value, TimeoutError):
                         raise self._fail(f"model did not respond in time ({value})") from value
                     raise value
-                since = time.monotonic()
                 yield value  # type: ignore[misc]
+                since = time.monotonic()
+                handled.release()
         finally:
             abandoned.set()
 
