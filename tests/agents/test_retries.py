@@ -49,8 +49,8 @@ def test_a_cut_off_brief_is_asked_again_greedily_with_half_the_budget(record, pr
     assert first.max_tokens == brief_token_cap(limits)
     assert second.max_tokens == brief_token_cap(scaled_limits(limits, 0.5)) < first.max_tokens
     # the prompt states the smaller limits; it does not quote the refusal (see the runner)
-    assert f"(at most {max(1, limits.evidence // 2)})" in second.prompt
-    assert f"(at most {limits.evidence})" in first.prompt
+    assert f"at most {max(1, limits.evidence // 2)} evidence lines" in second.prompt
+    assert f"at most {limits.evidence} evidence lines" in first.prompt
     assert "cut off" not in second.prompt
 
 

@@ -81,7 +81,7 @@ def test_valid_output_becomes_a_brief_with_verified_evidence(record, profiles) -
     assert brief.model_sha256 == runtime.model_sha256 and len(brief.prompt_sha256) == 64
     request = runtime.requests[0]
     assert request.temperature == 0.0 and request.schema is not None
-    assert OPERATION in request.prompt
+    assert OPERATION in request.preface and OPERATION not in request.prompt
 
 
 def test_a_free_text_quote_is_refused(record, profiles) -> None:

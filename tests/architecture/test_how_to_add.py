@@ -140,12 +140,10 @@ def test_a_specialty_profile_file_is_consulted_for_the_gates_it_owns(tmp_path: P
     assert "geriatrics" in resources.specialist_ids
     profile = resources.profiles["geriatrics"]
     assert profile.gate_ids == ("severe_frailty",)
-    prompt = brief_prompt(profile, "hip hemiarthroplasty", resources.specialist_ids)
+    prompt = brief_prompt(profile, resources.specialist_ids)
     assert "frailty scores" in prompt and "severe_frailty" in prompt
     anaesthetist = Brief(agent="anaesthetist", consult=("cardiology",))
-    anaesthetist_prompt = brief_prompt(
-        resources.profiles["anaesthetist"], "hip hemiarthroplasty", resources.specialist_ids
-    )
+    anaesthetist_prompt = brief_prompt(resources.profiles["anaesthetist"], resources.specialist_ids)
     assert "geriatrics" in anaesthetist_prompt  # it can be asked for
 
     frail = "Lives alone. Severely frail (CFS 7), two falls this year.\n"

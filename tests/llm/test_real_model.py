@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from concord.agents.profiles import load_profiles
-from concord.agents.prompts import brief_prompt, build_record_block
+from concord.agents.prompts import brief_preface, brief_prompt, build_record_block
 from concord.agents.runner import run_agent
 from concord.agents.schema import brief_schema
 from concord.domain.brief import BriefStatus
@@ -72,7 +72,8 @@ def test_greedy_output_identical_with_and_without_prefix_reuse(
     requests = [
         GenerationRequest(
             prefix=prefix,
-            prompt=brief_prompt(profiles[name], "hip replacement"),
+            preface=brief_preface("hip replacement"),
+            prompt=brief_prompt(profiles[name]),
             schema=brief_schema(profiles[name], record),
             max_tokens=32,
         )
@@ -230,6 +231,40 @@ def test_an_answer_on_a_record_longer_than_the_sliding_window_does_not_depend_on
     assert not evaluated.prefix_reused and restored.prefix_reused
     assert evaluated.completion_tokens > 0
     assert restored.text == evaluated.text
+
+
+def test_an_answer_after_a_preface_does_not_depend_on_what_was_cached(runtime) -> None:
+    """The record and the agents' preface are saved as two states; the preface is always
+    evaluated on a restored copy of the record's, so an answer is the same whether the
+    record, both or neither were saved before (a long record, a sampled answer)."""
+    days = [
+        f"Day {day}: K+ {4.0 + day / 10:.1f} mmol/L, creatinine {150 + 7 * day} umol/L, "
+        f"SpO2 {93 + day % 5}% on air; mobilising, no new complaints."
+        for day in range(1, 30)
+    ]
+    prefix = RECORD_TEXT + "\n".join(days) + "\n"
+    request = GenerationRequest(
+        prefix=prefix,
+        preface=brief_preface("hip replacement"),
+        prompt="TASK FOR THE NEPHROLOGIST\nSummarise the potassium trend:\n",
+        max_tokens=64,
+        temperature=1.0,
+        seed=3,
+    )
+    runtime.forget_prefixes()
+    neither = runtime.generate(request)
+    runtime.forget_prefixes()
+    runtime.generate(GenerationRequest(prefix=prefix, prompt="Hello", max_tokens=1))
+    record_only = runtime.generate(request)
+    both = runtime.generate(request)
+    runtime.prefix_cache = False
+    try:
+        uncached = runtime.generate(request)
+    finally:
+        runtime.prefix_cache = True
+    assert not neither.prefix_reused and not record_only.prefix_reused and both.prefix_reused
+    assert neither.completion_tokens > 0
+    assert neither.text == record_only.text == both.text == uncached.text
 
 
 def test_llama_cpp_refuses_a_consult_listed_twice(runtime) -> None:

@@ -1,4 +1,5 @@
-"""Prompt text: the shared record block (prefix) and each agent's own instructions.
+"""Prompt text: the shared record block (prefix), the instructions every agent of the
+panel shares (preface) and each agent's own part.
 
 The shared prompt prefix is a preamble and the patient record as numbered lines.
 
@@ -103,7 +104,8 @@ def build_record_block(record: Record, prompts: PromptSet | None = None) -> str:
 
 # -- the agent-specific part of the prompt ------------------------------------------------
 
-BRIEF_TEMPLATE_FILE = "agent_brief.txt"
+BRIEF_TEMPLATE_FILE = "agent_brief.txt"  # each agent's own part: role, budget, tags, gates
+BRIEF_SHARED_FILE = "agent_brief_shared.txt"  # what every agent of the panel reads first
 SURGEON_TEMPLATE_FILE = "surgeon_operation.txt"
 OPERATION_MAX_CHARS = 200
 NO_OPERATION = "not stated (assume the operation the record most plausibly points to)"
@@ -119,12 +121,20 @@ def operation_text(operation: str) -> str:
     return f'"{cleaned}"' if cleaned else NO_OPERATION
 
 
+def brief_preface(operation: str, prompts: PromptSet | None = None) -> str:
+    """What every agent of the panel reads after the record, before its own part: the
+    operation and how a brief is written (`GenerationRequest.preface`: the same text for
+    the anaesthetist and each specialist, so it is evaluated once and reused)."""
+    return template_text(BRIEF_SHARED_FILE, prompts).format(operation=operation_text(operation))
+
+
 def brief_prompt(
     profile: AgentProfile,
-    operation: str,
     specialist_ids: Sequence[str] = (),
     prompts: PromptSet | None = None,
 ) -> str:
+    """The agent's own part after the preface: its role, item budget, evidence tags, the
+    gates it owns and (the anaesthetist) whom it may consult."""
     limits = profile.max_items
     gate_instruction = (
         '\nIn "top_risks", "gates" may name the safety gates a risk addresses, from: '
@@ -143,7 +153,6 @@ def brief_prompt(
         title=profile.title,
         title_upper=profile.title.upper(),
         focus=profile.focus,
-        operation=operation_text(operation),
         tags=", ".join(profile.tags),
         max_evidence=limits.evidence,
         max_top_risks=limits.top_risks,
@@ -163,17 +172,17 @@ def surgeon_prompt(profile: AgentProfile, prompts: PromptSet | None = None) -> s
 
 
 def prompt_sha256(
-    template_name: str,
+    template_names: Sequence[str],
     profile: AgentProfile,
     extra: Sequence[str] = (),
     prompts: PromptSet | None = None,
 ) -> str:
-    """Hash of everything that shapes the prompt: preamble, template, profile (and extras
+    """Hash of everything that shapes the prompt: preamble, templates, profile (and extras
     such as the anaesthetist's list of specialists)."""
     digest = hashlib.sha256()
     parts = (
         preamble_text(prompts),
-        template_text(template_name, prompts),
+        *(template_text(name, prompts) for name in template_names),
         profile.canonical_json(),
         *extra,
     )

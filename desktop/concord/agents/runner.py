@@ -38,8 +38,10 @@ from concord.agents.output import (
 )
 from concord.agents.profiles import AgentProfile, AgentRole, MaxItems, load_profiles, specialists
 from concord.agents.prompts import (
+    BRIEF_SHARED_FILE,
     BRIEF_TEMPLATE_FILE,
     PromptSet,
+    brief_preface,
     brief_prompt,
     build_record_block,
     prompt_sha256,
@@ -65,6 +67,7 @@ from concord.llm.runtime import (
     generate_all,
 )
 
+BRIEF_TEMPLATES = (BRIEF_SHARED_FILE, BRIEF_TEMPLATE_FILE)  # what shapes a brief's prompt
 BRIEF_TOKENS_PER_ITEM = 56  # measured at most 44 per item on the demo briefs (module doc)
 BRIEF_BASE_TOKENS = 64  # the sections' keys and brackets
 SURGEON_MAX_TOKENS = 160
@@ -224,6 +227,7 @@ def brief_task(
         )
     consult_ids = consult_ids_of(profile, specialist_ids)
     prefix = build_record_block(record, prompts)
+    preface = brief_preface(operation, prompts)
     ids = frozenset(line_ids(record))
     words = line_word_counts(record)
 
@@ -234,7 +238,7 @@ def brief_task(
             if limits == profile.max_items
             else profile.model_copy(update={"max_items": limits})
         )
-        prompt = brief_prompt(budget, operation, consult_ids, prompts)
+        prompt = brief_prompt(budget, consult_ids, prompts)
         context = OutputContext(
             line_ids=ids,
             tags=frozenset(profile.tags),
@@ -246,6 +250,7 @@ def brief_task(
         temperature, attempt_seed = _settings(attempt, refusal, seed)
         request = GenerationRequest(
             prefix=prefix,
+            preface=preface,
             prompt=prompt,
             schema=brief_schema(budget, record, consult_ids),
             max_tokens=brief_token_cap(limits) if max_tokens is None else max_tokens,
@@ -270,7 +275,7 @@ def task_brief(
     and raw output when no attempt was valid."""
     bookkeeping = {
         "model_sha256": runtime.model_sha256,
-        "prompt_sha256": prompt_sha256(BRIEF_TEMPLATE_FILE, profile, consult_ids, prompts),
+        "prompt_sha256": prompt_sha256(BRIEF_TEMPLATES, profile, consult_ids, prompts),
     }
     if task.answer is not None:
         return to_brief(

@@ -18,9 +18,7 @@ from typing import Any
 
 from concord.adjudication.config import ScoringConfig
 from concord.agents.profiles import AgentProfile, AgentRole, specialists
-from concord.agents.prompts import brief_prompt, build_record_block
 from concord.agents.runner import brief_task
-from concord.agents.schema import brief_schema
 from concord.bench.load import busy_processes
 from concord.bench.timing import TimedRuntime, decode_rate
 from concord.domain.record import Record
@@ -50,17 +48,20 @@ def agent_request(
     *,
     constrained: bool = True,
 ) -> GenerationRequest:
-    """The request `run_agent` makes for `profile`'s first (greedy) attempt."""
-    consult: tuple[str, ...] = ()
+    """The request `run_agent` makes for `profile`'s first (greedy) attempt (capped at
+    `max_tokens`; without its schema unless `constrained`)."""
+    consult: tuple[str, ...] | None = None
     if profile.role == AgentRole.ANAESTHETIST:
         consult = tuple(p.id for p in specialists(dict(profiles)))
-    return GenerationRequest(
-        prefix=build_record_block(record),
-        prompt=brief_prompt(profile, record.operation or "", consult),
-        schema=brief_schema(profile, record, consult) if constrained else None,
+    task = brief_task(
+        profile,
+        record,
+        operation=record.operation or "",
         max_tokens=max_tokens,
-        agent=profile.id,
+        specialist_ids=consult,
     )
+    request = task.next_request()
+    return request if constrained else replace(request, schema=None)
 
 
 def valid_briefs(
@@ -80,8 +81,9 @@ def valid_briefs(
             return None
         task = brief_task(profile, record, operation=record.operation or "")
         first = task.next_request()
-        if (first.prefix, first.prompt, first.schema) != (
+        if (first.prefix, first.preface, first.prompt, first.schema) != (
             request.prefix,
+            request.preface,
             request.prompt,
             request.schema,
         ):

@@ -410,6 +410,7 @@ def _limit_difference(
         "decoding_together_ceiling_x": parallel.decoding_together_ceiling,
         "decode_steps_by_sequences_in_step": stats.get("steps_by_sequences"),
         "decode_step_seconds_by_sequences_in_step": stats.get("step_seconds_by_sequences"),
+        "decode_steps_split_by_sequence_ids": stats.get("split_steps"),
         "forced_text_calls": stats.get("forced_calls"),
         "forced_text_seconds": stats.get("forced_seconds"),
         "prompt_seconds_in_panel": stats.get("prompt_seconds"),

@@ -2,24 +2,29 @@
 once, and several requests on it decoded together in one batch.
 
 Tokens are built piecewise so the shared prefix is the same token sequence for every
-request on a record: `tok(template_head, special) + tok(prefix) + tok(prompt) +
-tok(template_tail, special)`. Patient text and prompts are tokenized with special-token
-parsing OFF, so a record that contains `<end_of_turn>` cannot forge a chat turn.
+request on a record: `tok(template_head, special) + tok(prefix) + tok(preface) +
+tok(prompt) + tok(template_tail, special)`. Patient text and prompts are tokenized with
+special-token parsing OFF, so a record that contains `<end_of_turn>` cannot forge a chat
+turn.
 
 The context has `parallel` KV sequences, each in its own stream of `n_ctx` cells. The
 record prefix is evaluated once, in the first sequence that needs it, and its KV state is
-copied out (`llama_state_seq_get_data`); every request, the first included, in any
-sequence, starts from a restored copy (`llama_state_seq_set_data` into an emptied sequence),
-so its cells are always where a restore puts them: a saved state keeps only the cells of the
-sliding-window layers that lie inside the window, so a just-evaluated prefix holds its cells
-elsewhere than a restored one, and a greedy answer differed by whether the record happened
-to be cached; and keeping the prefix in a sequence, removing only the last request's tail,
-also changed the next request's greedy answer. The tokens of all
-active sequences go to llama.cpp in one `llama_batch` per step, each sequence with its own
-token chooser (greedy or seeded sampling, its own grammar); when a sequence finishes, a
-waiting request takes its place in the next step. A single `generate` is a batch of one.
-How many sequences are decoded at once (`together`) is all of them with more than one
-thread, one at a time on a single thread, where a batch is slower (`default_together`).
+copied out (`llama_state_seq_get_data`); a request's preface (the instructions every agent
+of the panel shares) is evaluated once on a restored copy of the record's state and saved
+the same way, so the anaesthetist and each specialist start after both. Every request, the
+first included, in any sequence, starts from a restored copy (`llama_state_seq_set_data`
+into an emptied sequence), so its cells are always where a restore puts them: a saved state
+keeps only the cells of the sliding-window layers that lie inside the window, so a
+just-evaluated prefix holds its cells elsewhere than a restored one, and a greedy answer
+differed by whether the record happened to be cached; and keeping the prefix in a sequence,
+removing only the last request's tail, also changed the next request's greedy answer. The
+tokens of all active sequences go to llama.cpp in one `llama_batch` per step, each sequence
+with its own token chooser (greedy or seeded sampling, its own grammar); when a sequence
+finishes, a waiting request takes its place in the next step, and a request the caller adds
+while it handles an answer (the specialists the anaesthetist chose) joins at the next step.
+A single `generate` is a batch of one. How many sequences are decoded at once (`together`)
+is all of them with more than one thread, one at a time on a single thread, where a batch
+is slower (`default_together`).
 
 Jump-forward: under a schema, after each chosen token the text the grammar leaves no choice
 about (`"},{"text":"` between two bullets, the rest of an enum value, the closing brackets;
@@ -96,7 +101,7 @@ PARALLEL_ENV = "CONCORD_LLM_PARALLEL"
 DEFAULT_PARALLEL = 4
 """Sequences decoded together (measured: see README, "What to expect per patient")."""
 MAX_PARALLEL = 16
-PREFIX_CACHE_SIZE = 2  # distinct record prefixes whose KV state is kept
+PREFIX_CACHE_SIZE = 4  # shared-token states kept: two records, each with the agents' preface
 MIN_ANSWER_ROOM = 256  # tokens the context must leave for an answer (fewer: refused)
 
 RequestFeed = Callable[[bool], bool]
@@ -171,6 +176,9 @@ class RuntimeStats:
     # llama_decode of the decoding steps, by how many sequences' tokens the step held
     steps_by_sequences: dict[int, int] = field(default_factory=dict)
     step_seconds_by_sequences: dict[int, float] = field(default_factory=dict)
+    # steps whose sequences' ids were not consecutive: llama.cpp decodes each run of
+    # consecutive ids as its own micro-batch, so those sequences did not share one pass
+    split_steps: int = 0
     forced_calls: int = 0  # a chosen token and the text its grammar forces, in their own call
     forced_tokens: int = 0
     forced_seconds: float = 0.0
@@ -384,12 +392,22 @@ class LlamaCppRuntime:
         return list(self._model.tokenize(text.encode("utf-8"), add_bos=bos, special=special))
 
     def prompt_tokens(self, request: GenerationRequest) -> tuple[list[int], list[int]]:
-        """(shared prefix tokens, request-specific tokens)."""
-        prefix = self.tokenize(self.template.head, special=True, bos=True)
-        prefix += self.tokenize(request.prefix, special=False)
+        """(shared prefix tokens, request-specific tokens): the prefix and preface, then
+        the request's own prompt."""
+        segments, rest = self._prompt_segments(request)
+        return [token for segment in segments for token in segment], rest
+
+    def _prompt_segments(self, request: GenerationRequest) -> tuple[list[list[int]], list[int]]:
+        """The shared tokens as segments, each evaluated once and saved (the template head
+        and record; the preface when there is one), and the request's own tokens."""
+        record = self.tokenize(self.template.head, special=True, bos=True)
+        record += self.tokenize(request.prefix, special=False)
+        segments = [record]
+        if request.preface:
+            segments.append(self.tokenize(request.preface, special=False))
         rest = self.tokenize(request.prompt, special=False)
         rest += self.tokenize(self.template.tail, special=True)
-        return prefix, rest
+        return segments, rest
 
     def _grammar_text(self, schema: dict[str, Any]) -> str:
         key = json.dumps(schema, sort_keys=True)
@@ -423,12 +441,13 @@ class LlamaCppRuntime:
         batch.n_tokens = i + 1
         return i
 
-    def _eval_prefix(self, tokens: Sequence[int], seq_id: int) -> None:
+    def _eval_prefix(self, tokens: Sequence[int], seq_id: int, pos: int = 0) -> None:
+        """Evaluate shared tokens at positions from `pos`, in chunks of n_batch from there."""
         for start in range(0, len(tokens), self.n_batch):
             self._batch.n_tokens = 0
             chunk = tokens[start : start + self.n_batch]
             for offset, token in enumerate(chunk):
-                self._add(token, start + offset, seq_id, False)
+                self._add(token, pos + start + offset, seq_id, False)
             seconds = self._evaluate_prompt()
             self.stats.prefill_seconds += seconds
             self.stats.prefill_tokens += len(chunk)
@@ -450,39 +469,67 @@ class LlamaCppRuntime:
         if self._lib.llama_state_seq_set_data(self._ctx, state.data, size, seq_id) != size:
             raise ModelError("could not restore the prefix KV state", subject=self.model_name)
 
-    def _load_prefix(self, tokens: Sequence[int], seq_id: int, *, alone: bool) -> bool:
-        """Make sequence `seq_id` hold exactly `tokens`, always from a restored copy of their
-        KV state; True if a saved state was reused, False if they were evaluated first.
+    def _load_prefix(self, segments: Sequence[Sequence[int]], seq_id: int, *, alone: bool) -> bool:
+        """Make sequence `seq_id` hold exactly the shared tokens (`segments` one after the
+        other), always from a restored copy of their KV state; True if a saved state was
+        reused, False if some were evaluated first.
 
-        An evaluated prefix is saved, emptied and restored before the request goes on: the
+        A segment is evaluated on a restored copy of the state before it (none for the
+        first), then saved, and the sequence emptied and restored before it goes on: the
         saved state of a sliding-window (SWA) layer holds only the cells inside the window,
         so a restored sequence lays out its cells differently from one just evaluated, and
         a greedy answer could differ by whether the record happened to be cached (measured:
-        1 of 5 bench requests). Restoring every time makes the answer independent of the
-        cache. `alone`: no other sequence is in use, and the whole cache is emptied and
-        zeroed before the restore (stale cells of earlier requests otherwise change how a
-        later answer rounds)."""
+        1 of 5 bench requests). Restoring every time makes the answer independent of what
+        was cached: the record and the agents' preface are the same state whether both,
+        one or neither was saved before. `alone`: no other sequence is in use, and the whole
+        cache is emptied and zeroed before each restore (stale cells of earlier requests
+        otherwise change how a later answer rounds)."""
+        tokens = [token for segment in segments for token in segment]
         key = self._prefix_key(tokens)
         state = self._states.get(key) if self.prefix_cache else None
         reused = state is not None
         if state is not None:
             self._states.move_to_end(key)
         else:
-            self._empty(seq_id, alone)
-            self._eval_prefix(tokens, seq_id)
-            started = time.perf_counter()
-            state = self._save(tokens, seq_id)
-            self.stats.restore_seconds += time.perf_counter() - started
-            if self.prefix_cache:
-                self._states[key] = state
-                while len(self._states) > PREFIX_CACHE_SIZE:
-                    self._states.popitem(last=False)
+            state = self._evaluate_segments(segments, seq_id, alone)
         started = time.perf_counter()
         self._empty(seq_id, alone)
         self._restore(state, seq_id)
         self.stats.restore_seconds += time.perf_counter() - started
         self.stats.restores += 1
         return reused
+
+    def _evaluate_segments(
+        self, segments: Sequence[Sequence[int]], seq_id: int, alone: bool
+    ) -> _PrefixState:
+        """The state of all `segments`, from the longest run of them already saved: each
+        later one evaluated on a restored copy of the state before it, then saved."""
+        done, state = 0, None
+        if self.prefix_cache:
+            for count in range(len(segments) - 1, 0, -1):
+                saved = self._states.get(self._prefix_key(_joined(segments[:count])))
+                if saved is not None:
+                    done, state = count, saved
+                    self._states.move_to_end(self._prefix_key(saved.tokens))
+                    break
+        for count in range(done, len(segments)):
+            started = time.perf_counter()
+            self._empty(seq_id, alone)
+            if state is not None:
+                self._restore(state, seq_id)
+                self.stats.restores += 1
+            self.stats.restore_seconds += time.perf_counter() - started
+            position = len(state.tokens) if state is not None else 0
+            self._eval_prefix(segments[count], seq_id, position)
+            started = time.perf_counter()
+            state = self._save(_joined(segments[: count + 1]), seq_id)
+            self.stats.restore_seconds += time.perf_counter() - started
+            if self.prefix_cache:
+                self._states[self._prefix_key(state.tokens)] = state
+                while len(self._states) > PREFIX_CACHE_SIZE:
+                    self._states.popitem(last=False)
+        assert state is not None, "a prefix has at least one segment"
+        return state
 
     def _empty(self, seq_id: int, alone: bool) -> None:
         if alone:
@@ -514,17 +561,20 @@ class LlamaCppRuntime:
         with self._lock:
             yield from self._generate_many(requests, should_stop, feed)
 
-    def _shared_prefix(self, request: GenerationRequest) -> list[int]:
-        """The prefix tokens every request on `request.prefix` starts from (all but the last
-        when a request has no tokens of its own: it needs at least one)."""
-        prefix, tail = self.prompt_tokens(request)
-        return prefix if tail else prefix[:-1]
+    def _shared_segments(self, request: GenerationRequest) -> list[list[int]]:
+        """The shared tokens every request of `request`'s group starts from, as segments
+        (the last one short of its last token when a request has no tokens of its own: it
+        needs at least one)."""
+        segments, tail = self._prompt_segments(request)
+        if not tail:
+            segments[-1] = segments[-1][:-1]
+        return [segment for segment in segments if segment]
 
     def _sequence(
         self, index: int, request: GenerationRequest, prefix: list[int], first: GenerationRequest
     ) -> _Sequence:
         """The request as a sequence after the shared `prefix` (that of `first`)."""
-        if request.prefix != first.prefix:
+        if (request.prefix, request.preface) != (first.prefix, first.preface):
             raise ModelError(
                 "requests decoded together must share one prefix", subject=self.model_name
             )
@@ -561,11 +611,11 @@ class LlamaCppRuntime:
         each. `logits`: with the output layer, as decoding, or without it; `threads`: that
         many threads for these calls. The sequences are emptied afterwards."""
         with self._lock:
-            tokens, _ = self.prompt_tokens(GenerationRequest(prefix=prefix, prompt=""))
+            (tokens,), _ = self._prompt_segments(GenerationRequest(prefix=prefix, prompt=""))
             count = max(1, min(sequences, self.parallel))
             steps = max(0, min(steps, self.n_ctx - len(tokens)))
             for seq_id in range(count):
-                self._load_prefix(tokens, seq_id, alone=seq_id == 0)
+                self._load_prefix([tokens], seq_id, alone=seq_id == 0)
             if threads is not None:
                 self._lib.llama_set_n_threads(self._ctx, threads, threads)
             times: list[tuple[float, float]] = []
@@ -597,7 +647,8 @@ class LlamaCppRuntime:
     ) -> Iterator[tuple[int, Generation]]:
         started = time.perf_counter()
         first = requests[0]
-        prefix = self._shared_prefix(first)
+        segments = self._shared_segments(first)
+        prefix = _joined(segments)
         waiting = [self._sequence(i, r, prefix, first) for i, r in enumerate(requests)]
         known = len(requests)
         cached = self.prefix_cache and self._prefix_key(prefix) in self._states
@@ -624,7 +675,7 @@ class LlamaCppRuntime:
                     if should_stop is not None and should_stop():
                         raise Cancelled("generation cancelled", subject=self.model_name)
                     self._check_threads()
-                    self._admit(waiting, active, prefix)
+                    self._admit(waiting, active, segments)
                     for sequence in self._step(active):
                         active.remove(sequence)
                         self._release(sequence)
@@ -633,7 +684,9 @@ class LlamaCppRuntime:
                 for sequence in active:
                     self._release(sequence)
 
-    def _admit(self, waiting: list[_Sequence], active: list[_Sequence], prefix: list[int]) -> None:
+    def _admit(
+        self, waiting: list[_Sequence], active: list[_Sequence], segments: list[list[int]]
+    ) -> None:
         """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
         batch by consecutive sequence ids), each from the record prefix, at most `together`
         at once."""
@@ -643,8 +696,8 @@ class LlamaCppRuntime:
             sequence = waiting.pop(0)
             sequence.seq_id = free.pop(0)
             sequence.admitted_at = time.perf_counter()
-            sequence.prefix_reused = self._load_prefix(prefix, sequence.seq_id, alone=not active)
-            sequence.pos = len(prefix)
+            sequence.prefix_reused = self._load_prefix(segments, sequence.seq_id, alone=not active)
+            sequence.pos = sum(len(segment) for segment in segments)
             request = sequence.request
             if request.schema is not None:
                 sequence.grammar = GrammarConstraint(
@@ -694,6 +747,9 @@ class LlamaCppRuntime:
             started = time.perf_counter()
             self._decode_batch()
             self._count_step(len(outputs), time.perf_counter() - started)
+            ids = [sequence.seq_id for _, sequence in outputs]
+            if ids[-1] - ids[0] + 1 != len(ids):
+                self.stats.split_steps += 1
             for slot, sequence in outputs:
                 if self._choose(sequence, self._logits(slot)):
                     finished.append(sequence)
@@ -842,3 +898,7 @@ class LlamaCppRuntime:
                 self._batch = None
             self._context.close()
             self._model.close()
+
+
+def _joined(segments: Sequence[Sequence[int]]) -> list[int]:
+    return [token for segment in segments for token in segment]

@@ -1,10 +1,12 @@
 """The one protocol every model runtime implements.
 
-A request is split in two: `prefix`, the part shared by every agent and judge prompt on
-a record (preamble + the delimited patient record, byte-identical across agents), and
-`prompt`, the agent-specific remainder. The runtime wraps both in the model's own chat
-template as `template_head + prefix + prompt + template_tail`, so that the token prefix
-`template_head + prefix` can be evaluated once and reused.
+A request is split in three: `prefix`, the part shared by every agent and judge prompt on
+a record (preamble + the delimited patient record, byte-identical across agents);
+`preface`, the part a group of requests shares after it (the instructions every agent of
+the panel reads; empty for a judge); and `prompt`, the request's own remainder. The runtime
+wraps them in the model's own chat template as `template_head + prefix + preface + prompt +
+template_tail`, so that the token prefixes `template_head + prefix` and `... + preface` can
+each be evaluated once and reused.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ class GenerationRequest:
     temperature: float = 0.0
     seed: int = 0
     agent: str = ""  # who asks (for logs of which server answered whom); not sent to the model
+    preface: str = ""  # after the prefix, shared by a group of requests (module doc)
+
+    @property
+    def own_text(self) -> str:
+        """What a runtime that keeps no prefix state sends after the prefix."""
+        return self.preface + self.prompt
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ class ScriptedRuntime:
         self._seen_prefixes.add(request.prefix)
         return Generation(
             text=text,
-            prompt_tokens=len((request.prefix + request.prompt).split()),
+            prompt_tokens=len((request.prefix + request.own_text).split()),
             completion_tokens=len(text.split()),
             seconds=time.perf_counter() - started,
             prefix_reused=reused,

@@ -420,7 +420,10 @@ class LlamaServerRuntime:
             raise ServerUnavailable("/tokenize reply has no token list", subject=url) from exc
 
     def _prefix(self, url: str, prefix: str) -> list[int]:
-        """The record block's tokens; the same block is tokenized once per server."""
+        """The tokens of shared text (the record block, the agents' preface), each tokenized
+        once per server."""
+        if not prefix:
+            return []
         key = hashlib.sha256(prefix.encode("utf-8")).hexdigest()
         cache = self._prefix_tokens.setdefault(url, OrderedDict())
         if key in cache:
@@ -442,7 +445,13 @@ class LlamaServerRuntime:
     def _on_llama_server(self, url: str, server: _Server, request: GenerationRequest) -> Generation:
         assert server.template is not None
         started = time.perf_counter()
-        data_tokens = self._prefix(url, request.prefix) + self._tokens(url, request.prompt)
+        # piece by piece, as the in-process runtime tokenizes them (the record and the
+        # agents' preface each tokenized once per server)
+        data_tokens = (
+            self._prefix(url, request.prefix)
+            + self._prefix(url, request.preface)
+            + self._tokens(url, request.prompt)
+        )
         n_predict = self._max_tokens(request)
         if server.n_ctx is not None and len(data_tokens) + n_predict > server.n_ctx:
             raise RecordTooLong(
@@ -487,7 +496,7 @@ class LlamaServerRuntime:
         self, url: str, server: _Server, request: GenerationRequest
     ) -> Generation:
         started = time.perf_counter()
-        text = break_special_tokens(request.prefix) + break_special_tokens(request.prompt)
+        text = break_special_tokens(request.prefix) + break_special_tokens(request.own_text)
         payload = {"max_tokens": self._max_tokens(request), **self._sampling(request)}
         if server.template is not None:
             payload["prompt"] = server.template.wrap(text, "")
