@@ -315,7 +315,11 @@ class ContextReader:
                 continue  # "not given" is no sign it was
             if _CONDITION_BEFORE.search(text, max(left, done.start() - 40), done.start()):
                 continue  # "if PCI is performed": a condition, not a deed
-            return None  # "cycle 1 given"
+            if _FUTURE_BEFORE.search(text, max(left, done.start() - 20), done.start()):
+                continue  # "to be started", "will be given": still to come
+            if self.cues.planned_after.match(text, done.start()):
+                continue  # "post-op": a time after the operation, not "post PCI"
+            return None  # "cycle 1 given", "continue apixaban", "HD as usual"
         section = d.sections.at(start)
         if section is not None and section.kind is SectionKind.PLAN:
             return Verdict(Reason.PLANNED, section.header)
@@ -324,14 +328,35 @@ class ContextReader:
                 return Verdict(Reason.PLANNED, " ".join(cue.group().split()))
         after = self.cues.planned_after.search(text, end, min(right, end + 45))
         between = text[end : after.start()] if after is not None else ""
-        if after is not None and len(between.split()) <= 3 and not _NEXT_STEP.search(between):
+        if (
+            after is not None
+            and len(between.split()) <= 3
+            and not _NEXT_STEP.search(between)
+            and not self._kept_on(between)
+            and not (after.group().lower() in _BARE_CONDITIONS and "," in between)
+        ):
             return Verdict(Reason.PLANNED, " ".join(after.group().split()))
+        label = _LABEL_VALUE.match(text, end, min(len(text), end + 4))
+        if label is not None:  # "Inotropes: standby", "Dialysis - to start if ..."
+            value = self.cues.planned_before.match(text, label.end())
+            if value is not None:
+                return Verdict(Reason.PLANNED, " ".join(value.group().split()))
         present = situation.reference or d.written
         if present is not None:
             for when in times_in(text, left, right):
                 if when.days_ago is None and when.earliest is not None and when.earliest > present:
                     return Verdict(Reason.PLANNED, f"dated {text[when.start : when.end]}")
         return None
+
+    def _kept_on(self, between: str) -> bool:
+        """Words between an intervention and a planned cue after it that keep it current: a
+        restart, a hold or a dose change of a medicine taken now ("apixaban: restart
+        post-op", "warfarin 5 mg omit if INR > 3")."""
+        medication = self.cues.medication
+        return any(
+            cue.search(between) is not None
+            for cue in (self.cues.done, medication.instruction, medication.held)
+        )
 
     def history(
         self, d: ReadDocument, start: int, end: int, situation: Situation
@@ -556,6 +581,16 @@ _CONDITION_BEFORE = re.compile(
     r"(?<![A-Za-z])(?:if|unless|once|when|until|should|in\s+case)\s+(?:[A-Za-z]+\s+){0,3}$",
     re.IGNORECASE,
 )
+_FUTURE_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:to|will|would|should|shall|can|could|may|might|must|needs?\s+to)\s+"
+    r"(?:not\s+)?be\s+$",
+    re.IGNORECASE,
+)
+"""Words before a deed that put it in the future ("to be started", "will be given")."""
+_LABEL_VALUE = re.compile(r"[ \t]*(?::|-(?=[ \t])|–)[ \t]*")
+_BARE_CONDITIONS = frozenset({"if", "should", "in case"})
+"""Planned cues after an intervention that only make it conditional without a comma before
+them: "apixaban if AF recurs" is not started, "prednisolone 5 mg, double if unwell" is."""
 _PASSIVE_RE = re.compile(r"(?<![A-Za-z])(?:was|were|been|being|is|are)\s+$", re.IGNORECASE)
 _ELABORATION_RE = re.compile(
     r"\(\s*(?:e\.?\s?g\.?|i\.?\s?e\.?|incl\.?|including|includes|such\s+as|namely|especially|"
