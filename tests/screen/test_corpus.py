@@ -58,6 +58,7 @@ READING_CLASSES = (
 READING_CLASSES_2 = (
     "planned_standby",
     "rcri_implied",
+    "dictation_split",
 )
 
 

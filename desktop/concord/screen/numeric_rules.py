@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import date
@@ -36,7 +37,8 @@ COMPARE: dict[str, Callable[[float, float], bool]] = {
 }
 SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 CODED_KIND = DocumentKind.FHIR  # a document rendered from a coded resource
-CONDITION_GAP = 16  # characters between a condition word and its value ("hyperkalaemic at 6.4")
+CONDITION_GAP = 20  # characters between a condition word and its value ("hyperkalaemic at 6.4")
+_YEAR = re.compile(r"(?:19[5-9]\d|20[0-3]\d)")
 CONDITION_REACH = 40  # characters around a value searched for its condition (on oxygen)
 
 
@@ -160,6 +162,8 @@ def observations(
                 key = (d.index, value.start, value.end)
                 if key in seen:
                     continue
+                if not own and _YEAR.fullmatch(d.text, value.start, value.end):
+                    continue  # "thrombocytopenia in pregnancy 2019": a date, not a count
                 seen.add(key)
                 out.append(_Observation(s, d, m, reading, index, fires(value), condition_set))
     return out

@@ -27,4 +27,5 @@ def read_spelling(path: Path, lexicon: Lexicon) -> SpellingVocabulary:
         lexicon.vocabulary() | {w.lower() for w in parsed.extra_words},
         keep=parsed.keep,
         min_length=parsed.min_length,
+        abbreviations=lexicon.abbreviation_forms(),
     )

@@ -272,13 +272,14 @@ class ValueReader:
         elif decade and first >= 10 and first % 10 == 0:
             where = _DECADE_RE.search(before)
             word = (where.group("where") or "").lower() if where else ""
+            step = 100 if first >= 100 and first % 100 == 0 else 10  # the 40s, the 300s
             low, high = {
-                "high": (first + 6, first + 9.9),
-                "upper": (first + 6, first + 9.9),
-                "low": (first, first + 3.9),
-                "lower": (first, first + 3.9),
-                "mid": (first + 3, first + 7),
-            }.get(word, (first, first + 9.9))
+                "high": (first + 0.6 * step, first + 0.99 * step),
+                "upper": (first + 0.6 * step, first + 0.99 * step),
+                "low": (first, first + 0.39 * step),
+                "lower": (first, first + 0.39 * step),
+                "mid": (first + 0.3 * step, first + 0.7 * step),
+            }.get(word, (first, first + 0.99 * step))
             end += 1
         elif not _FROM_BEFORE.search(before):  # "from 20 to 85" is a series, not a range
             tail = _RANGE_TAIL.match(text, end, limit)
