@@ -57,8 +57,10 @@ READING_CLASSES = (
 )
 READING_CLASSES_2 = (
     "planned_standby",
+    "allergy_kind",
     "rcri_implied",
     "dictation_split",
+    "alcohol_quantity",
 )
 
 

@@ -396,7 +396,7 @@ class ContextReader:
         if section is not None and section.kind is SectionKind.HISTORY:
             return Verdict(Reason.HISTORY, section.header)
         reference = situation.reference or d.written
-        times = times_in(text, left, right)
+        times = times_in(text, clause[0], clause[1])  # a date after a ';' is its clause's
         times = [t for t in times if not _COMPARED.search(text, left, t.start)]
         if reference is not None and times:
             nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
@@ -417,9 +417,10 @@ class ContextReader:
         if reference is None:
             return None
         text = d.text
+        own_left, own_right = _semicolon_clause(text, start, end, left, right)
         times = [
             t
-            for t in times_in(text, left, right)
+            for t in times_in(text, own_left, own_right)
             if not _COMPARED.search(text, left, t.start)
             and (t.days_ago is not None or t.earliest is None or t.earliest <= reference)
         ]

@@ -161,6 +161,7 @@ class Cues:
             "medication",
             "past_medication",
             "allergy",
+            "intolerance",
         ):
             for name in getattr(raw.sections, kind):
                 sections.setdefault(" ".join(fold_text(name).lower().split()), kind)

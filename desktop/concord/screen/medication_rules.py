@@ -104,7 +104,7 @@ def _status(
     rule: MedicationRule, s: Screening, d: ReadDocument, m: Mention, cues: MedicationCues
 ) -> tuple[GateStatus, str]:
     section = d.sections.at(m.start)
-    if section is not None and section.kind is SectionKind.ALLERGY:
+    if section is not None and section.kind in (SectionKind.ALLERGY, SectionKind.INTOLERANCE):
         return GateStatus.NEGATED, f"in the allergy list ('{section.header}')"
     if section is not None and section.kind is SectionKind.PAST_MEDICATION:
         return GateStatus.NEGATED, f"in a list of past medicines ('{section.header}')"

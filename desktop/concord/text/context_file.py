@@ -101,6 +101,9 @@ class _SectionsIn(_Strict):
     medication: list[str] = Field(default=[], description="The current medication list")
     past_medication: list[str] = Field(default=[], description="Stopped or past medicines")
     allergy: list[str] = Field(default=[], description="Allergies and adverse reactions")
+    intolerance: list[str] = Field(
+        default=[], description="Intolerances and side effects only: not taken, not allergies"
+    )
 
 
 class MedicationIn(_Strict):
