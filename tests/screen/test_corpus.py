@@ -56,8 +56,15 @@ READING_CLASSES = (
     "crescendo_words",
 )
 READING_CLASSES_2 = (
+    "superseded_later",
     "planned_standby",
+    "resolved_history",
+    "negated_result",
+    "consent_checklist",
     "allergy_kind",
+    "device_removed",
+    "prophylactic_held",
+    "lookalike_misc",
     "rcri_implied",
     "dictation_split",
     "alcohol_quantity",

@@ -68,9 +68,14 @@ _FAMILY_BREAK_RE = re.compile(
     re.IGNORECASE,
 )
 _POST_LEAD_RE = re.compile(
-    r"[\s:,\-–(]*(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)\s+)*",
+    r"[\s:,\-–(]*(?:(?:screen|screening|test|testing|tests|swab|PCR|serology|assay|work-?up|"
+    r"duplex|doppler|ultrasound|USS|scan|CT|CTPA|V/Q|MRI|angiogram|studies|study|panel)"
+    r"[\s:,\-–]*)?(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)"
+    r"\s+)*",
     re.IGNORECASE,
 )
+"""What may stand between a mention and a negation after it: a verb, and the test that
+negated it ("sepsis screen negative", "DVT - duplex negative", "vWD screen: negative")."""
 _RECENT_SPAN = re.compile(
     r"(?<![A-Za-z])(?:past|last|previous)\s+(?:(?:few|couple\s+of|several|\d{1,2}|one|two|"
     r"three|four|five|six)\s*)?(?:hours?|hrs?|days?|weeks?|wks?|fortnight|months?|mths?)"
@@ -293,6 +298,8 @@ class ContextReader:
             after = self.cues.hypothetical_after.search(text, end, right)
             if after is not None and _SEEN_ON.match(text, after.end()):
                 after = None  # "varices on surveillance endoscopy": where it was seen
+            if after is not None and self._enacted(text, after.end()):
+                after = None  # "sepsis pathway started": followed for this patient
             between = text[end : after.start()] if after is not None else ""
             if (
                 after is not None
@@ -347,6 +354,15 @@ class ContextReader:
                 if when.days_ago is None and when.earliest is not None and when.earliest > present:
                     return Verdict(Reason.PLANNED, f"dated {text[when.start : when.end]}")
         return None
+
+    def _enacted(self, text: str, pos: int) -> bool:
+        """Whether a protocol word ending at `pos` is said to be followed now ("pathway
+        started", "bundle was completed"), not "not started"."""
+        lead = _POST_LEAD_RE.match(text, pos, min(len(text), pos + POST_WINDOW))
+        at = lead.end() if lead is not None else pos
+        return self.cues.enacted.match(text, at) is not None and not _NOT_BEFORE.search(
+            text, max(0, at - 12), at
+        )
 
     def _kept_on(self, between: str) -> bool:
         """Words between an intervention and a planned cue after it that keep it current: a

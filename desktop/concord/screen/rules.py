@@ -180,6 +180,11 @@ class NumericRule(_Strict):
         description="Conditions under which a later value never supersedes one that fires "
         "(a normal SpO2 on supplemental oxygen does not show the patient is well on air)",
     )
+    not_under: list[str] = Field(
+        default=[],
+        description="Conditions under which a value is not the quantity the gate means (a "
+        "sleep study's nadir SpO2 is no resting saturation): such a value is reported negated",
+    )
     latest_decides: bool = Field(
         default=True,
         description="A result superseded by a later one that does not cross is not fired",
@@ -385,6 +390,7 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
         yield from rule.annotate_if
         yield from rule.separate_conditions
         yield from rule.masked_by
+        yield from rule.not_under
         yield from rule.near
         yield from rule.only_without
     elif isinstance(rule, RisingRule):
