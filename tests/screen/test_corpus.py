@@ -12,8 +12,9 @@ saying what they test. `gates.jsonl` (the first corpus) and `reading_classes.jso
 from the classes an independent held-out set found (superseded values, planned or standby
 treatment, resolved history, negative results, consent lists and checklists, stopped
 courses, food allergies, removed devices, look-alikes, dictation), positives beside
-every hard negative. `distractors.jsonl` and `distractors_40.jsonl` hold text that must
-fire no gate.
+every hard negative. A line may carry "open": the reason it is a known miss (it
+must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
+hold text that must fire no gate.
 `records/` holds whole records with the gates they must and must not trigger.
 
 The corpora for the thirty gates SPEC's table adds were written before their rules: a line
@@ -61,13 +62,16 @@ READING_CLASSES_2 = (
     "resolved_history",
     "negated_result",
     "consent_checklist",
+    "stopped_course",
     "allergy_kind",
     "device_removed",
     "prophylactic_held",
     "lookalike_misc",
     "rcri_implied",
+    "dated_acs",
     "dictation_split",
     "alcohol_quantity",
+    "table_and_shorthand",
 )
 
 
@@ -111,9 +115,14 @@ def status_of(screen: RecordScreen, gate_id: str, text: str, *, header: bool = T
     return "none"
 
 
-@pytest.mark.parametrize(
-    "row", ROWS, ids=[f"{r['gate_id']}:{r['expect']}:{r['text'][:40]}" for r in ROWS]
-)
+def _line(row: dict[str, Any]) -> Any:
+    """A corpus line as a test case; one with an "open" reason is a known miss, expected to
+    fail until it is fixed (strict: a fixed one must lose its "open")."""
+    marks = [pytest.mark.xfail(strict=True, reason=row["open"])] if row.get("open") else []
+    return pytest.param(row, marks=marks, id=f"{row['gate_id']}:{row['expect']}:{row['text'][:40]}")
+
+
+@pytest.mark.parametrize("row", [_line(r) for r in ROWS])
 def test_corpus_line(screen: RecordScreen, row: dict[str, Any]) -> None:
     if row["gate_id"] not in screen.definitions:
         pytest.skip(f"gate not defined yet: {row['gate_id']}")

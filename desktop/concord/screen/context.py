@@ -10,7 +10,8 @@ the order they are tried:
 2. A checklist answer after the mention: "Chest pain: N", "Bleomycin exposure: none",
    "Recent chest infection? No".
 3. A negation right after the mention, in its clause: "pneumonia excluded", "bleomycin-free",
-   "consolidation - not seen" (but "bleomycin omitted after cycle 2" still is exposure).
+   "consolidation - not seen", or after the test that gave it: "sepsis screen negative",
+   "DVT - duplex negative" (but "bleomycin omitted after cycle 2" still is exposure).
 4. A negation cue before the mention in its clause: list cues ("denies", "no history of",
    "negative for") run over commas ("denies chest pain, SOB or syncope"); short cues ("no",
    "not", "without", "nil") stop at a comma, so "No fever, CXR: RLL pneumonia" still
@@ -19,10 +20,13 @@ the order they are tried:
 5. A relative as the subject of the clause: "mother had a DES", "brother, who had BEP";
    not a relative who reports ("daughter reports he has had a chest infection").
 6. Hypothetical wording in the clause: "risk of", "if", "to exclude", "safety-netted for",
-   "risks include", and after the mention "as per protocol", "surveillance", "risk".
-7. Interventions only (a drug, a stent): planned, not given - "plan to start ABVD",
-   "awaiting PCI", "BEP to start next week", under a "Plan:" heading, or dated after the
-   record's present - unless the clause also says it was given ("cycle 1 given").
+   "risks include", "score for", and after the mention "as per protocol", "surveillance",
+   "risk" - unless it is said to be followed ("sepsis pathway started").
+7. Interventions only (a drug, a stent, dialysis): planned, not given - "plan to start
+   ABVD", "awaiting PCI", "BEP to start next week", "noradrenaline on standby", "apixaban if
+   AF recurs", "Inotropes: standby dobutamine", under a "Plan:" heading, or dated after the
+   record's present - unless the clause also says it was given or goes on ("cycle 1 given",
+   "continue apixaban", "HD as usual"; a deed still to come, "to be started", is none).
 8. History, as the gate allows (`HistoryPolicy`): exposures count whenever they happened;
    states (an infection, ischaemia) resolve - the sentence says "resolved", "previous",
    "as a child", the mention is in the past medical history, or it is dated more than
@@ -77,13 +81,15 @@ _POST_LEAD_RE = re.compile(
 """What may stand between a mention and a negation after it: a verb, and the test that
 negated it ("sepsis screen negative", "DVT - duplex negative", "vWD screen: negative")."""
 _RECENT_SPAN = re.compile(
-    r"(?<![A-Za-z])(?:past|last|previous)\s+(?:(?:few|couple\s+of|several|\d{1,2}|one|two|"
-    r"three|four|five|six)\s*)?(?:hours?|hrs?|days?|weeks?|wks?|fortnight|months?|mths?)"
+    r"(?<![A-Za-z])(?:(?:past|last|previous)\s+(?:(?:few|couple\s+of|several|\d{1,2}|one|two|"
+    r"three|four|five|six)\s*)?(?:hours?|hrs?|days?|weeks?|wks?|fortnight|months?|mths?)|"
+    r"since\s+(?:yesterday|last\s+night|this\s+(?:morning|afternoon|evening|week)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|admission|arrival))"
     r"(?![A-Za-z])",
     re.IGNORECASE,
 )
-"""A span of time up to now ("over the past week", "in the last 48 hours"): what happened in
-it is recent, whatever 'past' says elsewhere."""
+"""A span of time up to now ("over the past week", "in the last 48 hours", "since Sunday"):
+what happened in it is recent, whatever 'past' or 'recurrent' says elsewhere."""
 _COMPARED = re.compile(
     r"(?<![A-Za-z])(?:compared\s+(?:with|to)|vs\.?|versus|relative\s+to|than(?:\s+in)?|"
     r"from\s+(?:a\s+)?previous|cf\.?)\s+(?:the\s+|an?\s+)?(?:ECG\s+|echo\s+|scan\s+|one\s+)?"

@@ -219,12 +219,14 @@ class Cues:
 
 def _person_name_re(titles: list[str]) -> re.Pattern[str]:
     """A title, then the name it introduces: initials and one or two capitalised words
-    ("Dr Aki", "Dr. T. Parkinson", "Nurse Tia Morgan"); group "name" is the name."""
+    ("Dr Aki", "Dr. T. Parkinson", "Nurse Tia Morgan"); a second word only where the name
+    ends after it ("Dr Jones Pacemaker Clinic" names Dr Jones); group "name" is the name."""
     body = phrase_alternation(titles) or r"(?!x)x"
     return re.compile(
         rf"(?<![A-Za-z0-9])(?i:{body})\.?[ \t]+"
         r"(?P<name>(?:[A-Z]\.?[ \t]+){0,2}[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
-        r"(?:[ \t]+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?)?)(?![A-Za-z0-9])"
+        r"(?:[ \t]+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?=[ \t]*(?:[,;:().\n]|$|[ \t][a-z])))?)"
+        r"(?![A-Za-z0-9])"
     )
 
 
