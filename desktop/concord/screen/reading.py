@@ -68,7 +68,9 @@ _ASCII_SPECIAL_RE = re.compile(rf"[\r{re.escape(_ASCII_FOLDED)}]")
 _SUPERSCRIPT_RUN_RE = re.compile(f"[{''.join((*SUPERSCRIPT_DIGITS, *SUPERSCRIPT_SIGNS))}]+")
 _DOTTED_ACRONYM_RE = re.compile(r"(?<![A-Za-z0-9.])(?:[A-Z]\.){2,}(?![A-Za-z0-9])")
 _WORD_RE = re.compile(r"[A-Za-z]{6,}")
-_PIECE_RE = re.compile(r"(?<![A-Za-z0-9'])[A-Za-z]+(?![A-Za-z0-9'])")
+_PAIR_RE = re.compile(r"(?<![A-Za-z0-9'])([A-Za-z]+)[ -](?=([A-Za-z]+)(?![A-Za-z0-9']))")
+"""Two words with one space or hyphen between: the match holds the first and the separator,
+the second word is read ahead (so that every word starts a pair)."""
 _LETTERS_RE = re.compile(r"(?<![A-Za-z0-9'.\-])[A-Za-z](?:[ ][A-Za-z])+(?![A-Za-z0-9'\-])")
 SPELLED_MAX = 6  # the longest abbreviation read from dictated letters ("A B V D")
 MEMO_LIMIT = 100_000  # words remembered by a spelling vocabulary between clears
@@ -271,6 +273,8 @@ class SpellingVocabulary:
         self._words = {w.lower() for w in words if len(w) >= min_length and w.isalpha()}
         self._keep = {w.lower() for w in keep}
         self._known = {w.lower() for w in words if w.isalpha()} | self._keep
+        self.heads = frozenset(w[:i] for w in self._words for i in range(1, len(w) - 1))
+        """What the first of two dictated pieces of a vocabulary word can be."""
         self._spelled: dict[str, str] = {}
         self._forms = {a for a in abbreviations if a.isalpha() and 2 <= len(a) <= SPELLED_MAX}
         for form in (*sorted(self._forms), *words):
@@ -404,21 +408,20 @@ def _dictated_words(text: str, spelling: SpellingVocabulary, taken: _Taken) -> l
         word = spelling.spelled(m.group().split(" "))
         if word is not None and not taken.any(m.start(), m.end()):
             take(m.start(), m.end(), word)
-    previous: re.Match[str] | None = None
-    shortest = spelling.min_length
-    for piece in _PIECE_RE.finditer(text):
-        first, previous = previous, piece
-        if (
-            first is None
-            or piece.start() - first.end() != 1
-            or piece.end() - first.start() <= shortest
-            or text[first.end()] not in " -"
-        ):
+    shortest, heads = spelling.min_length, spelling.heads
+    joined_until = -1  # a piece joins one word only
+    for pair in _PAIR_RE.finditer(text):
+        first, second = pair.group(1), pair.group(2)
+        if len(first) + len(second) < shortest or first.lower() not in heads:
             continue
-        word = spelling.joined(first.group(), piece.group())
-        if word is not None and not taken.any(first.start(), piece.end()):
-            take(first.start(), piece.end(), word)
-            previous = None  # a piece joins one word only
+        start = pair.start()
+        end = pair.end() + len(second)
+        if start < joined_until:
+            continue
+        word = spelling.joined(first, second)
+        if word is not None and not taken.any(start, end):
+            take(start, end, word)
+            joined_until = end
     return edits
 
 

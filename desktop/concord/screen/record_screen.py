@@ -22,6 +22,7 @@ with the record.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -226,11 +227,13 @@ class RecordScreen:
         names = [m.span("name") for m in self.cues.person_name.finditer(text)]
         if not names:
             return mentions
-        return [
-            m
-            for m in mentions
-            if not any(start <= m.start and m.end <= end for start, end in names)
-        ]
+        starts = [start for start, _ in names]
+
+        def in_name(m: Mention) -> bool:
+            i = bisect_right(starts, m.start) - 1
+            return i >= 0 and m.end <= names[i][1]
+
+        return [m for m in mentions if not in_name(m)]
 
     def values_of(
         self, record: Record, concept: str, *, skip_kinds: frozenset[DocumentKind] = frozenset()
