@@ -8,7 +8,13 @@ negatives that only must not fire ("silent": negated or absent, either is right)
 may carry the style they are written in (`us`, `uk`, `ehr`, `dictated`) and a `class` tag
 saying what they test. `gates.jsonl` (the first corpus) and `reading_classes.jsonl`
 (reading classes on the first ten gates) name their gate on each line.
-`distractors.jsonl` and `distractors_40.jsonl` hold text that must fire no gate.
+`reading_classes_2.jsonl` holds the second round of reading classes, on any gate, written
+from the classes an independent held-out set found (superseded values, planned or standby
+treatment, resolved history, negative results, consent lists and checklists, stopped
+courses, food allergies, removed devices, look-alikes, dictation), positives beside
+every hard negative. A line may carry "open": the reason it is a known miss (it
+must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
+hold text that must fire no gate.
 `records/` holds whole records with the gates they must and must not trigger.
 
 The corpora for the thirty gates SPEC's table adds were written before their rules: a line
@@ -34,7 +40,7 @@ from tests.spec import SPEC_GATES, SPEC_GATES_NEW
 CORPUS = Path(__file__).parent / "corpus"
 HEADER = "Planned surgery date: 2026-12-01\nDate: 2026-11-20\n"
 ALL_GATES = SPEC_GATES | SPEC_GATES_NEW
-GATE_NAMED_FILES = frozenset({"gates.jsonl", "reading_classes.jsonl"})
+GATE_NAMED_FILES = frozenset({"gates.jsonl", "reading_classes.jsonl", "reading_classes_2.jsonl"})
 DISTRACTOR_FILES = frozenset({"distractors.jsonl", "distractors_40.jsonl"})
 EXPECTS = frozenset({"triggered", "negated", "none", "silent"})
 STYLES = ("us", "uk", "ehr", "dictated")
@@ -49,6 +55,23 @@ READING_CLASSES = (
     "non_coronary_stent",
     "treated_event",
     "crescendo_words",
+)
+READING_CLASSES_2 = (
+    "superseded_later",
+    "planned_standby",
+    "resolved_history",
+    "negated_result",
+    "consent_checklist",
+    "stopped_course",
+    "allergy_kind",
+    "device_removed",
+    "prophylactic_held",
+    "lookalike_misc",
+    "rcri_implied",
+    "dated_acs",
+    "dictation_split",
+    "alcohol_quantity",
+    "table_and_shorthand",
 )
 
 
@@ -92,9 +115,14 @@ def status_of(screen: RecordScreen, gate_id: str, text: str, *, header: bool = T
     return "none"
 
 
-@pytest.mark.parametrize(
-    "row", ROWS, ids=[f"{r['gate_id']}:{r['expect']}:{r['text'][:40]}" for r in ROWS]
-)
+def _line(row: dict[str, Any]) -> Any:
+    """A corpus line as a test case; one with an "open" reason is a known miss, expected to
+    fail until it is fixed (strict: a fixed one must lose its "open")."""
+    marks = [pytest.mark.xfail(strict=True, reason=row["open"])] if row.get("open") else []
+    return pytest.param(row, marks=marks, id=f"{row['gate_id']}:{row['expect']}:{row['text'][:40]}")
+
+
+@pytest.mark.parametrize("row", [_line(r) for r in ROWS])
 def test_corpus_line(screen: RecordScreen, row: dict[str, Any]) -> None:
     if row["gate_id"] not in screen.definitions:
         pytest.skip(f"gate not defined yet: {row['gate_id']}")
@@ -128,6 +156,9 @@ def test_corpus_lines_are_well_formed() -> None:
     for row in (r for r in ROWS if r["file"] == "reading_classes.jsonl"):
         assert row["class"] in READING_CLASSES, row
         assert row["gate_id"] in SPEC_GATES, row
+    for row in (r for r in ROWS if r["file"] == "reading_classes_2.jsonl"):
+        assert row["class"] in READING_CLASSES_2, row
+        assert row["expect"] in ("triggered", "silent"), row
 
 
 def test_corpus_is_large_enough() -> None:
@@ -160,6 +191,10 @@ def test_reading_classes_are_covered() -> None:
     counts = Counter(r["class"] for r in rows)
     for name in READING_CLASSES:
         assert counts[name] >= 6, name
+    rows_2 = [r for r in ROWS if r["file"] == "reading_classes_2.jsonl"]
+    for name in READING_CLASSES_2:
+        by_expect = Counter(r["expect"] for r in rows_2 if r["class"] == name)
+        assert by_expect["triggered"] >= 1 and by_expect["silent"] >= 1, name
 
 
 EXPECTED_RECORDS: dict[str, dict[str, list[str]]] = json.loads(

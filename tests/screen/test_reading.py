@@ -40,6 +40,26 @@ def test_one_slip_misspellings_read_as_the_word() -> None:
     assert read.text == "pneumonia, Bleomycin, chest injection"
 
 
+def test_dictation_split_words_and_spelled_letters_read_as_the_term() -> None:
+    spelling = SpellingVocabulary(
+        ["gastroparesis", "achalasia", "inr", "abvd", "dvt", "septic", "arthritis", "atypical"],
+        keep=["typical"],
+        abbreviations=["INR", "ABVD", "DVT", "eGFR"],
+    )
+    read = reading_text("gastro paresis, a chalasia; I N R 2.1 after A B V D; D V T", spelling)
+    assert read.text == "gastroparesis, achalasia; INR 2.1 after ABVD; DVT"
+    assert reading_text("e G F R 22, a typical pain", spelling).text == "eGFR 22, a typical pain"
+    # a real word is never joined to the word before it, nor two lower-case letters read
+    assert reading_text("a septic arthritis, grade a b", spelling).text == (
+        "a septic arthritis, grade a b"
+    )
+    original = "Hx: gastro paresis"
+    read = reading_text(original, spelling)
+    start = read.text.index("gastroparesis")
+    a, b = read.span(start, start + len("gastroparesis"))
+    assert original[a:b] == "gastro paresis"
+
+
 def test_a_span_of_a_corrected_word_is_the_written_word() -> None:
     original = "CXR: pnue\u200bmonia"
     spelling = SpellingVocabulary(["pneumonia"])

@@ -32,6 +32,10 @@ def _read(text: str) -> list[tuple[str, str]]:
         ("type two diabetes", [("two", "2")]),
         ("creatinine two point eight", [("two point eight", "2.8")]),
         ("Ninety-two percent", [("Ninety-two", "92")]),
+        ("sats in the eighties on air", [("eighties", "80s")]),
+        ("sugars in the high three hundreds", [("three hundreds", "300s")]),
+        ("gravida two para one", [("two", "2"), ("one", "1")]),
+        ("G three P two", [("three", "3"), ("two", "2")]),
     ],
 )
 def test_dictated_numbers_read_as_digits(text: str, expected: list[tuple[str, str]]) -> None:
@@ -47,6 +51,8 @@ def test_dictated_numbers_read_as_digits(text: str, expected: list[tuple[str, st
         "seen by a nurse and a doctor",
         "one tablet at night",
         "the point is",
+        "a man in his sixties",
+        "hundreds of patients",
     ],
 )
 def test_ordinary_words_stay_words(text: str) -> None:

@@ -10,7 +10,8 @@ the order they are tried:
 2. A checklist answer after the mention: "Chest pain: N", "Bleomycin exposure: none",
    "Recent chest infection? No".
 3. A negation right after the mention, in its clause: "pneumonia excluded", "bleomycin-free",
-   "consolidation - not seen" (but "bleomycin omitted after cycle 2" still is exposure).
+   "consolidation - not seen", or after the test that gave it: "sepsis screen negative",
+   "DVT - duplex negative" (but "bleomycin omitted after cycle 2" still is exposure).
 4. A negation cue before the mention in its clause: list cues ("denies", "no history of",
    "negative for") run over commas ("denies chest pain, SOB or syncope"); short cues ("no",
    "not", "without", "nil") stop at a comma, so "No fever, CXR: RLL pneumonia" still
@@ -19,10 +20,13 @@ the order they are tried:
 5. A relative as the subject of the clause: "mother had a DES", "brother, who had BEP";
    not a relative who reports ("daughter reports he has had a chest infection").
 6. Hypothetical wording in the clause: "risk of", "if", "to exclude", "safety-netted for",
-   "risks include", and after the mention "as per protocol", "surveillance", "risk".
-7. Interventions only (a drug, a stent): planned, not given - "plan to start ABVD",
-   "awaiting PCI", "BEP to start next week", under a "Plan:" heading, or dated after the
-   record's present - unless the clause also says it was given ("cycle 1 given").
+   "risks include", "score for", and after the mention "as per protocol", "surveillance",
+   "risk" - unless it is said to be followed ("sepsis pathway started").
+7. Interventions only (a drug, a stent, dialysis): planned, not given - "plan to start
+   ABVD", "awaiting PCI", "BEP to start next week", "noradrenaline on standby", "apixaban if
+   AF recurs", "Inotropes: standby dobutamine", under a "Plan:" heading, or dated after the
+   record's present - unless the clause also says it was given or goes on ("cycle 1 given",
+   "continue apixaban", "HD as usual"; a deed still to come, "to be started", is none).
 8. History, as the gate allows (`HistoryPolicy`): exposures count whenever they happened;
    states (an infection, ischaemia) resolve - the sentence says "resolved", "previous",
    "as a child", the mention is in the past medical history, or it is dated more than
@@ -68,17 +72,24 @@ _FAMILY_BREAK_RE = re.compile(
     re.IGNORECASE,
 )
 _POST_LEAD_RE = re.compile(
-    r"[\s:,\-–(]*(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)\s+)*",
+    r"[\s:,\-–(]*(?:(?:screen|screening|test|testing|tests|swab|PCR|serology|assay|work-?up|"
+    r"duplex|doppler|ultrasound|USS|scan|CT|CTPA|V/Q|MRI|angiogram|studies|study|panel)"
+    r"[\s:,\-–]*)?(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)"
+    r"\s+)*",
     re.IGNORECASE,
 )
+"""What may stand between a mention and a negation after it: a verb, and the test that
+negated it ("sepsis screen negative", "DVT - duplex negative", "vWD screen: negative")."""
 _RECENT_SPAN = re.compile(
-    r"(?<![A-Za-z])(?:past|last|previous)\s+(?:(?:few|couple\s+of|several|\d{1,2}|one|two|"
-    r"three|four|five|six)\s*)?(?:hours?|hrs?|days?|weeks?|wks?|fortnight|months?|mths?)"
+    r"(?<![A-Za-z])(?:(?:past|last|previous)\s+(?:(?:few|couple\s+of|several|\d{1,2}|one|two|"
+    r"three|four|five|six)\s*)?(?:hours?|hrs?|days?|weeks?|wks?|fortnight|months?|mths?)|"
+    r"since\s+(?:yesterday|last\s+night|this\s+(?:morning|afternoon|evening|week)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|admission|arrival))"
     r"(?![A-Za-z])",
     re.IGNORECASE,
 )
-"""A span of time up to now ("over the past week", "in the last 48 hours"): what happened in
-it is recent, whatever 'past' says elsewhere."""
+"""A span of time up to now ("over the past week", "in the last 48 hours", "since Sunday"):
+what happened in it is recent, whatever 'past' or 'recurrent' says elsewhere."""
 _COMPARED = re.compile(
     r"(?<![A-Za-z])(?:compared\s+(?:with|to)|vs\.?|versus|relative\s+to|than(?:\s+in)?|"
     r"from\s+(?:a\s+)?previous|cf\.?)\s+(?:the\s+|an?\s+)?(?:ECG\s+|echo\s+|scan\s+|one\s+)?"
@@ -293,6 +304,8 @@ class ContextReader:
             after = self.cues.hypothetical_after.search(text, end, right)
             if after is not None and _SEEN_ON.match(text, after.end()):
                 after = None  # "varices on surveillance endoscopy": where it was seen
+            if after is not None and self._enacted(text, after.end()):
+                after = None  # "sepsis pathway started": followed for this patient
             between = text[end : after.start()] if after is not None else ""
             if (
                 after is not None
@@ -315,7 +328,11 @@ class ContextReader:
                 continue  # "not given" is no sign it was
             if _CONDITION_BEFORE.search(text, max(left, done.start() - 40), done.start()):
                 continue  # "if PCI is performed": a condition, not a deed
-            return None  # "cycle 1 given"
+            if _FUTURE_BEFORE.search(text, max(left, done.start() - 20), done.start()):
+                continue  # "to be started", "will be given": still to come
+            if self.cues.planned_after.match(text, done.start()):
+                continue  # "post-op": a time after the operation, not "post PCI"
+            return None  # "cycle 1 given", "continue apixaban", "HD as usual"
         section = d.sections.at(start)
         if section is not None and section.kind is SectionKind.PLAN:
             return Verdict(Reason.PLANNED, section.header)
@@ -324,14 +341,44 @@ class ContextReader:
                 return Verdict(Reason.PLANNED, " ".join(cue.group().split()))
         after = self.cues.planned_after.search(text, end, min(right, end + 45))
         between = text[end : after.start()] if after is not None else ""
-        if after is not None and len(between.split()) <= 3 and not _NEXT_STEP.search(between):
+        if (
+            after is not None
+            and len(between.split()) <= 3
+            and not _NEXT_STEP.search(between)
+            and not self._kept_on(between)
+            and not (after.group().lower() in _BARE_CONDITIONS and "," in between)
+        ):
             return Verdict(Reason.PLANNED, " ".join(after.group().split()))
+        label = _LABEL_VALUE.match(text, end, min(len(text), end + 4))
+        if label is not None:  # "Inotropes: standby", "Dialysis - to start if ..."
+            value = self.cues.planned_before.match(text, label.end())
+            if value is not None:
+                return Verdict(Reason.PLANNED, " ".join(value.group().split()))
         present = situation.reference or d.written
         if present is not None:
             for when in times_in(text, left, right):
                 if when.days_ago is None and when.earliest is not None and when.earliest > present:
                     return Verdict(Reason.PLANNED, f"dated {text[when.start : when.end]}")
         return None
+
+    def _enacted(self, text: str, pos: int) -> bool:
+        """Whether a protocol word ending at `pos` is said to be followed now ("pathway
+        started", "bundle was completed"), not "not started"."""
+        lead = _POST_LEAD_RE.match(text, pos, min(len(text), pos + POST_WINDOW))
+        at = lead.end() if lead is not None else pos
+        return self.cues.enacted.match(text, at) is not None and not _NOT_BEFORE.search(
+            text, max(0, at - 12), at
+        )
+
+    def _kept_on(self, between: str) -> bool:
+        """Words between an intervention and a planned cue after it that keep it current: a
+        restart, a hold or a dose change of a medicine taken now ("apixaban: restart
+        post-op", "warfarin 5 mg omit if INR > 3")."""
+        medication = self.cues.medication
+        return any(
+            cue.search(between) is not None
+            for cue in (self.cues.done, medication.instruction, medication.held)
+        )
 
     def history(
         self, d: ReadDocument, start: int, end: int, situation: Situation
@@ -371,7 +418,7 @@ class ContextReader:
         if section is not None and section.kind is SectionKind.HISTORY:
             return Verdict(Reason.HISTORY, section.header)
         reference = situation.reference or d.written
-        times = times_in(text, left, right)
+        times = times_in(text, clause[0], clause[1])  # a date after a ';' is its clause's
         times = [t for t in times if not _COMPARED.search(text, left, t.start)]
         if reference is not None and times:
             nearest = min(times, key=lambda t: min(abs(t.start - end), abs(start - t.end)))
@@ -392,9 +439,10 @@ class ContextReader:
         if reference is None:
             return None
         text = d.text
+        own_left, own_right = _semicolon_clause(text, start, end, left, right)
         times = [
             t
-            for t in times_in(text, left, right)
+            for t in times_in(text, own_left, own_right)
             if not _COMPARED.search(text, left, t.start)
             and (t.days_ago is not None or t.earliest is None or t.earliest <= reference)
         ]
@@ -556,6 +604,16 @@ _CONDITION_BEFORE = re.compile(
     r"(?<![A-Za-z])(?:if|unless|once|when|until|should|in\s+case)\s+(?:[A-Za-z]+\s+){0,3}$",
     re.IGNORECASE,
 )
+_FUTURE_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:to|will|would|should|shall|can|could|may|might|must|needs?\s+to)\s+"
+    r"(?:not\s+)?be\s+$",
+    re.IGNORECASE,
+)
+"""Words before a deed that put it in the future ("to be started", "will be given")."""
+_LABEL_VALUE = re.compile(r"[ \t]*(?::|-(?=[ \t])|–)[ \t]*")
+_BARE_CONDITIONS = frozenset({"if", "should", "in case"})
+"""Planned cues after an intervention that only make it conditional without a comma before
+them: "apixaban if AF recurs" is not started, "prednisolone 5 mg, double if unwell" is."""
 _PASSIVE_RE = re.compile(r"(?<![A-Za-z])(?:was|were|been|being|is|are)\s+$", re.IGNORECASE)
 _ELABORATION_RE = re.compile(
     r"\(\s*(?:e\.?\s?g\.?|i\.?\s?e\.?|incl\.?|including|includes|such\s+as|namely|especially|"

@@ -127,6 +127,7 @@ class Cues:
     self_subject: CueSet
     hypothetical_before: CueSet
     hypothetical_after: CueSet
+    enacted: CueSet
     planned_before: CueSet
     planned_after: CueSet
     done: CueSet
@@ -147,6 +148,7 @@ class Cues:
     section_names: dict[str, str]  # folded lower-case header -> section kind
     medication: MedicationCues
     uncertain: CueSet
+    person_name: re.Pattern[str]
 
     @classmethod
     def load(cls, path: Path) -> Cues:
@@ -161,6 +163,7 @@ class Cues:
             "medication",
             "past_medication",
             "allergy",
+            "intolerance",
         ):
             for name in getattr(raw.sections, kind):
                 sections.setdefault(" ".join(fold_text(name).lower().split()), kind)
@@ -183,6 +186,7 @@ class Cues:
             self_subject=word_re(raw.family.self),
             hypothetical_before=word_re(raw.hypothetical.before_list),
             hypothetical_after=word_re(raw.hypothetical.after),
+            enacted=word_re(raw.hypothetical.enacted),
             planned_before=word_re(raw.planned.before),
             planned_after=word_re(raw.planned.after),
             done=word_re(raw.planned.done),
@@ -206,10 +210,24 @@ class Cues:
             terminators=word_re(raw.terminators),
             section_names=sections,
             uncertain=word_re(raw.uncertain),
+            person_name=_person_name_re(raw.person_titles),
             medication=MedicationCues(
                 **{name: word_re(getattr(raw.medication, name)) for name in MEDICATION_CUES}
             ),
         )
+
+
+def _person_name_re(titles: list[str]) -> re.Pattern[str]:
+    """A title, then the name it introduces: initials and one or two capitalised words
+    ("Dr Aki", "Dr. T. Parkinson", "Nurse Tia Morgan"); a second word only where the name
+    ends after it ("Dr Jones Pacemaker Clinic" names Dr Jones); group "name" is the name."""
+    body = phrase_alternation(titles) or r"(?!x)x"
+    return re.compile(
+        rf"(?<![A-Za-z0-9])(?i:{body})\.?[ \t]+"
+        r"(?P<name>(?:[A-Z]\.?[ \t]+){0,2}[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
+        r"(?:[ \t]+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?=[ \t]*(?:[,;:().\n]|$|[ \t][a-z])))?)"
+        r"(?![A-Za-z0-9])"
+    )
 
 
 def _after_re(phrases: list[str]) -> re.Pattern[str]:

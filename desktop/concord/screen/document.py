@@ -147,6 +147,15 @@ class ReadDocument:
         after = _ENTRY_CUT_RE.search(self.text, end, right)
         return left, after.start() if after is not None else right
 
+    def item_bounds(self, start: int, end: int) -> tuple[int, int]:
+        """The item of a list entry a span belongs to: its entry (`entry_bounds`) cut at the
+        semicolons that part one item from the next ("peanut - anaphylaxis; penicillin -
+        rash")."""
+        left, right = self.entry_bounds(start, end)
+        cut = self.text.rfind(";", left, start)
+        after = self.text.find(";", end, right)
+        return (cut + 1 if cut >= 0 else left), (after if after >= 0 else right)
+
     def paragraph_bounds(self, start: int, end: int, reach: int = 600) -> tuple[int, int]:
         """The paragraph (between blank lines) around a span, at most `reach` each side."""
         text = self.text

@@ -373,6 +373,13 @@ class Lexicon:
                 words.update(w.lower() for w in re.findall(r"[A-Za-z]+", term))
         return words
 
+    def abbreviation_forms(self) -> set[str]:
+        """Every abbreviation (case-sensitive name) and every one-word term, as written: what
+        dictated letters may spell ("I N R", "A B V D")."""
+        forms = {a for c in self.concepts.values() for a in c.abbreviations}
+        forms.update(t for c in self.concepts.values() for t in c.terms if t.isalpha())
+        return forms
+
     def mentions(self, text: str) -> list[Mention]:
         """Every lexicon match in `text`, in order, each with its concepts (implications added).
 

@@ -12,7 +12,7 @@ from concord.screen.context import HistoryPolicy, Reason
 from concord.screen.document import ReadDocument
 from concord.screen.findings import Finding
 from concord.screen.lexicon import Mention
-from concord.screen.rules import Explanation, GradedRule, LexiconRule
+from concord.screen.rules import Explanation, GradedRule, LexiconRule, ReactionElsewhere
 from concord.screen.screening import Screening
 from concord.screen.values import QuantitySpec
 
@@ -66,12 +66,23 @@ def _lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator
     history = HistoryPolicy(rule.history)
     resolved_by = frozenset(rule.resolved_by)
     near, unless = frozenset(rule.near), frozenset(rule.unless_near)
+    allergens = frozenset(rule.other_allergens) | near
+    elsewhere = rule.unless_reaction
     for d, m in s.mentions(rule.concepts):
         term = d.text[m.start : m.end]
-        if (near or rule.near_sections) and not _near(d, m, near, rule.near_sections):
+        if (near or rule.near_sections) and not _near(s, d, m, near, rule.near_sections):
             continue
-        if unless and _near(d, m, unless, []):
+        if unless and _near(s, d, m, unless, []):
             continue
+        if elsewhere is not None and _reaction_of(d, m, elsewhere):
+            continue
+        if rule.other_allergens:
+            to = attached_allergens(d, m, allergens)
+            if to and not any(a.concepts & near for a in to):
+                written = ", ".join(d.text[a.start : a.end] for a in to)
+                detail = f"'{term}' to {written}, not to a drug, latex or chlorhexidine"
+                yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, detail)
+                continue
         situation = s.situation(m, history, resolved_by, rule.within_days)
         verdict = s.context.verdict(d, m.start, m.end, situation)
         if (
@@ -132,20 +143,86 @@ def _uncertain(s: Screening, d: ReadDocument, m: Mention) -> str | None:
     return " ".join(found.group().split()) if found is not None else None
 
 
-def _near(d: ReadDocument, m: Mention, concepts: frozenset[str], sections: list[str]) -> bool:
-    """Whether one of `concepts` is named in the mention's entry (its list line or clause),
-    or the mention lies in a section of one of the `sections` kinds."""
-    if sections:
-        section = d.sections.at(m.start)
-        if section is not None and section.kind.value in sections:
-            return True
+def _near(
+    s: Screening, d: ReadDocument, m: Mention, concepts: frozenset[str], sections: list[str]
+) -> bool:
+    """Whether one of `concepts` is named, not negated, in the mention's item (its list line
+    or clause, up to a semicolon: "wasp sting - anaphylaxis; no drug allergies" names no
+    drug with the anaphylaxis), or the mention lies in a section of one of the `sections`
+    kinds."""
+    section = d.sections.at(m.start)
+    if section is not None and section.kind.value in sections:
+        return True
     if not concepts:
         return False
-    start, end = d.entry_bounds(m.start, m.end)
+    start, end = d.item_bounds(m.start, m.end)
+    if section is not None:
+        start = max(start, section.body_start)  # the heading names the list, not the item
     return any(
-        other.concepts & concepts and (other.start, other.end) != (m.start, m.end)
+        other.concepts & concepts
+        and (other.start, other.end) != (m.start, m.end)
+        and s.context.negated_before(d, other.start) is None
         for other in d.starting_in(start, end)
     )
+
+
+_REACTION_TO = re.compile(
+    r"[ \t]*(?:to|from|with|after|following|on|due\s+to|secondary\s+to|caused\s+by)[ \t]+"
+    r"(?:(?:the|a|an|his|her|IV|oral)[ \t]+)?$",
+    re.IGNORECASE,
+)
+_WRITTEN_WITH = re.compile(r"^[ \t]*(?:[(\[:=>\-–]|->)[ \t(\[:=>\-–]*$")
+_COORDINATED = re.compile(r"^(?:[ \t]*(?:,|/|&|\+|and|or|to|with)[ \t]*)+$", re.IGNORECASE)
+
+
+def attached_allergens(
+    d: ReadDocument, reaction: Mention, concepts: frozenset[str]
+) -> list[Mention]:
+    """The allergens a reaction is written with, in its item: "anaphylaxis to X" (and what
+    is listed with X), else "X (anaphylaxis)" or "X - anaphylaxis", else the nearest; empty
+    when the item names none."""
+    start, end = d.item_bounds(reaction.start, reaction.end)
+    found = [
+        o
+        for o in d.starting_in(start, end)
+        if o.concepts & concepts and (o.start, o.end) != (reaction.start, reaction.end)
+    ]
+    if not found:
+        return []
+    text = d.text
+    after = [o for o in found if o.start >= reaction.end]
+    before = [o for o in found if o.end <= reaction.start]
+    nearest: Mention | None = None
+    if after and _REACTION_TO.fullmatch(text, reaction.end, after[0].start):
+        nearest = after[0]
+    elif before and _WRITTEN_WITH.match(text[before[-1].end : reaction.start]):
+        nearest = before[-1]
+    if nearest is None:
+
+        def gap(o: Mention) -> int:
+            return reaction.start - o.end if o.end <= reaction.start else o.start - reaction.end
+
+        nearest = min(found, key=gap)
+    i = found.index(nearest)
+    lo = hi = i
+    while lo > 0 and _COORDINATED.match(text[found[lo - 1].end : found[lo].start]):
+        lo -= 1
+    while hi + 1 < len(found) and _COORDINATED.match(text[found[hi].end : found[hi + 1].start]):
+        hi += 1
+    return found[lo : hi + 1]
+
+
+def _reaction_of(d: ReadDocument, m: Mention, elsewhere: ReactionElsewhere) -> bool:
+    """Whether a reaction of `elsewhere` in the mention's item is written with it (the
+    mention is one of the allergens the reaction belongs to)."""
+    reactions, allergens = frozenset(elsewhere.reactions), frozenset(elsewhere.allergens)
+    start, end = d.item_bounds(m.start, m.end)
+    for other in d.starting_in(start, end):
+        if other.concepts & reactions and (other.start, other.end) != (m.start, m.end):
+            to = attached_allergens(d, other, allergens)
+            if not to or any((a.start, a.end) == (m.start, m.end) for a in to):
+                return True
+    return False
 
 
 def graded_findings(gate_id: str, rule: GradedRule, s: Screening) -> Iterator[Finding]:

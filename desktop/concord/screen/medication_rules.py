@@ -104,16 +104,25 @@ def _status(
     rule: MedicationRule, s: Screening, d: ReadDocument, m: Mention, cues: MedicationCues
 ) -> tuple[GateStatus, str]:
     section = d.sections.at(m.start)
-    if section is not None and section.kind is SectionKind.ALLERGY:
+    if section is not None and section.kind in (SectionKind.ALLERGY, SectionKind.INTOLERANCE):
         return GateStatus.NEGATED, f"in the allergy list ('{section.header}')"
     if section is not None and section.kind is SectionKind.PAST_MEDICATION:
         return GateStatus.NEGATED, f"in a list of past medicines ('{section.header}')"
     entry = _entry(s, d, m)
     text = d.text
-    current = _own(cues.current, d, m, entry)
+    current = _current(s, d, m, entry, cues)
     cant = _before(cues.intolerance_before, d, m, entry)
     if cant is not None:
         return GateStatus.NEGATED, f"not taken ('{cant}')"
+    dose_text = text[m.end : _dose_end(m, entry)]
+    groups = [g for g in rule.prophylactic if m.concepts & set(g.concepts)]
+    heparin = _heparin_dose(groups, d, m, entry, dose_text, cues) if groups else None
+    if heparin is not None and heparin[0] is GateStatus.NEGATED:
+        return heparin  # a preventive dose never fires, held or not ("Enoxaparin 40 mg | Held")
+    if rule.long_term:
+        short = _short_course(d, m, entry, cues)
+        if short is not None:
+            return GateStatus.NEGATED, f"a short course ('{short}')"
     stop = _stop_status(rule, s, d, m, entry, cues, current)
     if stop is not None:
         return stop
@@ -125,10 +134,8 @@ def _status(
         when = _past_date(s, d, m, entry, rule.stopped_within_days)
         if when is not None:
             return GateStatus.NEGATED, f"a past course ('{course}' {when})"
-    dose_text = text[m.end : _dose_end(m, entry)]
-    groups = [g for g in rule.prophylactic if m.concepts & set(g.concepts)]
-    if groups:
-        return _heparin_dose(groups, d, m, entry, dose_text, cues)
+    if heparin is not None:
+        return heparin
     if rule.systemic_only:
         route = _own(cues.non_systemic, d, m, entry)
         if route is not None:
@@ -142,10 +149,6 @@ def _status(
                 f"{daily:g} mg {rule.daily_dose.reference}-equivalent a day "
                 f"< {rule.daily_dose.at_least:g}"
             )
-    if rule.long_term:
-        short = _short_course(d, m, entry, cues)
-        if short is not None:
-            return GateStatus.NEGATED, f"a short course ('{short}')"
     where = "on the medication list" if _in_list(d, m) else "taken now"
     return GateStatus.TRIGGERED, f"{where}: '{_shown(d, entry)}'"
 
@@ -165,7 +168,7 @@ def _stop_status(
     """Stopped, held or to be stopped: what that means for the operation, or None."""
     instruction = _own(cues.instruction, d, m, entry)
     held = _own(cues.held, d, m, entry)
-    stopped = _own(cues.stopped, d, m, entry)
+    stopped = _own(cues.stopped, d, m, entry, away_from=cues.past_before)
     if stopped is None and held is None and instruction is None:
         return None
     for_surgery = cues.for_surgery.search(d.text, entry.start, entry.end)
@@ -367,13 +370,50 @@ def _belongs(start: int, end: int, m: Mention, entry: _Entry) -> bool:
     return all(distance(o.start, o.end) > own for o in entry.others)
 
 
-def _own(cue: CueSet, d: ReadDocument, m: Mention, entry: _Entry) -> str | None:
-    """The first word of `cue` in the entry that belongs to `m`."""
+def _own(
+    cue: CueSet, d: ReadDocument, m: Mention, entry: _Entry, away_from: CueSet | None = None
+) -> str | None:
+    """The first word of `cue` in the entry that belongs to `m`. With `away_from`: not one
+    that starts a phrase of it pointing at another medicine after `m` ("apixaban (switched
+    from warfarin)": the switch is away from warfarin)."""
     for found in cue.finditer(d.text, entry.start, entry.end):
         if found.start() < m.end and found.end() > m.start:
             continue  # inside the medicine's own name
-        if _belongs(found.start(), found.end(), m, entry):
-            return " ".join(found.group().split())
+        if not _belongs(found.start(), found.end(), m, entry):
+            continue
+        if away_from is not None and found.start() >= m.end and _points_away(d, found, away_from):
+            continue
+        return " ".join(found.group().split())
+    return None
+
+
+_ARTICLE = re.compile(r"\s*(?:(?:the|his|her|their|a|an)\s+)?")
+
+
+def _points_away(d: ReadDocument, found: re.Match[str], phrase: CueSet) -> bool:
+    """Whether the cue at `found` starts a phrase of `phrase` ("switched from") that names
+    another medicine straight after it."""
+    match = phrase.match(d.text, found.start())
+    if match is None:
+        return False
+    lead = _ARTICLE.match(d.text, match.end())
+    at = lead.end() if lead is not None else match.end()
+    return bool(d.starting_in(at, at + 1))
+
+
+def _current(
+    s: Screening, d: ReadDocument, m: Mention, entry: _Entry, cues: MedicationCues
+) -> str | None:
+    """A word of current use that belongs to `m` and is not negated in its clause ("not
+    anticoagulated since" says the opposite)."""
+    for found in cues.current.finditer(d.text, entry.start, entry.end):
+        if found.start() < m.end and found.end() > m.start:
+            continue
+        if not _belongs(found.start(), found.end(), m, entry):
+            continue
+        if s.context.negated_before(d, found.start()) is not None:
+            continue
+        return " ".join(found.group().split())
     return None
 
 

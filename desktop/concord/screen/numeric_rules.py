@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import date
@@ -36,7 +37,8 @@ COMPARE: dict[str, Callable[[float, float], bool]] = {
 }
 SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 CODED_KIND = DocumentKind.FHIR  # a document rendered from a coded resource
-CONDITION_GAP = 16  # characters between a condition word and its value ("hyperkalaemic at 6.4")
+CONDITION_GAP = 20  # characters between a condition word and its value ("hyperkalaemic at 6.4")
+_YEAR = re.compile(r"(?:19[5-9]\d|20[0-3]\d)")
 CONDITION_REACH = 40  # characters around a value searched for its condition (on oxygen)
 
 
@@ -65,8 +67,12 @@ class _Observation:
 
     @cached_property
     def verdict(self) -> Verdict | None:
-        """A relative's, a protocol's or a hypothetical value."""
-        return self.s.context.value_verdict(self.d, self.label.start, self.label.end)
+        """A relative's, a protocol's or a hypothetical value; or a criterion written with a
+        sign and answered no ("Morbid obesity (BMI >= 40): No")."""
+        found = self.s.context.value_verdict(self.d, self.label.start, self.label.end)
+        if found is None and self.value.qualified:
+            found = self.s.context.answered_no(self.d, self.value.end)
+        return found
 
     @cached_property
     def target(self) -> bool:
@@ -160,6 +166,8 @@ def observations(
                 key = (d.index, value.start, value.end)
                 if key in seen:
                     continue
+                if not own and _YEAR.fullmatch(d.text, value.start, value.end):
+                    continue  # "thrombocytopenia in pregnancy 2019": a date, not a count
                 seen.add(key)
                 out.append(_Observation(s, d, m, reading, index, fires(value), condition_set))
     return out
@@ -177,6 +185,9 @@ def _condition(
     following = next_number(d.text, v.end, line_end)
     right = min(line_end, v.end + CONDITION_REACH, following if following is not None else line_end)
     left = v.end if index > 0 else max(line_start, min(m.start, v.start) - CONDITION_REACH)
+    cut = d.text.find(";", v.end, right)
+    right = cut if cut >= 0 else right  # "SpO2 89% on air; overnight nadir 75%"
+    left = max(left, d.text.rfind(";", left, min(m.start, v.start)) + 1)
     found: set[str] = set()
     for other in d.starting_in(left, right):
         found |= other.concepts & conditions
@@ -184,10 +195,18 @@ def _condition(
 
 
 def _settled(s: Screening, d: ReadDocument, v: Value) -> str | None:
-    right = min(len(d.text), v.end + 60)
+    """A word after the value, in its sentence, that says it has since settled ("since
+    normalised", "but it all recovered"); not one negated ("not recovered")."""
+    right = min(len(d.text), v.end + SETTLED_REACH)
     sentence_end = d.sentence_bounds(v.start, v.end)[1]
-    m = s.context.cues.settled_after.search(d.text, v.end, min(right, sentence_end))
-    return " ".join(m.group().split()) if m else None
+    for m in s.context.cues.settled_after.finditer(d.text, v.end, min(right, sentence_end)):
+        if not _NOT_JUST_BEFORE.search(d.text, max(v.end, m.start() - 12), m.start()):
+            return " ".join(m.group().split())
+    return None
+
+
+SETTLED_REACH = 80  # characters after a value searched for "since normalised"
+_NOT_JUST_BEFORE = re.compile(r"(?<![A-Za-z])(?:not|never|no|n't|yet\s+to)\s+(?:\w+\s+)?$", re.I)
 
 
 class _Later:
@@ -265,6 +284,7 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
     found = observations(s, rule.concept, quantity_spec(rule), fires, conditions)
     later = _Later(found) if rule.latest_decides and any(o.fires for o in found) else None
     near = frozenset(rule.near)
+    not_under = frozenset(rule.not_under)
     for o in found:
         if not o.fires or o.target or near and not _near(o, near):
             continue
@@ -275,6 +295,10 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
             start = v.start
         if o.verdict is not None:
             why = o.verdict.describe(" ".join(d.text[start:end].split()))
+            yield finding(gate_id, GateStatus.NEGATED, d, start, end, why, worst(v), unit, o.when)
+            continue
+        if not_under and _condition(d, o.label, o.index, v, not_under):
+            why = f"{detail}: measured under another condition (not_under: asleep, a nadir)"
             yield finding(gate_id, GateStatus.NEGATED, d, start, end, why, worst(v), unit, o.when)
             continue
         if rule.latest_decides and o.settled is not None:
@@ -410,7 +434,7 @@ def rising_findings(gate_id: str, rule: RisingRule, s: Screening) -> Iterator[Fi
     )
     lowest: _Observation | None = None
     for o in dated:
-        if lowest is not None and (o.value.time or date.min) > (lowest.value.time or date.min):
+        if lowest is not None and _taken_at(o) > _taken_at(lowest):
             ratio = o.value.high / lowest.value.high if lowest.value.high > 0 else 0.0
             if (
                 ratio >= rule.min_ratio
@@ -446,6 +470,11 @@ def rising_findings(gate_id: str, rule: RisingRule, s: Screening) -> Iterator[Fi
                 )
                 continue
         yield finding(gate_id, GateStatus.TRIGGERED, d, start, end, detail, high, time=peak.when)
+
+
+def _taken_at(o: _Observation) -> tuple[date, float]:
+    """When a dated value was taken: its day, then its hour where a table row gives one."""
+    return (o.value.time or date.min, o.value.hours or 0.0)
 
 
 def _rise(values: list[Value], rule: RisingRule) -> tuple[int, int] | None:

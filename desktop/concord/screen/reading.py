@@ -68,6 +68,11 @@ _ASCII_SPECIAL_RE = re.compile(rf"[\r{re.escape(_ASCII_FOLDED)}]")
 _SUPERSCRIPT_RUN_RE = re.compile(f"[{''.join((*SUPERSCRIPT_DIGITS, *SUPERSCRIPT_SIGNS))}]+")
 _DOTTED_ACRONYM_RE = re.compile(r"(?<![A-Za-z0-9.])(?:[A-Z]\.){2,}(?![A-Za-z0-9])")
 _WORD_RE = re.compile(r"[A-Za-z]{6,}")
+_PAIR_RE = re.compile(r"(?<![A-Za-z0-9'])([A-Za-z]+)[ -](?=([A-Za-z]+)(?![A-Za-z0-9']))")
+"""Two words with one space or hyphen between: the match holds the first and the separator,
+the second word is read ahead (so that every word starts a pair)."""
+_LETTERS_RE = re.compile(r"(?<![A-Za-z0-9'.\-])[A-Za-z](?:[ ][A-Za-z])+(?![A-Za-z0-9'\-])")
+SPELLED_MAX = 6  # the longest abbreviation read from dictated letters ("A B V D")
 MEMO_LIMIT = 100_000  # words remembered by a spelling vocabulary between clears
 
 
@@ -240,19 +245,41 @@ def _compose(first: ReadingText, edits: list[_Edit]) -> ReadingText:
 
 
 class SpellingVocabulary:
-    """Words of the screen's vocabulary, found again when written with one typing slip.
+    """Words of the screen's vocabulary, found again when written with one typing slip,
+    split in two by speech recognition, or spelled out letter by letter.
 
     A word of at least `min_length` letters that is not itself a known word and is one
     edit (a letter dropped, added, changed, or two neighbours swapped) away from exactly
     one vocabulary word reads as that word: "pnuemonia", "pneumonai", "bleomicin",
     "thrombocytopeania". Words listed in `keep` are never corrected (real words that happen
     to be one edit away, like "injection" from "infection").
+
+    Two words that together make a vocabulary word read as that word when the second is
+    no word of its own ("gastro paresis", "a chalasia", "thrombo cytopenia"; never "a
+    septic joint" or "a typical angina": `keep` lists real words that are not joined).
+    Letters dictated one by one read as the abbreviation they spell when it is one of the
+    vocabulary's ("I N R", "A B V D", "e G F R"; two letters only in capitals, "D V T").
     """
 
-    def __init__(self, words: Iterable[str], keep: Iterable[str] = (), min_length: int = 7):
+    def __init__(
+        self,
+        words: Iterable[str],
+        keep: Iterable[str] = (),
+        min_length: int = 7,
+        abbreviations: Iterable[str] = (),
+    ):
+        words = [w for w in words if w]
         self.min_length = min_length
         self._words = {w.lower() for w in words if len(w) >= min_length and w.isalpha()}
         self._keep = {w.lower() for w in keep}
+        self._known = {w.lower() for w in words if w.isalpha()} | self._keep
+        self.heads = frozenset(w[:i] for w in self._words for i in range(1, len(w) - 1))
+        """What the first of two dictated pieces of a vocabulary word can be."""
+        self._spelled: dict[str, str] = {}
+        self._forms = {a for a in abbreviations if a.isalpha() and 2 <= len(a) <= SPELLED_MAX}
+        for form in (*sorted(self._forms), *words):
+            if form.isalpha() and 2 <= len(form) <= SPELLED_MAX:
+                self._spelled.setdefault(form.lower(), form)
         self._by_delete: dict[str, set[str]] = {}
         for word in self._words:
             for variant in _deletes(word) | {word}:
@@ -283,6 +310,23 @@ class SpellingVocabulary:
         if len(matches) != 1:
             return None
         return _same_case(word, matches[0])
+
+    def joined(self, first: str, second: str) -> str | None:
+        """The vocabulary word two dictated pieces make ("gastro" + "paresis"), or None:
+        only when the second piece is no known word of its own."""
+        lower = (first + second).lower()
+        if len(lower) < self.min_length or second.lower() in self._known:
+            return None
+        if lower in self._words:
+            return _same_case(first, lower)
+        return None
+
+    def spelled(self, letters: list[str]) -> str | None:
+        """The abbreviation dictated letters spell ("I N R" -> "INR"), or None."""
+        if len(letters) < 2 or (len(letters) == 2 and not all(c.isupper() for c in letters)):
+            return None
+        written = "".join(letters)
+        return written if written in self._forms else self._spelled.get(written.lower())
 
 
 def _deletes(word: str) -> set[str]:
@@ -334,6 +378,53 @@ def _with_spaces(text: str, positions: list[int]) -> str:
     return "".join(chars)
 
 
+class _Taken:
+    """Which characters of a text an edit already covers (one flag a character, so that
+    each question costs its span's length, not the number of edits)."""
+
+    def __init__(self, length: int, edits: Iterable[_Edit]) -> None:
+        self._flags = bytearray(length + 1)
+        for e in edits:
+            self.add(e.start, e.end)
+
+    def add(self, start: int, end: int) -> None:
+        self._flags[start:end] = b"\x01" * (end - start)
+
+    def any(self, start: int, end: int) -> bool:
+        return 1 in self._flags[start:end]
+
+
+def _dictated_words(text: str, spelling: SpellingVocabulary, taken: _Taken) -> list[_Edit]:
+    """Letters dictated one by one ("I N R"), then words split in two by speech recognition
+    ("gastro paresis"), read as the vocabulary word they stand for (`SpellingVocabulary`);
+    never inside a span another reading already took. Marks what it takes in `taken`."""
+    edits: list[_Edit] = []
+
+    def take(start: int, end: int, word: str) -> None:
+        edits.append(_Edit(start, end, word))
+        taken.add(start, end)
+
+    for m in _LETTERS_RE.finditer(text):
+        word = spelling.spelled(m.group().split(" "))
+        if word is not None and not taken.any(m.start(), m.end()):
+            take(m.start(), m.end(), word)
+    shortest, heads = spelling.min_length, spelling.heads
+    joined_until = -1  # a piece joins one word only
+    for pair in _PAIR_RE.finditer(text):
+        first, second = pair.group(1), pair.group(2)
+        if len(first) + len(second) < shortest or first.lower() not in heads:
+            continue
+        start = pair.start()
+        end = pair.end() + len(second)
+        if start < joined_until:
+            continue
+        word = spelling.joined(first, second)
+        if word is not None and not taken.any(start, end):
+            take(start, end, word)
+            joined_until = end
+    return edits
+
+
 def fold_text(text: str) -> str:
     """`text` as it reads (no offsets): for lexicon terms, unit forms and cue words."""
     return reading_text(text).text
@@ -368,9 +459,10 @@ def reading_text(original: str, spelling: SpellingVocabulary | None = None) -> R
         if not any(e.start <= at < e.end for e in word_edits)
     )
     if spelling is not None:
-        spoken = [(n.start, n.end) for n in numbers]
+        covered = _Taken(len(read.text), word_edits)
+        word_edits.extend(_dictated_words(read.text, spelling, covered))
         for m in _WORD_RE.finditer(read.text):
-            if any(s <= m.start() < e for s, e in spoken):
+            if covered.any(m.start(), m.start() + 1):
                 continue
             fixed = spelling.correct(m.group())
             if fixed is not None:

@@ -22,6 +22,7 @@ with the record.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -39,7 +40,7 @@ from concord.screen.cues import Cues
 from concord.screen.dates import document_date, record_clock
 from concord.screen.document import ReadDocument
 from concord.screen.findings import Finding, GateHeader, ValueSeen, hits_from_findings
-from concord.screen.lexicon import Lexicon
+from concord.screen.lexicon import Lexicon, Mention
 from concord.screen.lexicon_rules import graded_findings, lexicon_findings
 from concord.screen.medication_rules import medication_findings
 from concord.screen.numeric_rules import (
@@ -71,6 +72,7 @@ from concord.screen.spelling import read_spelling
 from concord.screen.stent_rule import stent_findings
 from concord.screen.units import UnitTable
 from concord.screen.values import ValueReader
+from concord.text.context_file import context_words, read_context_file
 
 
 class RecordScreen:
@@ -129,7 +131,8 @@ class RecordScreen:
             gates.append(gate)
         limits = {g.gate_id: limits_of(g) for g in gates}
         screen = cls(gates, lexicon, units, cues, scales, coded=CodedScreen.load(root, limits))
-        screen.spelling = read_spelling(spelling_file, screen._reading_lexicon)
+        cue_words = context_words(read_context_file(root / "lexicon" / "context.json"))
+        screen.spelling = read_spelling(spelling_file, screen._reading_lexicon, cue_words)
         return screen
 
     @property
@@ -201,7 +204,7 @@ class RecordScreen:
                     doc=doc,
                     index=index,
                     read=read,
-                    mentions=self._reading_lexicon.mentions(read.text),
+                    mentions=self._not_names(read.text, self._reading_lexicon.mentions(read.text)),
                     sections=self._sections.read(read.text),
                     written=document_date(read.text),
                 )
@@ -217,6 +220,20 @@ class RecordScreen:
             values=self._values,
             scales=self.scales,
         )
+
+    def _not_names(self, text: str, mentions: list[Mention]) -> list[Mention]:
+        """The mentions that are not a person's name after a title ("Dr Aki" names no acute
+        kidney injury, "Nurse Tia Morgan" no TIA)."""
+        names = [m.span("name") for m in self.cues.person_name.finditer(text)]
+        if not names:
+            return mentions
+        starts = [start for start, _ in names]
+
+        def in_name(m: Mention) -> bool:
+            i = bisect_right(starts, m.start) - 1
+            return i >= 0 and m.end <= names[i][1]
+
+        return [m for m in mentions if not in_name(m)]
 
     def values_of(
         self, record: Record, concept: str, *, skip_kinds: frozenset[DocumentKind] = frozenset()

@@ -11,6 +11,9 @@ and the terms that show a brief has addressed it. Rule types:
   ``explained_by``: a stated cause with none of ``unless`` makes it negated.
   ``within_days`` makes a state an event with a window: dated more than that many days
   before the surgery it is history (stroke or TIA 90, myocardial infarction 60).
+  ``near`` and ``unless_near`` read the mention's item (its list line or clause, up to a
+  semicolon); a reaction belongs to the allergen it is written with (``other_allergens``,
+  ``unless_reaction``: anaphylaxis to peanuts beside a penicillin rash).
 * ``graded``   - a mention fires when a qualifier of a scale in ``qualifiers.json`` written
   with it reaches ``at_least`` ("critical AS", "LV function: severely impaired").
 * ``numeric``  - concept, comparator, threshold and unit: the value written for the
@@ -63,6 +66,17 @@ class Explanation(_Strict):
     unless: list[str] = Field(default=[], description="Concepts that keep it a finding")
 
 
+class ReactionElsewhere(_Strict):
+    """A reaction written with the mention as its allergen leaves the finding to another
+    gate ('penicillin - anaphylaxis' is drug_anaphylaxis); one written with another allergen
+    does not ('peanut (anaphylaxis), amoxicillin (rash)')."""
+
+    reactions: list[str] = Field(min_length=1, description="Concepts of the reaction")
+    allergens: list[str] = Field(
+        min_length=1, description="Concepts of every allergen a reaction may be written with"
+    )
+
+
 class LexiconRule(_Strict):
     type: Literal["lexicon"]
     concepts: list[str] = Field(min_length=1, description="Lexicon concept ids")
@@ -92,6 +106,13 @@ class LexiconRule(_Strict):
     unless_near: list[str] = Field(
         default=[], description="Concepts in the entry that leave the finding to another gate"
     )
+    other_allergens: list[str] = Field(
+        default=[],
+        description="The mention is a reaction, and these name allergens besides `near` "
+        "(foods, stings): it belongs to the allergen it is written with ('peanut "
+        "(anaphylaxis), penicillin (rash)') and fires only when that one is of `near`",
+    )
+    unless_reaction: ReactionElsewhere | None = None
     relatives_count: bool = Field(
         default=False,
         description="A blood relative's finding is the patient's risk too (MH susceptibility)",
@@ -158,6 +179,11 @@ class NumericRule(_Strict):
         default=[],
         description="Conditions under which a later value never supersedes one that fires "
         "(a normal SpO2 on supplemental oxygen does not show the patient is well on air)",
+    )
+    not_under: list[str] = Field(
+        default=[],
+        description="Conditions under which a value is not the quantity the gate means (a "
+        "sleep study's nadir SpO2 is no resting saturation): such a value is reported negated",
     )
     latest_decides: bool = Field(
         default=True,
@@ -349,6 +375,10 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
         yield from rule.treated_by
         yield from rule.near
         yield from rule.unless_near
+        yield from rule.other_allergens
+        if rule.unless_reaction is not None:
+            yield from rule.unless_reaction.reactions
+            yield from rule.unless_reaction.allergens
         if rule.explained_by is not None:
             yield from rule.explained_by.causes
             yield from rule.explained_by.unless
@@ -360,6 +390,7 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
         yield from rule.annotate_if
         yield from rule.separate_conditions
         yield from rule.masked_by
+        yield from rule.not_under
         yield from rule.near
         yield from rule.only_without
     elif isinstance(rule, RisingRule):

@@ -28,6 +28,7 @@ class SectionKind(StrEnum):
     MEDICATION = "medication"
     PAST_MEDICATION = "past_medication"
     ALLERGY = "allergy"
+    INTOLERANCE = "intolerance"
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ is corrected to (the lexicon's own words) and which real words are never correct
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,10 +22,16 @@ class _SpellingIn(BaseModel):
     extra_words: list[str] = Field(default=[], description="Words corrected to, besides terms'")
 
 
-def read_spelling(path: Path, lexicon: Lexicon) -> SpellingVocabulary:
+def read_spelling(
+    path: Path, lexicon: Lexicon, cue_words: Iterable[str] = ()
+) -> SpellingVocabulary:
+    """The spelling vocabulary: the lexicon's words, corrected to; the file's keep list and
+    `cue_words` (the context file's words: "completed" is no slip for "complete"), never
+    corrected."""
     parsed = read_resource_file(path, _SpellingIn, "spelling file")
     return SpellingVocabulary(
         lexicon.vocabulary() | {w.lower() for w in parsed.extra_words},
-        keep=parsed.keep,
+        keep=[*parsed.keep, *cue_words],
         min_length=parsed.min_length,
+        abbreviations=lexicon.abbreviation_forms(),
     )

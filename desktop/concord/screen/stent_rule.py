@@ -5,12 +5,14 @@ The stent's date is the time written nearest to it in its sentence: an absolute 
 14/08/2026", "in September 2026", "in August"), or a relative one ("6 weeks ago", "3/12
 ago") counted back from the document's own date. A stent of unknown type counts as
 drug-eluting; a generic "PCI" beside a typed stent leaves the decision to the typed one. An
-undated stent fires unless another stent mention in the record is dated (then the dated
-one decides). A stent planned, negated or a relative's is reported negated.
+undated stent (typed, or named a stent: "coronary artery stent" on a problem list; not a
+bare "PCI") fires unless another stent mention in the record is dated (then the dated one
+decides). A stent planned, negated or a relative's is reported negated.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from concord.domain.gate import GateStatus
@@ -24,6 +26,9 @@ from concord.screen.rules import StentRule
 from concord.screen.screening import Screening
 
 SENTENCE_REACH = 120
+_STENT = re.compile(r"stent", re.IGNORECASE)
+"""An undated mention that names a stent ("coronary artery stent" on a problem list) fires as
+an undated typed one does; a bare "PCI" or "angioplasty" with no date does not."""
 
 
 def stent_findings(gate_id: str, rule: StentRule, s: Screening) -> Iterator[Finding]:
@@ -47,7 +52,11 @@ def stent_findings(gate_id: str, rule: StentRule, s: Screening) -> Iterator[Find
         limit = rule.des_days if kind == "drug-eluting" else rule.bms_days
         times = times_in(d.text, left, right)
         if not times:
-            if rule.des_concept in m.concepts or rule.bms_concept in m.concepts:
+            if (
+                rule.des_concept in m.concepts
+                or rule.bms_concept in m.concepts
+                or _STENT.search(d.text, m.start, m.end)
+            ):
                 undated.append(
                     finding(
                         gate_id,

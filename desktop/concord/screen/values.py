@@ -272,13 +272,14 @@ class ValueReader:
         elif decade and first >= 10 and first % 10 == 0:
             where = _DECADE_RE.search(before)
             word = (where.group("where") or "").lower() if where else ""
+            step = 100 if first >= 100 and first % 100 == 0 else 10  # the 40s, the 300s
             low, high = {
-                "high": (first + 6, first + 9.9),
-                "upper": (first + 6, first + 9.9),
-                "low": (first, first + 3.9),
-                "lower": (first, first + 3.9),
-                "mid": (first + 3, first + 7),
-            }.get(word, (first, first + 9.9))
+                "high": (first + 0.6 * step, first + 0.99 * step),
+                "upper": (first + 0.6 * step, first + 0.99 * step),
+                "low": (first, first + 0.39 * step),
+                "lower": (first, first + 0.39 * step),
+                "mid": (first + 0.3 * step, first + 0.7 * step),
+            }.get(word, (first, first + 0.99 * step))
             end += 1
         elif not _FROM_BEFORE.search(before):  # "from 20 to 85" is a series, not a range
             tail = _RANGE_TAIL.match(text, end, limit)
@@ -409,6 +410,15 @@ class ValueReader:
         if unit is not None and unit.quantity != spec.quantity:
             return None
         values: list[Value] = []
+        row_when, row_hours = None, None  # a date cell with no header: the row's date
+        for i, (c0, c1) in enumerate(cells):
+            role = roles[i]
+            if i == own_index or i in flags or role is not None and role.role != "when":
+                continue
+            stamp = _stamp_cell(text[c0:c1].strip())
+            if stamp is not None:
+                row_when, row_hours = stamp
+                flags.append(i)  # not a value
         for i, (c0, c1) in enumerate(cells):
             if i == own_index or i in flags:
                 continue
@@ -428,9 +438,13 @@ class ValueReader:
             if when is None:
                 dated = short_date_at(text, value.end, c1, anchor)
                 when = dated.exact_day if dated else None
+            if when is None and row_when is not None:
+                when, hours = row_when, hours if hours is not None else row_hours
             values.append(replace(value, time=when, hours=hours))
         if not values:
             return None
+        if row_when is not None:
+            flags = [f for f in flags if _FLAG_CELL.match(text[cells[f][0] : cells[f][1]].strip())]
         if len(values) > 1 and header is None and flags:
             flagged = [
                 v
@@ -598,6 +612,10 @@ class ValueReader:
                 return None
             if any(is_other(o) for o in d.starting_in(mention.end, m.start())):
                 return None
+            score = _out_of(text, m, spec)
+            if score is not None:  # "STOP-BANG 6/8": a score over its scale's maximum
+                first = score
+                break
             if _in_date_or_time(text, m):
                 pos = _skip_date_or_time(text, m)
                 continue
@@ -827,7 +845,11 @@ class ValueReader:
         between = text[label_end:value_start]
         window = before + " " + between
         later = [m for m in self.cues.later.finditer(window)]
-        earlier = [m for m in self.cues.earlier.finditer(window)]
+        earlier = [
+            m
+            for m in self.cues.earlier.finditer(window)
+            if not any(x.start() <= m.start() < x.end() for x in later)
+        ]  # "back to baseline": the later phrase holds the earlier word
         if later and (not earlier or later[-1].start() > earlier[-1].start()):
             return Rank.LATER
         if earlier:
@@ -991,6 +1013,47 @@ def _in_date_or_time(text: str, m: re.Match[str]) -> bool:
     )
 
 
+_STAMP_TIME = re.compile(
+    r"^(?:(?:at|@)\s*)?(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?\s*(?P<ap>am|pm)?$", re.I
+)
+
+
+_OUT_OF = re.compile(r"(?P<n>\d{1,2})[ \t]*/[ \t]*(?P<of>\d{1,3})(?![\d/.])")
+
+
+def _out_of(text: str, m: re.Match[str], spec: QuantitySpec) -> Value | None:
+    """A score written over the maximum of its scale ("STOP-BANG 6/8", "GCS 14/15"): the
+    denominator is the rule's highest plausible value, so it is no date."""
+    found = _OUT_OF.match(text, m.start())
+    if spec.quantity is not None or found is None or float(found.group("of")) != spec.plausible[1]:
+        return None
+    n = float(found.group("n"))
+    if not spec.plausible[0] <= n <= spec.plausible[1]:
+        return None
+    return Value(low=n, high=n, start=m.start(), end=found.end(), qualified=False)
+
+
+def _stamp_cell(cell: str) -> tuple[date, float | None] | None:
+    """A table cell that is a date, with a time of day or not ("2026-11-19", "19/11/2026
+    14:00", "11/19/2026 05:55"): the day and the hour, for a row with no header."""
+    m = DATE_RE.match(cell)
+    if m is None or m.group("om") is not None or m.group("yy") is not None:
+        return None
+    days = _dates(m.group())
+    if not days:
+        return None
+    rest = cell[m.end() :].strip(" ,")
+    if not rest:
+        return days[0], None
+    clock = _STAMP_TIME.match(rest)
+    if clock is None:
+        return None
+    hour = int(clock.group("h")) % 12 if clock.group("ap") else int(clock.group("h"))
+    if (clock.group("ap") or "").lower() == "pm":
+        hour += 12
+    return days[0], hour + int(clock.group("m")) / 60
+
+
 def _could_be_day_month(first: int, second: int) -> bool:
     """Whether "first/second" can be a day and a month, either way round ("12/10", "10/14");
     "78/40" (a blood pressure) or "80/12" cannot."""
@@ -1050,6 +1113,18 @@ _ROLE_HEADERS = {
     "last": "skip",
     "comment": "skip",
     "comments": "skip",
+    "date": "when",
+    "time": "when",
+    "date/time": "when",
+    "date time": "when",
+    "collected": "when",
+    "collection date": "when",
+    "collection time": "when",
+    "specimen date": "when",
+    "taken": "when",
+    "drawn": "when",
+    "resulted": "when",
+    "result date": "when",
 }
 _LABEL_WORDS = frozenset({"level", "count", "serum", "plasma", "total", "whole", "blood"})
 

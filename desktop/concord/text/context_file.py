@@ -19,6 +19,7 @@ therefore reaches the screen, the verifier and the scorecard alike.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -65,6 +66,11 @@ class _FamilyIn(_Strict):
 class _HypotheticalIn(_Strict):
     before_list: list[str]
     after: list[str]
+    enacted: list[str] = Field(
+        default=[],
+        description="Words after a protocol or pathway that say it is being followed for this "
+        "patient ('sepsis pathway started'): the mention is then no hypothesis",
+    )
 
 
 class _PlannedIn(_Strict):
@@ -101,6 +107,9 @@ class _SectionsIn(_Strict):
     medication: list[str] = Field(default=[], description="The current medication list")
     past_medication: list[str] = Field(default=[], description="Stopped or past medicines")
     allergy: list[str] = Field(default=[], description="Allergies and adverse reactions")
+    intolerance: list[str] = Field(
+        default=[], description="Intolerances and side effects only: not taken, not allergies"
+    )
 
 
 class MedicationIn(_Strict):
@@ -137,6 +146,31 @@ class ContextFileIn(_Strict):
     uncertain: list[str] = Field(
         default=[], description="Words that make a diagnosis suspected, not made ('possible OSA')"
     )
+    person_titles: list[str] = Field(
+        default=[],
+        description="Titles before a person's name ('Dr', 'Nurse'): the capitalised words after "
+        "one are a name, never a finding ('Dr Aki', 'Nurse Tia Morgan')",
+    )
+
+
+def context_words(context: ContextFileIn) -> frozenset[str]:
+    """Every word of every list of the context file, lower case: real words the screen reads
+    as cues ("completed", "stopped"), which a spelling correction must never change."""
+    words: set[str] = set()
+
+    def collect(value: object) -> None:
+        if isinstance(value, str):
+            words.update(w.lower() for w in re.findall(r"[A-Za-z]+", value))
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+        elif isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                if name not in ("version", "description"):
+                    collect(getattr(value, name))
+
+    collect(context)
+    return frozenset(words)
 
 
 def context_file_path(resources: Path | None = None) -> Path:

@@ -13,7 +13,10 @@ words and the digits it stands for:
 * the dictated hundreds: a digit word then a tens or teen word is a three-digit number
   ("one twenty-one" = 121, "one ninety" = 190, "two fifty" = 250, "one oh five" = 105);
 * each number of a range or a pair stays its own number ("twenty to twenty-five" gives
-  20 and 25; "one ninety over one ten" gives 190 and 110).
+  20 and 25; "one ninety over one ten" gives 190 and 110);
+* decades and hundreds in the plural, as a clinician says a band of values: "sats in the
+  eighties" (80s), "sugars in the high three hundreds" (high 300s);
+* obstetric counts after gravida and para, "one" included: "gravida two para one" (G2 P1).
 
 A lone small word is ordinary language more often than a value ("one of", "no one", "two
 sons"): one from "two" to "nineteen" is read as a number only where a value is expected
@@ -40,6 +43,16 @@ TENS = {
     "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
 SCALES = {"hundred": 100, "thousand": 1000}
+DECADES = {
+    "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60,
+    "seventies": 70, "eighties": 80, "nineties": 90,
+}  # fmt: skip
+_BAND_BEFORE_RE = re.compile(
+    r"(?<![A-Za-z])(?:the|high|low|mid|upper|lower|early|late)[ \t-]*$", re.IGNORECASE
+)
+"""What stands before a decade said as a band of values ("in the eighties", "high
+nineties"); "in his sixties" is an age."""
+_OBSTETRIC_BEFORE_RE = re.compile(r"(?:(?<![A-Za-z])(?i:gravida|para)|(?<![A-Za-z])[GP])[ \t]*$")
 ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
@@ -47,7 +60,9 @@ ORDINALS = {
     "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
 }  # fmt: skip
 _NUMBER_WORDS = sorted(
-    {*UNITS, *TEENS, *TENS, *SCALES, *ORDINALS, "point", "and", "a"}, key=len, reverse=True
+    {*UNITS, *TEENS, *TENS, *SCALES, *DECADES, *ORDINALS, "hundreds", "point", "and", "a"},
+    key=len,
+    reverse=True,
 )
 _MONTH_RE = re.compile(
     r"(?:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -148,13 +163,17 @@ def _stands_for_value(
     text: str, run: list[tuple[int, int, str]], k: int, end_index: int, value: str
 ) -> bool:
     words = [w for _, _, w in run[k:end_index]]
+    start, end = run[k][0], run[end_index - 1][1]
+    before = text[max(0, start - 24) : start]
+    if words[0] in DECADES or words[-1] == "hundreds":
+        return bool(_BAND_BEFORE_RE.search(before))
     if len(words) > 1 or words[0] in TENS or words[0] in SCALES:
         return True
     word = words[0]
+    if word in UNITS and word != "oh" and _OBSTETRIC_BEFORE_RE.search(before):
+        return True  # "gravida two para one"
     if word in ("one", "a", "and", "point", "oh") or word not in UNITS and word not in TEENS:
         return False
-    start, end = run[k][0], run[end_index - 1][1]
-    before = text[max(0, start - 24) : start]
     return bool(_VALUE_BEFORE_RE.search(before) or _UNIT_AFTER_RE.match(text, end))
 
 
@@ -172,6 +191,10 @@ def _parse(run: list[tuple[int, int, str]], k: int) -> tuple[int, str] | None:
     if words[k] == "a" and not (k + 1 < n and words[k + 1] in SCALES):
         return None
     if words[k] == "oh":
+        return None
+    if words[k] in DECADES:
+        return k + 1, f"{DECADES[words[k]]}s"
+    if words[k] == "hundreds":
         return None
     j = k
     whole: int | None = None
@@ -209,6 +232,8 @@ def _parse(run: list[tuple[int, int, str]], k: int) -> tuple[int, str] | None:
         return j, f"{whole or 0}.{decimals}"
     if whole is None:
         return None
+    if words[j - 1] == "hundreds":
+        return j, f"{whole}s"  # "the three hundreds": the band 300-399
     return j, str(whole)
 
 
@@ -261,6 +286,10 @@ def _cardinal(words: list[str], j: int) -> tuple[int | None, int]:
         elif w == "hundred" and last in ("unit", "teen") and current % 100 == current:
             current *= 100
             last = "scale"
+        elif w == "hundreds" and last == "unit" and total == 0:
+            current *= 100
+            j += 1
+            break  # a band ends the number: "the three hundreds"
         elif w == "thousand" and seen and last in ("unit", "teen", "tens", "scale"):
             total += current * 1000
             current = 0
