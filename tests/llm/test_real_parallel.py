@@ -245,3 +245,24 @@ def test_a_child_process_takes_added_requests_into_its_batch(default_entry) -> N
         assert watched.generate(ask(QUESTIONS[0], max_tokens=4)).completion_tokens == 4
     finally:
         watched.close()
+
+
+def test_a_sequence_moves_down_into_a_gap_and_writes_what_it_writes_alone(default_entry):
+    """The second of four requests finishes first: the fourth moves into its stream, so
+    every later step is one pass over consecutive sequences, and no answer changes."""
+    loaded = load_runtime(default_entry, n_ctx=1024, parallel=4, n_threads=1)
+    try:
+        requests = [
+            ask(QUESTIONS[0], max_tokens=40),
+            ask(QUESTIONS[1], max_tokens=3),
+            ask(QUESTIONS[2], max_tokens=30),
+            ask(QUESTIONS[0], max_tokens=36, temperature=0.8, seed=5),
+        ]
+        alone = [loaded.generate(r).text for r in requests]
+        before = loaded.stats.moves, loaded.stats.split_steps
+        together = dict(loaded.generate_many(requests))
+        moves, split = loaded.stats.moves - before[0], loaded.stats.split_steps - before[1]
+    finally:
+        loaded.close()
+    assert [together[i].text for i in range(4)] == alone
+    assert moves >= 1 and split == 0

@@ -11,7 +11,6 @@ from concord.llm.llama_cpp_runtime import (
     PARALLEL_ENV,
     THREADS_ENV,
     default_threads,
-    default_together,
 )
 from concord.services import Services
 
@@ -56,20 +55,11 @@ def test_services_load_the_model_with_the_threads_of_their_caller(
     assert loaded[0]["n_threads"] == threads
 
 
-def test_sequences_are_decoded_together_only_with_more_than_one_thread(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv(PARALLEL_ENV, raising=False)
-    # one thread: a batch step costs more than its sequences one at a time (measured)
-    assert default_together(1, 4) == 1
-    assert default_together(2, 4) == 4 and default_together(7, 3) == 3
-    monkeypatch.setenv(PARALLEL_ENV, "4")  # asked for: decoded together whatever the threads
-    assert default_together(1, 4) == 4
-
-
-def test_a_single_thread_runtime_decodes_one_request_at_a_time_unless_told(
+def test_a_single_thread_runtime_decodes_together_unless_told_one_at_a_time(
     monkeypatch: pytest.MonkeyPatch, default_entry
 ) -> None:
+    """On one thread too (the desktop app on 2 cores, or a busy machine): four sequences
+    in one step cost about two steps of one (measured; `LlamaCppRuntime.together`)."""
     from concord.llm.registry import load_runtime
     from concord.llm.runtime import GenerationRequest
 
@@ -80,18 +70,12 @@ def test_a_single_thread_runtime_decodes_one_request_at_a_time_unless_told(
     ]
     default = load_runtime(default_entry, n_ctx=512, n_threads=1)
     try:
-        assert default.parallel > 1 and default.together == 1
-        # one at a time: they finish in the order they were asked, although the later
-        # ones are shorter and would finish first if decoded together
+        assert default.parallel > 1 and default.together == default.parallel
+        together = list(default.generate_many(requests))
+        assert [i for i, _ in together] == [2, 1, 0]  # the shortest first
+        default.together = 1  # one at a time when asked (the bench's comparison)
         one_by_one = list(default.generate_many(requests))
         assert [i for i, _ in one_by_one] == [0, 1, 2]
     finally:
         default.close()
-    chosen = load_runtime(default_entry, n_ctx=512, n_threads=1, parallel=3)
-    try:
-        assert chosen.together == 3
-        together = list(chosen.generate_many(requests))
-        assert [i for i, _ in together] == [2, 1, 0]  # the shortest first
-    finally:
-        chosen.close()
     assert {i: g.text for i, g in one_by_one} == {i: g.text for i, g in together}

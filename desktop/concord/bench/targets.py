@@ -484,8 +484,8 @@ def _panel_figures(
             f"record prefix already evaluated, fastest of {parallel.repeats}; "
             f"{parallel.differing} of {n} greedy answers differ between the two"
             + (
-                f"; with its thread count the panel decodes {parallel.app_together} at a time "
-                "(concord.llm.llama_cpp_runtime.default_together)"
+                f"; the panel decodes {parallel.app_together} at a time "
+                "(concord.llm.llama_cpp_runtime.LlamaCppRuntime.together)"
                 if 0 < parallel.app_together < parallel.parallel
                 else ""
             ),

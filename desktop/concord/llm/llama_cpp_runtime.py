@@ -22,9 +22,10 @@ tokens of all active sequences go to llama.cpp in one `llama_batch` per step, ea
 with its own token chooser (greedy or seeded sampling, its own grammar); when a sequence
 finishes, a waiting request takes its place in the next step, and a request the caller adds
 while it handles an answer (the specialists the anaesthetist chose) joins at the next step.
-A single `generate` is a batch of one. How many sequences are decoded at once (`together`)
-is all of them with more than one thread, one at a time on a single thread, where a batch
-is slower (`default_together`).
+A single `generate` is a batch of one; up to `parallel` sequences are decoded at once
+(`together`). llama.cpp decodes each run of consecutive sequence ids in a step as its own
+micro-batch, so when a sequence finishes below others and no request waits to take its
+place, the highest one moves down into the gap (`_close_gaps`).
 
 Jump-forward: under a schema, after each chosen token the text the grammar leaves no choice
 about (`"},{"text":"` between two bullets, the rest of an enum value, the closing brackets;
@@ -57,8 +58,8 @@ that several sequences start from it at once, and that runs alternating between 
 
 Threads: at most `n_threads`, and as many as the machine has cores free, looked at when a
 batch starts and every second while it decodes (`concord.llm.cpu_share.ThreadGovernor`,
-`llama_set_n_threads`), unless $CONCORD_LLM_THREADS fixes the count. Decoding together
-follows the threads (`default_together`); the answers are the same on any thread count.
+`llama_set_n_threads`), unless $CONCORD_LLM_THREADS fixes the count. Sequences are decoded
+together on any thread count (`together`); the answers are the same on any thread count.
 
 Progress: `on_progress`, when set (the child process sets it), gets the call's counts at
 most once a second (`concord.llm.watchdog.ProgressMeter`): prompt tokens evaluated after
@@ -147,19 +148,6 @@ def default_parallel() -> int:
     return min(_positive_env(PARALLEL_ENV) or DEFAULT_PARALLEL, MAX_PARALLEL)
 
 
-def default_together(n_threads: int, parallel: int) -> int:
-    """How many of the `parallel` sequences are decoded at once when nobody chose: all of
-    them with more than one thread (or when $CONCORD_LLM_PARALLEL asks), one at a time on a
-    single thread. Measured on a 2-core machine (27 November 2026), one llama_decode step of
-    the default model: one sequence 12.2 ms; four sequences 62.3 ms on 1 thread (15.6 ms a
-    token, slower than one at a time: a step with more than one output row pays some 20 ms
-    more for the 262k-row output layer) but 36.3 ms on 2 threads (9.1 ms a token, 1.3x
-    faster). The answers are the same either way (the module doc)."""
-    if n_threads > 1 or _positive_env(PARALLEL_ENV) is not None:
-        return parallel
-    return 1
-
-
 @dataclass
 class RuntimeStats:
     """Where the runtime's time went since it was loaded (seconds, counts); the bench
@@ -179,6 +167,7 @@ class RuntimeStats:
     # steps whose sequences' ids were not consecutive: llama.cpp decodes each run of
     # consecutive ids as its own micro-batch, so those sequences did not share one pass
     split_steps: int = 0
+    moves: int = 0  # sequences moved down into a gap (`_close_gaps`)
     forced_calls: int = 0  # a chosen token and the text its grammar forces, in their own call
     forced_tokens: int = 0
     forced_seconds: float = 0.0
@@ -270,7 +259,7 @@ class LlamaCppRuntime:
         if parallel is None:  # the default, bounded by this machine's memory
             parallel = safe_parallel(stream, default_parallel())
         self.parallel = max(1, min(parallel, MAX_PARALLEL))
-        # sequences decoded at once: all of the chosen number, else by the thread count
+        # sequences decoded at once: all of them unless chosen (`together`)
         self._together: int | None = self.parallel if chosen else None
         if adapt_threads is None:
             adapt_threads = _positive_env(THREADS_ENV) is None
@@ -300,6 +289,7 @@ class LlamaCppRuntime:
         self.template = self._template_split()
         self._probes = self._grammar_probes() if jump_forward else None
         self._states: OrderedDict[str, _PrefixState] = OrderedDict()
+        self._moved_from: set[int] = set()  # streams whose copy to another is pending
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
         # called by llama.cpp after each graph node while a prompt is evaluated
@@ -315,10 +305,15 @@ class LlamaCppRuntime:
 
     @property
     def together(self) -> int:
-        """Sequences decoded at once: as chosen, else by the current thread count."""
-        if self._together is not None:
-            return self._together
-        return default_together(self.governor.threads, self.parallel)
+        """Sequences decoded at once: as chosen, else all `parallel` of them, on any number
+        of threads. Measured on this 2-core machine (1 December 2026, quiet, the bench's
+        4,353-token record), one llama_decode step of the default model: one sequence 47.3
+        ms on 1 thread and 25.3 ms on 2; four sequences 90.5 ms and 56.1 ms (2.1x and 1.8x
+        faster per token); four specialists' briefs on 1 thread took 40.5 s one at a time
+        and 30.5 s four at a time, the same texts. (On 27 November a step of four on 1
+        thread had measured slower than four of one; that no longer holds, so a single
+        thread, as in the desktop app on 2 cores or under load, decodes together too.)"""
+        return self._together if self._together is not None else self.parallel
 
     @together.setter
     def together(self, value: int | None) -> None:
@@ -326,7 +321,7 @@ class LlamaCppRuntime:
 
     @property
     def together_choice(self) -> int | None:
-        """The chosen number of sequences decoded at once (None: by the thread count)."""
+        """The chosen number of sequences decoded at once (None: all of them)."""
         return self._together
 
     def _check_threads(self, *, now: bool = False) -> None:
@@ -428,6 +423,7 @@ class LlamaCppRuntime:
                 "batch is invalid",
                 subject=self.model_name,
             )
+        self._moved_from.clear()  # a decode performs the pending copies (`_close_gaps`)
 
     def _add(self, token: int, pos: int, seq_id: int, logits: bool) -> int:
         """Append one token to the batch; its index there (to read its logits)."""
@@ -676,6 +672,7 @@ class LlamaCppRuntime:
                         raise Cancelled("generation cancelled", subject=self.model_name)
                     self._check_threads()
                     self._admit(waiting, active, segments)
+                    self._close_gaps(active)
                     for sequence in self._step(active):
                         active.remove(sequence)
                         self._release(sequence)
@@ -690,7 +687,7 @@ class LlamaCppRuntime:
         """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
         batch by consecutive sequence ids), each from the record prefix, at most `together`
         at once."""
-        busy = {s.seq_id for s in active}
+        busy = {s.seq_id for s in active} | self._moved_from
         free = [i for i in range(self.parallel) if i not in busy]
         while waiting and free and len(active) < self.together:
             sequence = waiting.pop(0)
@@ -710,6 +707,30 @@ class LlamaCppRuntime:
             sequence.chooser = TokenChooser(request.temperature, request.seed, sequence.grammar)
             active.append(sequence)
         active.sort(key=lambda s: s.seq_id)
+
+    def _close_gaps(self, active: list[_Sequence]) -> None:
+        """Make the active sequences' ids consecutive: llama.cpp decodes each run of
+        consecutive ids in a batch as its own micro-batch, so the sequences on either side
+        of a gap would not share a pass (a step of two sequences split so took 122 ms on 1
+        thread, against 76 ms in one pass). The highest sequence moves into the lowest free
+        id below it: its KV stream is copied whole (`llama_memory_seq_cp` across streams:
+        the same cells in the same places, so its answer does not change) when llama.cpp
+        next decodes; until then the stream it left takes no request."""
+        while active:
+            ids = {s.seq_id for s in active}
+            if max(ids) - min(ids) + 1 == len(ids):
+                return
+            top = max(active, key=lambda s: s.seq_id)
+            gaps = [i for i in range(top.seq_id) if i not in ids and i not in self._moved_from]
+            if not gaps:
+                return
+            gap = gaps[0]
+            self._lib.llama_memory_seq_cp(self._memory, top.seq_id, gap, -1, -1)
+            self._clear(top.seq_id)
+            self._moved_from.add(top.seq_id)
+            self.stats.moves += 1
+            top.seq_id = gap
+            active.sort(key=lambda s: s.seq_id)
 
     def _release(self, sequence: _Sequence) -> None:
         """Empty the request's sequence (the next request restores the prefix)."""
