@@ -146,11 +146,13 @@ def test_the_runtime_decodes_on_the_threads_its_governor_chooses(
     try:
         machine.run(others=1.9)  # two busy processes on the two cores
         busy = runtime.generate(request)
-        assert llama_cpp.llama_n_threads(runtime._ctx) == 1 and runtime.together == 1
+        # one thread; its sequences still decoded together (a step of four costs about
+        # two of one on a thread: LlamaCppRuntime.together)
+        assert llama_cpp.llama_n_threads(runtime._ctx) == 1
+        assert runtime.together == runtime.parallel
         machine.run(others=0.0)  # they have gone
         idle = runtime.generate(request)
         assert llama_cpp.llama_n_threads(runtime._ctx) == 2
-        assert runtime.together == runtime.parallel
     finally:
         runtime.close()
     assert busy.text == idle.text

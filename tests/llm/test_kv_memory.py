@@ -26,6 +26,18 @@ def test_shape_from_metadata_of_a_gemma3_file() -> None:
     # 18 layers x (256 + 256) f16 numbers: 18,432 bytes a cell; 151 MB for 8,192 cells
     assert shape.bytes_per_cell() == 18 * 512 * 2
     assert shape.bytes_per_stream(8192) == 150_994_944
+    # with its sliding window: 3 global layers of 8,192 cells and 15 of the window (512)
+    # plus a micro-batch (512) = 1,024 cells; 41 MB
+    windowed = KvShape.from_metadata({**meta, "gemma3.attention.sliding_window": 512})
+    assert windowed == KvShape(18, 1, 256, 256, swa_layers=15, sliding_window=512)
+    assert windowed.bytes_per_stream(8192, 512) == 1024 * (3 * 8192 + 15 * 1024)
+    assert windowed.bytes_per_stream(8192, 600) == 1024 * (3 * 8192 + 15 * 1280)  # to 256
+    assert windowed.bytes_per_stream(512, 512) == shape.bytes_per_stream(512)  # never more
+    # a window on an architecture whose layer pattern is not known: all full-size
+    other = {k.replace("gemma3", "mystery"): v for k, v in meta.items()}
+    other["general.architecture"] = "mystery"
+    other["mystery.attention.sliding_window"] = 512
+    assert KvShape.from_metadata(other) == KvShape(18, 1, 256, 256)
 
 
 def test_head_size_from_the_embedding_when_not_stated_and_strings_as_llama_cpp_gives_them():
@@ -45,9 +57,12 @@ def test_a_file_without_attention_metadata_has_no_shape(tmp_path: Path) -> None:
     assert KvShape.from_metadata(meta) is None
 
 
-def test_a_16_gb_workstation_with_a_4b_model_runs_three_sequences() -> None:
-    per_stream = GEMMA3_4B.bytes_per_stream(8192)  # 1.14 GB
-    assert safe_parallel(per_stream, 4, 16 * GIB) == 3  # 3.4 GB of KV, a quarter of 16 GB
-    assert safe_parallel(per_stream, 4, 64 * GIB) == 4  # never more than asked
-    assert safe_parallel(per_stream, 4, 2 * GIB) == 1  # always at least one
+def test_a_16_gb_workstation_with_a_4b_model_runs_four_sequences() -> None:
+    # 5 global layers of 8,192 cells, 29 sliding-window layers of 1,536 (1,024 + 512)
+    per_stream = GEMMA3_4B.bytes_per_stream(8192)
+    assert per_stream == 4 * 512 * 2 * (5 * 8192 + 29 * 1536)  # 350 MB
+    assert safe_parallel(per_stream, 4, 16 * GIB) == 4  # 1.4 GB of KV, within 4 GB
+    full = GEMMA3_4B.bytes_per_cell() * 8192  # 1.14 GB if every layer kept every cell
+    assert safe_parallel(full, 4, 16 * GIB) == 3  # 3.4 GB of KV, a quarter of 16 GB
+    assert safe_parallel(per_stream, 4, 1 * GIB) == 1  # always at least one
     assert safe_parallel(0, 4, 16 * GIB) == 4  # unknown size: as asked

@@ -2,9 +2,11 @@
 
 The llama.cpp runtime gives each parallel sequence its own KV stream of `n_ctx` cells
 (`concord.llm.llama_cpp_runtime`). One cell holds, for every layer, a key and a value of
-`head_count_kv * key_length` (and `value_length`) f16 numbers; models with sliding-window
-layers keep them full-size in this configuration (llama.cpp's `swa_full`), so every layer
-counts. The figures come from the GGUF's own metadata.
+`head_count_kv * key_length` (and `value_length`) f16 numbers. A sliding-window layer
+(Gemma 3: five of every six) keeps only the cells its window and one micro-batch need
+(llama.cpp without `swa_full`: the window plus `n_ubatch`, rounded up to 256). The figures
+come from the GGUF's own metadata; where a model states a window but its layer pattern is
+not known here, every layer is counted full-size (an upper bound).
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 KV_BYTES_PER_VALUE = 2  # f16 keys and values (llama.cpp's default cache type)
+KV_CELL_PAD = 256  # llama.cpp rounds a sliding-window cache up to this many cells
+SWA_PATTERN = {"gemma3": 6}
+"""Architectures whose every n-th layer is global and the others sliding-window (llama.cpp's
+own pattern for them); a model of another architecture counts every layer full-size."""
 KV_MEMORY_SHARE = 0.25
 """Share of the workstation's physical memory the parallel KV streams may take: the rest is
 for the model file, the application, the clinician's other programs and the OS."""
@@ -28,6 +34,8 @@ class KvShape:
     n_head_kv: int
     key_length: int
     value_length: int
+    swa_layers: int = 0  # layers that see only the last `sliding_window` positions
+    sliding_window: int = 0
 
     @classmethod
     def from_metadata(cls, meta: Mapping[str, Any]) -> KvShape | None:
@@ -49,18 +57,33 @@ class KvShape:
         value = number("attention.value_length") or per_head
         if not (layers and kv_heads and key and value):
             return None
-        return cls(layers, kv_heads, key, value)
+        window, pattern = number("attention.sliding_window") or 0, SWA_PATTERN.get(arch)
+        if not (window and pattern):
+            return cls(layers, kv_heads, key, value)
+        return cls(layers, kv_heads, key, value, layers - layers // pattern, window)
 
     def bytes_per_cell(self) -> int:
-        per_layer = self.n_head_kv * (self.key_length + self.value_length) * KV_BYTES_PER_VALUE
-        return self.n_layer * per_layer
+        """A cell of every layer (as if all were global)."""
+        return self.n_layer * self._per_layer()
 
-    def bytes_per_stream(self, n_ctx: int) -> int:
-        return self.bytes_per_cell() * n_ctx
+    def _per_layer(self) -> int:
+        return self.n_head_kv * (self.key_length + self.value_length) * KV_BYTES_PER_VALUE
+
+    def bytes_per_stream(self, n_ctx: int, n_ubatch: int = 512) -> int:
+        """One sequence's stream of `n_ctx` cells: the global layers' cells, and the
+        sliding-window layers' window plus a micro-batch of `n_ubatch` tokens."""
+        window = n_ctx
+        if self.swa_layers:
+            window = min(n_ctx, -(-(self.sliding_window + n_ubatch) // KV_CELL_PAD) * KV_CELL_PAD)
+        full = self.n_layer - self.swa_layers
+        return self._per_layer() * (full * n_ctx + self.swa_layers * window)
 
 
-GEMMA3_4B = KvShape(n_layer=34, n_head_kv=4, key_length=256, value_length=256)
-"""A 4B hospital model (Gemma 3 4B's published shape), for the memory estimate."""
+GEMMA3_4B = KvShape(
+    n_layer=34, n_head_kv=4, key_length=256, value_length=256, swa_layers=29, sliding_window=1024
+)
+"""A 4B hospital model (Gemma 3 4B's published shape: 34 layers, every sixth global, a
+1,024-token window), for the memory estimate."""
 WORKSTATION_BYTES = 16 * 1024**3
 
 
