@@ -89,6 +89,17 @@ class GrammarConstraint:
             selected=-1,
             sorted=False,
         )
+        # the probe characters' tokens, then the blockers, checked in one call (`_only_char`)
+        self._probe_tokens = (
+            [token for _, token in probes.chars] + list(probes.blockers) if probes else []
+        )
+        self._probe_array = (llama_cpp.llama_token_data * max(1, len(self._probe_tokens)))()
+        self._probe_data = llama_cpp.llama_token_data_array(
+            data=ctypes.cast(self._probe_array, llama_cpp.llama_token_data_p),
+            size=len(self._probe_tokens),
+            selected=-1,
+            sorted=False,
+        )
         self._all = np.recarray(
             (n_vocab,),
             dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True),
@@ -115,17 +126,23 @@ class GrammarConstraint:
 
     def _only_char(self, sampler: Any) -> tuple[str, int] | None:
         """The one character the grammar allows next, or None (several, or none, or it may
-        end or leave ASCII)."""
+        end or leave ASCII). Every probe is checked in one call of the grammar over all of
+        them (each token is judged alone, as one by one)."""
         assert self._probes is not None
-        found: tuple[str, int] | None = None
-        for char, token in self._probes.chars:
-            if self._allows_on(sampler, token):
-                if found is not None:
-                    return None
-                found = (char, token)
-        if found is None or any(self._allows_on(sampler, t) for t in self._probes.blockers):
+        probes = self._probe_array
+        for i, token in enumerate(self._probe_tokens):
+            probes[i].id = token
+            probes[i].logit = 0.0
+            probes[i].p = 0.0
+        self._probe_data.size = len(self._probe_tokens)
+        self._probe_data.selected = -1
+        self._probe_data.sorted = False
+        self._lib.llama_sampler_apply(sampler, ctypes.byref(self._probe_data))
+        allowed = [i for i in range(len(self._probe_tokens)) if not math.isinf(probes[i].logit)]
+        chars = len(self._probes.chars)
+        if len(allowed) != 1 or allowed[0] >= chars:  # several, none, or a blocker
             return None
-        return found
+        return self._probes.chars[allowed[0]]
 
     def forced_text(self, limit: int = MAX_FORCED_CHARS) -> str:
         """The text the grammar allows next and nothing else (at most `limit` characters;
