@@ -159,3 +159,73 @@ def test_a_caller_that_stops_listening_leaves_the_child_ready(child: IsolatedRun
     assert index == 1
     answers.close()  # e.g. the pipeline was cancelled between two answers
     assert child.generate(GenerationRequest(prefix="record", prompt="z")).text.endswith(":z")
+
+
+def test_a_batch_dropped_after_the_child_answered_everything_leaves_no_reply_behind(
+    child: IsolatedRuntime,
+) -> None:
+    """Both answers are in the pipe when the caller drops the batch after the first: the
+    child, told to cancel while it waits for more, ends the batch, and that end is read
+    then, not by the next request."""
+    answers = child.generate_many(requests("b", "c"))
+    next(answers)
+    time.sleep(0.3)  # the child has answered both and waits for more, or for the end
+    answers.close()
+    pid = child.pid
+    assert child.generate(GenerationRequest(prefix="record", prompt="z")).text.endswith(":z")
+    assert [g.text.split(":")[1] for _, g in child.generate_many(requests("x"))] == ["x"]
+    assert child.pid == pid and child.restarts == 0
+
+
+def test_a_cancel_that_crosses_the_last_answer_is_not_read_by_the_next_request(
+    child: IsolatedRuntime,
+) -> None:
+    seen: list[int] = []
+    stop_now = threading.Event()
+    for index, _ in child.generate_many(requests("b"), stop_now.is_set):
+        seen.append(index)
+        stop_now.set()  # the caller's stop arrives as the last answer is handled
+        time.sleep(0.5)  # the child sees the cancel while it waits for more
+    assert seen == [0]
+    assert child.generate(GenerationRequest(prefix="record", prompt="z")).text.endswith(":z")
+
+
+def test_requests_added_to_a_childs_batch_are_answered_in_it(child: IsolatedRuntime) -> None:
+    watched = TimeoutRuntime(child, seconds=5)
+    asked = requests("a", "b")
+    texts: dict[int, str] = {}
+    for index, generation in generate_all(watched, asked):
+        texts[index] = generation.text.split(":")[1]
+        if len(asked) == 2:
+            asked.extend(requests("c", "d"))
+    assert texts == {0: "a", 1: "b", 2: "c", 3: "d"}
+    assert child.generate(GenerationRequest(prefix="record", prompt="z")).text.endswith(":z")
+
+
+def test_a_request_added_after_a_batch_ended_is_answered_in_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watchdog's batch waits a while for its caller to handle an answer, then goes
+    on (a caller that keeps a batch it never asks again must not hold the model): what the
+    caller adds afterwards is answered all the same."""
+    import concord.llm.watchdog as watchdog
+
+    monkeypatch.setattr(watchdog, "HANDLED_WAIT_S", 0.2)
+    inner = Batched()
+    inner.takes_added_requests = True  # type: ignore[attr-defined]
+    watched = TimeoutRuntime(inner, seconds=5)
+    asked = requests("a")
+    texts = []
+    for _, generation in generate_all(watched, asked):
+        texts.append(generation.text)
+        if len(asked) == 1:
+            time.sleep(0.6)  # longer than the batch waits
+            asked.append(requests("b")[0])
+    assert texts == ["a", "b"]
+    assert inner.batches == [["a"], ["b"]]
+    # a caller that keeps a batch and never asks again does not hold the model
+    kept = watched.generate_many(requests("c", "d"))
+    next(kept)
+    time.sleep(0.6)
+    assert [g.text for _, g in watched.generate_many(requests("e"))] == ["e"]
+    kept.close()

@@ -147,6 +147,50 @@ def test_an_import_runs_at_the_next_checkpoint_of_a_model_job(make_window, qtbot
     assert order == ["quick job", "model job resumed"]
 
 
+def test_a_runtime_asking_from_its_own_thread_never_runs_a_quick_job_there(make_window, qtbot):
+    """The watchdog's runtime asks `should_stop` from its own thread while it decodes: that
+    only reads the flag; the quick job runs at the job's next check on the job thread, which
+    owns the database connection."""
+    window = make_window()
+    ran_on: list[str] = []
+    asked_from_runtime = threading.Event()
+    quick_waiting = threading.Event()
+
+    def model_job(ctx: JobContext) -> str:
+        def runtime_thread() -> None:
+            quick_waiting.wait(LONG)
+            ctx.should_stop()  # as TimeoutRuntime's batch thread asks
+            asked_from_runtime.set()
+
+        thread = threading.Thread(target=runtime_thread, name="concord-model-batch")
+        thread.start()
+        thread.join(LONG)
+        assert asked_from_runtime.is_set() and not ran_on, "ran on the runtime's thread"
+        deadline = time.monotonic() + LONG
+        while not ran_on:
+            if ctx.should_stop() or time.monotonic() > deadline:
+                raise AssertionError("the quick job never ran at a checkpoint")
+            time.sleep(0.02)
+        return "done"
+
+    def quick_job(ctx: JobContext) -> str:
+        ran_on.append(_thread_name())
+        return "imported"
+
+    results: list[object] = []
+    window.jobs.finished.connect(results.append)
+    window.jobs.failed.connect(results.append)
+    quick = _quick_runner(window)
+    quick.finished.connect(results.append)
+    window.jobs.start_job(model_job)
+    qtbot.waitUntil(lambda: window.job_host.running, timeout=10_000)
+    quick.start_job(quick_job)
+    quick_waiting.set()
+    qtbot.waitUntil(lambda: len(results) == 2, timeout=int(LONG * 1000))
+    assert results == ["imported", "done"]
+    assert ran_on and ran_on[0] != "concord-model-batch"
+
+
 def test_a_quick_job_never_runs_inside_an_open_transaction(make_window, qtbot):
     window = make_window()
     events: list[str] = []

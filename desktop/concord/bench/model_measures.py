@@ -110,13 +110,13 @@ def prefix_reuse(runtime: Runtime, enabled: bool) -> Iterator[bool]:
 
 @contextmanager
 def decoding_together(runtime: Runtime) -> Iterator[int]:
-    """Let the runtime decode as many sequences at once as it has (whatever its default for
-    this thread count); yields how many it decodes at once otherwise."""
+    """Let the runtime decode as many sequences at once as it has (whatever was chosen);
+    yields how many it decodes at once otherwise."""
     before = int(getattr(runtime, "together", getattr(runtime, "parallel", 1)))
     if not hasattr(runtime, "together"):
         yield before
         return
-    choice = getattr(runtime, "together_choice", before)  # None: by the thread count
+    choice = getattr(runtime, "together_choice", before)  # None: all of them
     runtime.together = int(getattr(runtime, "parallel", 1))
     try:
         yield before

@@ -376,9 +376,9 @@ def _limit_difference(
     """The panel's time beyond its limit, split into parts that add up to it: Python
     outside the model; the record's prefill in the panel beyond the prefill alone; the
     agents (the anaesthetist and the specialists, decoded together) beyond the anaesthetist
-    alone and the slowest specialist alone: the other specialists, restores, retries; the
-    surgeon; judges. The record is read in the first model call of the run (the
-    surgeon's when it runs, else the agents')."""
+    alone and the slowest specialist alone: the other specialists, their preface, restores,
+    retries; the surgeon; judges. The record is read in the first model call of the run
+    (the surgeon's when it runs, else the agents'); the preface in the agents'."""
     roles = pipeline.panel_model_seconds
     model = sum(roles.values())
     agents = sum(v for k, v in roles.items() if {"anaesthetist", "specialist"} & set(k.split("+")))
@@ -399,6 +399,7 @@ def _limit_difference(
         "model_seconds_by_role": {k: round(v, 2) for k, v in roles.items()},
         "record_prefill_seconds_in_panel": stats.get("prefill_seconds"),
         "record_prefill_seconds_alone": round(parallel.prefill_seconds, 3),
+        "preface_seconds_in_panel": stats.get("preface_seconds"),
         "restore_and_save_seconds_in_panel": stats.get("restore_seconds"),
         "restores_in_panel": stats.get("restores"),
         "second_attempts": {a: n - 1 for a, n in pipeline.attempts.items() if n > 1},

@@ -300,36 +300,36 @@ class IsolatedRuntime:
                 what="generating",
             )
             answered = 0
-            open_batch = True
             try:
                 while answered < sent:
                     reply = self._reply(self.watch, what="generating", should_stop=should_stop)
                     answered += 1
                     yield int(reply["index"]), _generation(reply["generation"])
+                    self.watch.answered()  # the caller's time with an answer is not the child's
                     if len(requests) > sent:  # added while the answer was handled
                         added = [asdict(r) for r in requests[sent:]]
                         sent = len(requests)
                         self._send({"op": "add", "requests": added}, what="generating")
-                open_batch = False
-                self._send({"op": "end"}, what="generating")
+                self._end_batch(cancel=False)
             except GeneratorExit:
-                # The caller stopped listening: cancel in the child and drain its answers,
-                # so the next request does not read this one's.
-                if answered < sent and self._proc is not None:
-                    self._drain(sent - answered)
-                elif open_batch and self._proc is not None:
-                    self._send({"op": "end"}, what="generating")
+                # The caller stopped listening: cancel in the child and read its replies to
+                # the end, so the next request reads only its own.
+                if self._proc is not None:
+                    self._end_batch(cancel=answered < sent)
                 raise
 
-    def _drain(self, left: int) -> None:
+    def _end_batch(self, *, cancel: bool) -> None:
+        """End the batch in the child (`cancel`: stop decoding it) and read its replies up
+        to its end: answers nobody waits for any more, then the end, or the error that
+        ended it (a cancel, ours or one `should_stop` sent just as the last answer came).
+        Every batch's replies are read to their end, so no reply is left for the next
+        request to take as its own."""
         try:
-            self._send({"op": "cancel"}, what="cancelling")
-            for _ in range(left):
-                self._reply(self.watch, what="cancelling")
-        except Cancelled:
-            return
-        except ModelError:
-            self._kill()
+            self._send({"op": "cancel" if cancel else "end"}, what="ending a batch")
+            while not self._reply(self.watch, what="ending a batch").get("end"):
+                pass  # an answer the caller no longer wants
+        except errors.ConcordError:
+            return  # the batch ended with it (a dead or stuck child was stopped by _reply)
 
     def close(self) -> None:
         with self._lock:
@@ -507,10 +507,12 @@ def _answers(
 
 def _serve(runtime: Any, message: dict[str, Any], inbox: _Inbox, out: _Out) -> None:
     """Answer one generate_many request: a line per finished request, in finishing order,
-    until the parent ends the batch."""
+    until the parent ends the batch; then a line saying it ended (an error reply ends it
+    too)."""
     requests = [GenerationRequest(**r) for r in message["requests"]]
     for index, generation in _answers(runtime, requests, inbox):
         out.send({"ok": True, "index": index, "generation": asdict(generation)})
+    out.send({"ok": True, "end": True})
 
 
 def child_main() -> int:

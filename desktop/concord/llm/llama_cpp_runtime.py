@@ -7,7 +7,8 @@ tok(prompt) + tok(template_tail, special)`. Patient text and prompts are tokeniz
 special-token parsing OFF, so a record that contains `<end_of_turn>` cannot forge a chat
 turn.
 
-The context has `parallel` KV sequences, each in its own stream of `n_ctx` cells. The
+The context has `parallel` KV sequences, each in its own stream of `n_ctx` cells (a
+sliding-window layer keeps its window only: `params.swa_full` off, `concord.llm.kv_memory`). The
 record prefix is evaluated once, in the first sequence that needs it, and its KV state is
 copied out (`llama_state_seq_get_data`); a request's preface (the instructions every agent
 of the panel shares) is evaluated once on a restored copy of the record's state and saved
@@ -155,6 +156,8 @@ class RuntimeStats:
 
     prefill_seconds: float = 0.0  # record prefixes evaluated
     prefill_tokens: int = 0
+    preface_seconds: float = 0.0  # prefaces evaluated on a record's state
+    preface_tokens: int = 0
     prompt_seconds: float = 0.0  # requests' own prompt tokens evaluated
     prompt_tokens: int = 0
     restore_seconds: float = 0.0  # prefix states saved and restored
@@ -293,7 +296,7 @@ class LlamaCppRuntime:
         self.template = self._template_split()
         self._probes = self._grammar_probes() if jump_forward else None
         self._states: OrderedDict[str, _PrefixState] = OrderedDict()
-        self._moved_from: set[int] = set()  # streams whose copy to another is pending
+        self._copying: set[int] = set()  # the streams of a copy llama.cpp has yet to make
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
         # called by llama.cpp after each graph node while a prompt is evaluated
@@ -427,7 +430,7 @@ class LlamaCppRuntime:
                 "batch is invalid",
                 subject=self.model_name,
             )
-        self._moved_from.clear()  # a decode performs the pending copies (`_close_gaps`)
+        self._copying.clear()  # a decode makes the pending copies (`_close_gaps`)
 
     def _add(self, token: int, pos: int, seq_id: int, logits: bool) -> int:
         """Append one token to the batch; its index there (to read its logits)."""
@@ -442,15 +445,20 @@ class LlamaCppRuntime:
         return i
 
     def _eval_prefix(self, tokens: Sequence[int], seq_id: int, pos: int = 0) -> None:
-        """Evaluate shared tokens at positions from `pos`, in chunks of n_batch from there."""
+        """Evaluate shared tokens at positions from `pos`, in chunks of n_batch from there
+        (a record from 0, counted as prefill; a preface after it)."""
         for start in range(0, len(tokens), self.n_batch):
             self._batch.n_tokens = 0
             chunk = tokens[start : start + self.n_batch]
             for offset, token in enumerate(chunk):
                 self._add(token, pos + start + offset, seq_id, False)
             seconds = self._evaluate_prompt()
-            self.stats.prefill_seconds += seconds
-            self.stats.prefill_tokens += len(chunk)
+            if pos:
+                self.stats.preface_seconds += seconds
+                self.stats.preface_tokens += len(chunk)
+            else:
+                self.stats.prefill_seconds += seconds
+                self.stats.prefill_tokens += len(chunk)
             self._meter.prompt(len(chunk), seconds)
 
     def _prefix_key(self, tokens: Sequence[int]) -> str:
@@ -614,6 +622,7 @@ class LlamaCppRuntime:
             (tokens,), _ = self._prompt_segments(GenerationRequest(prefix=prefix, prompt=""))
             count = max(1, min(sequences, self.parallel))
             steps = max(0, min(steps, self.n_ctx - len(tokens)))
+            self._flush_copies()
             for seq_id in range(count):
                 self._load_prefix([tokens], seq_id, alone=seq_id == 0)
             if threads is not None:
@@ -646,6 +655,7 @@ class LlamaCppRuntime:
         feed: RequestFeed | None,
     ) -> Iterator[tuple[int, Generation]]:
         started = time.perf_counter()
+        self._flush_copies()
         first = requests[0]
         segments = self._shared_segments(first)
         prefix = _joined(segments)
@@ -691,7 +701,7 @@ class LlamaCppRuntime:
         """Start waiting requests in free sequences (lowest id first: llama.cpp splits a
         batch by consecutive sequence ids), each from the record prefix, at most `together`
         at once."""
-        busy = {s.seq_id for s in active} | self._moved_from
+        busy = {s.seq_id for s in active} | self._copying
         free = [i for i in range(self.parallel) if i not in busy]
         while waiting and free and len(active) < self.together:
             sequence = waiting.pop(0)
@@ -712,6 +722,19 @@ class LlamaCppRuntime:
             active.append(sequence)
         active.sort(key=lambda s: s.seq_id)
 
+    def _flush_copies(self) -> None:
+        """Make the copies `_close_gaps` asked for before anything is restored: a batch
+        that failed before its next decode leaves one pending, and llama.cpp would make it
+        at the next decode, over whatever was restored in the meantime. One token evaluated
+        in a stream outside them, then removed."""
+        if not self._copying:
+            return
+        spare = min(i for i in range(self.parallel) if i not in self._copying)
+        self._batch.n_tokens = 0
+        self._add(max(0, self._model.token_bos()), 0, spare, False)
+        self._decode_batch()
+        self._clear(spare)
+
     def _close_gaps(self, active: list[_Sequence]) -> None:
         """Make the active sequences' ids consecutive: llama.cpp decodes each run of
         consecutive ids in a batch as its own micro-batch, so the sequences on either side
@@ -719,19 +742,19 @@ class LlamaCppRuntime:
         thread, against 76 ms in one pass). The highest sequence moves into the lowest free
         id below it: its KV stream is copied whole (`llama_memory_seq_cp` across streams:
         the same cells in the same places, so its answer does not change) when llama.cpp
-        next decodes; until then the stream it left takes no request."""
+        next decodes; until then neither stream takes a request (`_flush_copies`)."""
         while active:
             ids = {s.seq_id for s in active}
             if max(ids) - min(ids) + 1 == len(ids):
                 return
             top = max(active, key=lambda s: s.seq_id)
-            gaps = [i for i in range(top.seq_id) if i not in ids and i not in self._moved_from]
+            gaps = [i for i in range(top.seq_id) if i not in ids and i not in self._copying]
             if not gaps:
                 return
             gap = gaps[0]
             self._lib.llama_memory_seq_cp(self._memory, top.seq_id, gap, -1, -1)
             self._clear(top.seq_id)
-            self._moved_from.add(top.seq_id)
+            self._copying.update((top.seq_id, gap))
             self.stats.moves += 1
             top.seq_id = gap
             active.sort(key=lambda s: s.seq_id)

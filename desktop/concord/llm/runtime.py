@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, overload, runtime_checkable
 
-from concord.errors import Cancelled
+from concord.errors import Cancelled, ModelError
 
 DEFAULT_MAX_TOKENS = 512
 
@@ -82,10 +82,11 @@ class ParallelRuntime(Runtime, Protocol):
     handles an answer, that is between two answers it is given (the panel adds the
     specialists the anaesthetist chose as soon as its brief is in, while the specialists
     every record needs are still being written). A runtime with `takes_added_requests`
-    starts them at its next decoding step and answers them in the same call; `generate_all`
-    answers them after the others for any other runtime. A runtime looks for added requests
-    only when its caller has taken the last answer (a generator resumed), so an answer's
-    follow-up is never missed."""
+    takes them in the same call (llama.cpp in-process and in its child process start them at
+    their next decoding step; a wrapper such as the watchdog passes them to its inner runtime
+    through `generate_all`); `generate_all` answers them after the others for any other
+    runtime. A runtime looks for added requests only when its caller has taken the last
+    answer (a generator resumed), so an answer's follow-up is never missed."""
 
     parallel: int
 
@@ -99,6 +100,27 @@ def takes_added_requests(runtime: Runtime) -> bool:
     return bool(getattr(runtime, "takes_added_requests", False))
 
 
+class _Tail(Sequence[GenerationRequest]):
+    """The requests of a growing list from `start` on, growing with it."""
+
+    def __init__(self, requests: Sequence[GenerationRequest], start: int) -> None:
+        self._requests = requests
+        self._start = start
+
+    def __len__(self) -> int:
+        return max(0, len(self._requests) - self._start)
+
+    @overload
+    def __getitem__(self, index: int) -> GenerationRequest: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[GenerationRequest]: ...
+
+    def __getitem__(self, index: int | slice) -> GenerationRequest | Sequence[GenerationRequest]:
+        items = list(self._requests[self._start :])
+        return items[index]
+
+
 def generate_all(
     runtime: Runtime, requests: Sequence[GenerationRequest], should_stop: StopCheck | None = None
 ) -> Generator[tuple[int, Generation], None, None]:
@@ -107,18 +129,32 @@ def generate_all(
 
     `requests` may grow while answers come (see ParallelRuntime): every request appended
     by the caller while it handles an answer is answered too, started at once by a runtime
-    that `takes_added_requests`, else after the requests before it."""
-    if isinstance(runtime, ParallelRuntime):
-        if takes_added_requests(runtime):
-            yield from runtime.generate_many(requests, should_stop)
-            return
-        start = 0
-        while start < len(requests):  # the requests added during a batch: the next batch
-            batch = list(requests[start:])
-            for index, generation in runtime.generate_many(batch, should_stop):
-                yield start + index, generation
-            start += len(batch)
-        return
+    that `takes_added_requests`, else after the requests before it. One appended after a
+    batch has ended (a caller that took longer than the runtime waited) starts another."""
+    start = 0
+    while start < len(requests):
+        if isinstance(runtime, ParallelRuntime):
+            native = takes_added_requests(runtime)
+            batch = _Tail(requests, start) if native else list(requests[start:])
+            answers = runtime.generate_many(batch, should_stop)
+        else:
+            batch = _Tail(requests, start)
+            answers = _one_by_one(runtime, batch, should_stop)
+        answered = 0
+        for index, generation in answers:
+            answered += 1
+            yield start + index, generation
+        if not answered:  # a batch must answer its requests, or say why (an error)
+            raise ModelError(
+                f"the model answered none of {len(requests) - start} request(s)",
+                subject=runtime.model_name,
+            )
+        start += answered
+
+
+def _one_by_one(
+    runtime: Runtime, requests: Sequence[GenerationRequest], should_stop: StopCheck | None
+) -> Iterator[tuple[int, Generation]]:
     index = 0
     while index < len(requests):
         if should_stop is not None and should_stop():

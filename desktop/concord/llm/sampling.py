@@ -28,8 +28,9 @@ SAMPLING_TOP_K = 40  # with temperature > 0, sample among the k most likely toke
 GREEDY_CANDIDATES = 64  # tokens checked one by one before the whole vocabulary is filtered
 
 
-# Single-character probes, most common text characters first: inside a JSON string many are
-# allowed and the search for a forced character stops at the second one found.
+# Single-character probes: every printable ASCII character, checked against the grammar in
+# one call (`GrammarConstraint._only_char`); a character is forced when it is the only one
+# allowed.
 PROBE_ORDER = (
     "etaoinsrhldcumfpgwybvkxjqzETAOINSRHLDCUMFPGWYBVKXJQZ0123456789"
     " .,:;-_()/%+'\"{}[]!?#$&*<=>@\\^`|~"

@@ -53,6 +53,11 @@ TIMEOUT_ENV = "CONCORD_MODEL_TIMEOUT"
 PROGRESS_EVERY_S = 1.0
 """How often a runtime reports its progress (when it has moved); far below the window."""
 WAIT_SLICE_S = 0.2
+HANDLED_WAIT_S = 60.0
+"""How long a batch waits for its caller to have handled an answer before it goes on: a
+caller that keeps the batch but never asks for more (an exception kept with its traceback)
+must not hold the model; requests it adds later are answered in another batch
+(`generate_all`)."""
 """How often a waiting caller looks at the watch."""
 
 
@@ -352,9 +357,12 @@ class TimeoutRuntime:
             try:
                 for answer in batch:
                     answers.put(("answer", answer))
+                    waited = time.monotonic()
                     while not handled.acquire(timeout=WAIT_SLICE_S):
                         if abandoned.is_set():
                             return
+                        if time.monotonic() - waited > HANDLED_WAIT_S:
+                            break  # go on without it (what it adds later: another batch)
                 answers.put(("done", None))
             except BaseException as exc:  # handed to the caller through the queue
                 answers.put(("error", exc))

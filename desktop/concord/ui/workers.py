@@ -17,10 +17,13 @@ arriving on the UI thread (progress, finished, failed, cancelled, busy_changed, 
 panel's runner.
 
 Quick jobs are *urgent* (an import, signing a PDF): they never wait for a long model job
-to end. A long job passes a checkpoint before every model call and between its steps (its
-`should_stop`); there the worker first runs the urgent jobs waiting, provided the database
-connection has no transaction open, and then the long job goes on where it was. An urgent
-job waits at most one model call.
+to end. A long job passes a checkpoint before every model call, between its steps and as
+each answer of a batch is handled (its `should_stop`, asked on the job thread); there the
+worker first runs the urgent jobs waiting, provided the database connection has no
+transaction open, and then the long job goes on where it was. An urgent job waits at most
+one model answer. The model runtime asks the same `should_stop` from its own thread while
+it decodes (to cancel mid-batch); that only reads the flag, so a job never runs on a thread
+that does not own the connection.
 
 Cancel sets the job's own thread-safe flag, which the job reads at its next checkpoint, so a
 job stops at the next model call; a job still waiting is never started. A generation already
@@ -133,9 +136,12 @@ class _HostWorker(QObject):
             self.ended.emit(job_id)
             return
         self.started.emit(job_id)
+        job_thread = threading.get_ident()
 
         def should_stop() -> bool:
-            if not sub.urgent:
+            # urgent jobs run here, on the job thread that owns the database connection;
+            # a runtime that asks from its own thread (the watchdog's) only reads the flag
+            if not sub.urgent and threading.get_ident() == job_thread:
                 self._checkpoint()
             return sub.stop.is_set()
 
