@@ -72,6 +72,31 @@ def test_the_schema_has_no_text_of_the_model_in_evidence(profiles: dict) -> None
     assert item["additionalProperties"] is False
 
 
+def test_a_word_range_is_bounded_by_its_own_line_in_the_schema(profiles: dict) -> None:
+    # The grammar follows `anyOf` (one object per word count) and enums, not an integer's
+    # maximum: each line's object allows exactly the numbers of its own words.
+    record = note_record()
+    counts = line_word_counts(record)
+    assert len(set(counts.values())) > 1
+    item = brief_schema(profiles["cardiology"], record)["properties"]["evidence"]["items"]
+    grouped: dict[str, list[int]] = {}
+    for variant in item["anyOf"]:
+        words = variant["properties"]["words"]["items"]["enum"]
+        for line_id in variant["properties"]["line"]["enum"]:
+            assert line_id not in grouped
+            grouped[line_id] = words
+        assert variant["required"] == item["required"]
+        assert variant["additionalProperties"] is False
+    assert grouped == {i: list(range(1, max(1, n) + 1)) for i, n in counts.items()}
+
+
+def test_a_record_whose_lines_have_one_word_count_needs_no_alternatives(profiles: dict) -> None:
+    record = note_record("Potassium six\nSodium low\n")
+    item = brief_schema(profiles["cardiology"], record)["properties"]["evidence"]["items"]
+    assert "anyOf" not in item
+    assert item["properties"]["words"]["items"]["enum"] == [1, 2]
+
+
 @pytest.mark.parametrize(
     ("extra", "problem"),
     [

@@ -83,7 +83,11 @@ def schema_from_grammar(grammar: str) -> dict:
         name[: -len("-kv")]: {} for name in rules if name.endswith("-kv") and name.count("-") == 1
     }
     if "evidence" in props:
-        props["evidence"] = {"items": {"properties": {"tag": {"enum": enum("evidence-item-tag")}}}}
+        # one evidence object per word count of the record's lines (`anyOf`), or just one
+        tag_rule = next(
+            (name for name in rules if re.fullmatch(r"evidence-item(-\d+)?-tag", name)), ""
+        )
+        props["evidence"] = {"items": {"properties": {"tag": {"enum": enum(tag_rule)}}}}
     if "consult" in props:
         props["consult"] = {"items": {"enum": enum("consult-item")}}
     return {"properties": props}

@@ -292,3 +292,39 @@ def test_llama_cpp_refuses_a_consult_listed_twice(runtime) -> None:
     assert not accepted('{"consult":["renal","renal"]}')
     assert not accepted('{"consult": ["renal"]}')  # compact JSON: no optional spaces
     assert not accepted('{"consult":["cardiology","renal","cardiology"]}')
+
+
+def test_llama_cpp_bounds_a_word_range_by_the_cited_line(runtime) -> None:
+    from concord.llm.json_grammar import schema_grammar
+    from concord.llm.sampling import GrammarConstraint
+
+    short, long_ = "ASA three", "Potassium 6.3 mmol/L on the morning bloods, repeat sent today"
+    record = Record(
+        name="words",
+        documents=(SourceDocument(source_id="n.txt", kind="txt", text=f"{short}\n{long_}\n"),),
+    )
+    profile = load_profiles()["renal"]
+    grammar = schema_grammar(brief_schema(profile, record))
+    first, second = (line.line_id for line in record.lines)
+    tag = profile.tags[0]
+
+    def accepted(line_id: str, words: str) -> bool:
+        text = f'{{"evidence":[{{"line":"{line_id}","tag":"{tag}","comment":"c","words":{words}'
+        constraint = GrammarConstraint(
+            runtime._lib, runtime._vocab, grammar, runtime._model.n_vocab()
+        )
+        try:
+            for char in text:  # a character at a time: no token spans two numbers
+                for token in runtime.tokenize(char, special=False):
+                    if not constraint.allows(token):
+                        return False
+                    constraint.accept(token)
+            return True
+        finally:
+            constraint.close()
+
+    assert accepted(first, "[1,2]") and accepted(second, "[2,10]")
+    assert not accepted(first, "[1,3]")  # the short line has two words
+    assert not accepted(first, "[3")
+    assert not accepted(second, "[11")  # the long line has ten
+    assert accepted(second, "[1")

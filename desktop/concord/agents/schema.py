@@ -41,7 +41,10 @@ def line_word_counts(record: Record) -> dict[str, int]:
 
 
 def _word_range(max_word: int) -> dict[str, Any]:
-    number = {"type": "integer", "minimum": 1, "maximum": max(1, max_word)}
+    """[first, last] of a line's words. The numbers are an enum as well as a range: the
+    grammar converter ignores an integer's minimum and maximum, an enum it enforces."""
+    top = max(1, max_word)
+    number = {"type": "integer", "minimum": 1, "maximum": top, "enum": list(range(1, top + 1))}
     return {"type": "array", "items": number, "minItems": 2, "maxItems": 2}
 
 
@@ -63,23 +66,46 @@ def _bullet(cite_enum: list[str], extra: dict[str, Any] | None = None) -> dict[s
     }
 
 
+def _evidence_item(ids: list[str], words: dict[str, int], tags: list[str]) -> dict[str, Any]:
+    """An evidence item: a line, a tag, a comment and optionally a range of the line's words.
+
+    A word range is bounded by its own line: the lines are grouped by how many words they
+    have, and the item must also match one group's object (`anyOf`), whose word numbers go
+    no higher than its lines' count. The line is written first, so it settles the group, and
+    the grammar cannot cite word 28 of a 9-word line (the 1.5B instruct model did, in both
+    attempts of a required specialist's brief, and lost the whole brief to it). The general
+    object beside `anyOf` is what every group's object narrows; llama.cpp's converters
+    build the grammar from `anyOf` alone, a JSON Schema validator checks both."""
+
+    def item(line_enum: list[str], max_word: int) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "line": {"enum": line_enum},
+                "tag": {"enum": tags},
+                "comment": _text(COMMENT_MAX_CHARS),
+                "words": _word_range(max_word),
+            },
+            "required": ["line", "tag", "comment"],
+            "additionalProperties": False,
+        }
+
+    general = item(ids, max(words.values(), default=1))
+    groups: dict[int, list[str]] = {}
+    for line_id in ids:
+        groups.setdefault(max(1, words.get(line_id, 0)), []).append(line_id)
+    if len(groups) > 1:
+        general["anyOf"] = [item(group, count) for count, group in sorted(groups.items())]
+    return general
+
+
 def brief_schema(
     profile: AgentProfile, record: Record, specialist_ids: Sequence[str] = ()
 ) -> dict[str, Any]:
     """The brief an anaesthetist or specialist must write about `record`."""
     ids = line_ids(record)
     limits = profile.max_items
-    evidence_item = {
-        "type": "object",
-        "properties": {
-            "line": {"enum": ids},
-            "tag": {"enum": list(profile.tags)},
-            "comment": _text(COMMENT_MAX_CHARS),
-            "words": _word_range(max(line_word_counts(record).values(), default=1)),
-        },
-        "required": ["line", "tag", "comment"],
-        "additionalProperties": False,
-    }
+    evidence_item = _evidence_item(ids, line_word_counts(record), list(profile.tags))
     risk_extra: dict[str, Any] = {}
     if profile.gate_ids:
         risk_extra["gates"] = {
