@@ -267,25 +267,31 @@ def test_an_answer_after_a_preface_does_not_depend_on_what_was_cached(runtime) -
     assert neither.text == record_only.text == both.text == uncached.text
 
 
+def grammar_accepts(runtime, grammar: str, pieces: list[str]) -> bool:
+    """Whether llama.cpp's grammar engine accepts the tokens of `pieces`, each tokenized
+    alone (a piece per character keeps a token from spanning two numbers)."""
+    from concord.llm.sampling import GrammarConstraint
+
+    constraint = GrammarConstraint(runtime._lib, runtime._vocab, grammar, runtime._model.n_vocab())
+    try:
+        for piece in pieces:
+            for token in runtime.tokenize(piece, special=False):
+                if not constraint.allows(token):
+                    return False
+                constraint.accept(token)
+        return True
+    finally:
+        constraint.close()
+
+
 def test_llama_cpp_refuses_a_consult_listed_twice(runtime) -> None:
     from concord.llm.json_grammar import schema_grammar
-    from concord.llm.sampling import GrammarConstraint
 
     array = {"type": "array", "items": {"enum": ["renal", "cardiology"]}, "uniqueItems": True}
     grammar = schema_grammar({"type": "object", "properties": {"consult": array}})
 
     def accepted(text: str) -> bool:
-        constraint = GrammarConstraint(
-            runtime._lib, runtime._vocab, grammar, runtime._model.n_vocab()
-        )
-        try:
-            for token in runtime.tokenize(text, special=False):
-                if not constraint.allows(token):
-                    return False
-                constraint.accept(token)
-            return True
-        finally:
-            constraint.close()
+        return grammar_accepts(runtime, grammar, [text])
 
     assert accepted('{"consult":["renal","cardiology"]}')
     assert accepted('{"consult":["cardiology","renal"]}')
@@ -296,7 +302,6 @@ def test_llama_cpp_refuses_a_consult_listed_twice(runtime) -> None:
 
 def test_llama_cpp_bounds_a_word_range_by_the_cited_line(runtime) -> None:
     from concord.llm.json_grammar import schema_grammar
-    from concord.llm.sampling import GrammarConstraint
 
     short, long_ = "ASA three", "Potassium 6.3 mmol/L on the morning bloods, repeat sent today"
     record = Record(
@@ -310,18 +315,7 @@ def test_llama_cpp_bounds_a_word_range_by_the_cited_line(runtime) -> None:
 
     def accepted(line_id: str, words: str) -> bool:
         text = f'{{"evidence":[{{"line":"{line_id}","tag":"{tag}","comment":"c","words":{words}'
-        constraint = GrammarConstraint(
-            runtime._lib, runtime._vocab, grammar, runtime._model.n_vocab()
-        )
-        try:
-            for char in text:  # a character at a time: no token spans two numbers
-                for token in runtime.tokenize(char, special=False):
-                    if not constraint.allows(token):
-                        return False
-                    constraint.accept(token)
-            return True
-        finally:
-            constraint.close()
+        return grammar_accepts(runtime, grammar, list(text))
 
     assert accepted(first, "[1,2]") and accepted(second, "[2,10]")
     assert not accepted(first, "[1,3]")  # the short line has two words
