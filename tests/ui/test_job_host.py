@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QFileDialog
@@ -135,16 +136,28 @@ def test_an_import_runs_at_the_next_checkpoint_of_a_model_job(make_window, qtbot
         imported.set()
         return "imported"
 
+    results = _quick_job_beside_a_model_job(window, qtbot, model_job, quick_job)
+    assert results == ["imported", "done"]
+    assert order == ["quick job", "model job resumed"]
+
+
+def _quick_job_beside_a_model_job(
+    window, qtbot, model_job, quick_job, *, then: Callable[[], object] = lambda: None
+) -> list[object]:
+    """Start the model job on the window's runner, then the quick job on another runner once
+    the model job runs (`then` right after); the two jobs' results (or the model job's
+    failure) in the order they ended."""
     results: list[object] = []
     window.jobs.finished.connect(results.append)
+    window.jobs.failed.connect(results.append)
     quick = _quick_runner(window)
     quick.finished.connect(results.append)
     window.jobs.start_job(model_job)
     qtbot.waitUntil(lambda: window.job_host.running, timeout=10_000)
     quick.start_job(quick_job)
+    then()
     qtbot.waitUntil(lambda: len(results) == 2, timeout=int(LONG * 1000))
-    assert results == ["imported", "done"]
-    assert order == ["quick job", "model job resumed"]
+    return results
 
 
 def test_a_runtime_asking_from_its_own_thread_never_runs_a_quick_job_there(make_window, qtbot):
@@ -177,16 +190,9 @@ def test_a_runtime_asking_from_its_own_thread_never_runs_a_quick_job_there(make_
         ran_on.append(_thread_name())
         return "imported"
 
-    results: list[object] = []
-    window.jobs.finished.connect(results.append)
-    window.jobs.failed.connect(results.append)
-    quick = _quick_runner(window)
-    quick.finished.connect(results.append)
-    window.jobs.start_job(model_job)
-    qtbot.waitUntil(lambda: window.job_host.running, timeout=10_000)
-    quick.start_job(quick_job)
-    quick_waiting.set()
-    qtbot.waitUntil(lambda: len(results) == 2, timeout=int(LONG * 1000))
+    results = _quick_job_beside_a_model_job(
+        window, qtbot, model_job, quick_job, then=quick_waiting.set
+    )
     assert results == ["imported", "done"]
     assert ran_on and ran_on[0] != "concord-model-batch"
 

@@ -53,12 +53,12 @@ TIMEOUT_ENV = "CONCORD_MODEL_TIMEOUT"
 PROGRESS_EVERY_S = 1.0
 """How often a runtime reports its progress (when it has moved); far below the window."""
 WAIT_SLICE_S = 0.2
+"""How often a waiting caller looks at the watch."""
 HANDLED_WAIT_S = 60.0
 """How long a batch waits for its caller to have handled an answer before it goes on: a
 caller that keeps the batch but never asks for more (an exception kept with its traceback)
 must not hold the model; requests it adds later are answered in another batch
 (`generate_all`)."""
-"""How often a waiting caller looks at the watch."""
 
 
 def timeout_from_env(default: float = DEFAULT_TIMEOUT_S) -> float:
