@@ -117,17 +117,47 @@ def test_the_forced_text_is_exactly_what_the_grammar_leaves_no_choice_about(
     grammar = constraint(runtime)
     try:
         accept_text(runtime, grammar, written)
-        assert grammar.forced_text() == forced
-        assert grammar.forced_text() == forced  # looking ahead does not advance the grammar
+        followed = grammar.follow_forced()
+        assert "".join(char for char, _ in followed) == forced
+        for char, token in followed:  # each character with a token of its own
+            assert runtime._model.detokenize([token]) == char.encode()
+        assert grammar.follow_forced() == []  # followed: what comes next is a choice
     finally:
         grammar.close()
+
+
+@pytest.mark.parametrize(
+    "written", ["{", '{"risks":[{"text":"K+ 6.3"', '{"risks":[],', '{"risks":[],"grade":"l']
+)
+def test_following_the_forced_text_leaves_the_grammar_where_its_tokens_would(
+    runtime, written: str
+) -> None:
+    """Followed character by character, the grammar allows exactly what it allows after the
+    same text accepted as the tokenizer writes it, for every candidate token checked."""
+    followed, tokenized = constraint(runtime), constraint(runtime)
+    try:
+        accept_text(runtime, followed, written)
+        text = "".join(char for char, _ in followed.follow_forced())
+        assert text
+        accept_text(runtime, tokenized, written + text)
+        candidates = {
+            token
+            for piece in [*PROBE_ORDER, "L1", "L2", "low", "high", "]}", '"]', "Potassium"]
+            for token in runtime.tokenize(piece, special=False)
+        }
+        assert len(candidates) > len(PROBE_ORDER)
+        for token in sorted(candidates):
+            assert followed.allows(token) == tokenized.allows(token), token
+    finally:
+        followed.close()
+        tokenized.close()
 
 
 def test_a_string_at_its_maximum_length_forces_its_closing_quote(runtime) -> None:
     grammar = constraint(runtime)
     try:
         accept_text(runtime, grammar, '{"risks":[{"text":"' + "a" * 40)
-        assert grammar.forced_text() == '","cites":['
+        assert "".join(c for c, _ in grammar.follow_forced()) == '","cites":['
     finally:
         grammar.close()
 
@@ -144,7 +174,7 @@ def test_nothing_is_forced_where_a_non_ascii_literal_could_follow(runtime) -> No
         accept_text(runtime, grammar, '{"unit":"')
         # "m" is the only ASCII character allowed here, but "\u00b5" is allowed too
         assert grammar.allows(runtime.tokenize("\u00b5", special=False)[0])
-        assert grammar.forced_text() == ""
+        assert grammar.follow_forced() == []
     finally:
         grammar.close()
 

@@ -35,7 +35,7 @@ def strict_json_chars(grammar: str) -> str:
 def compact_json(grammar: str) -> str:
     """No optional spaces between JSON tokens: the text between two values is then forced
     by the schema alone (`"}, {"text": "` is a choice of spaces otherwise), so it can be
-    jumped over instead of decoded token by token (`GrammarConstraint.forced_text`)."""
+    jumped over instead of decoded token by token (`GrammarConstraint.follow_forced`)."""
     if _OPTIONAL_SPACE not in grammar:
         raise ModelError("the grammar converter's space rule changed", subject="grammar")
     return grammar.replace(_OPTIONAL_SPACE, _NO_SPACE)

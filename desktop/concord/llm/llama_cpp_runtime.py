@@ -893,27 +893,23 @@ class LlamaCppRuntime:
         return False
 
     def _follow_forced(self, sequence: _Sequence) -> list[int]:
-        """The tokens of the text the sequence's grammar forces next (jump-forward), accepted
-        by its grammar; at most what is left of its token cap after the chosen token. The
-        text is tokenized as the model's tokenizer writes it; nothing is forced when its
-        tokens do not spell it exactly."""
+        """The tokens of the text the sequence's grammar forces next (jump-forward), which
+        its grammar has then accepted; at most what is left of its token cap after the
+        chosen token (the sequence then ends there). The text is tokenized as the model's
+        tokenizer writes it, or, where those tokens do not spell it exactly, given one token
+        per character: either way the grammar's state is the one the text leads to."""
         grammar = sequence.grammar
         room = sequence.max_tokens - len(sequence.out) - 1
         if grammar is None or room <= 0:
             return []
-        text = grammar.forced_text()
-        if not text:
+        followed = grammar.follow_forced()
+        if not followed:
             return []
+        text = "".join(char for char, _ in followed)
         tokens = self.tokenize(text, special=False)
         if self._model.detokenize(tokens, special=False) != text.encode():
-            return []
-        followed: list[int] = []
-        for token in tokens[:room]:
-            if not grammar.allows(token):
-                break
-            grammar.accept(token)
-            followed.append(token)
-        return followed
+            tokens = [token for _, token in followed]
+        return tokens[:room]
 
     def _result(self, sequence: _Sequence, started: float) -> Generation:
         text = self._model.detokenize(sequence.out, special=False).decode("utf-8", errors="replace")

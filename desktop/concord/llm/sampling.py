@@ -145,27 +145,25 @@ class GrammarConstraint:
             return None
         return self._probes.chars[allowed[0]]
 
-    def forced_text(self, limit: int = MAX_FORCED_CHARS) -> str:
-        """The text the grammar allows next and nothing else (at most `limit` characters;
-        "" when the next character is a choice). The grammar itself is not advanced: the
-        text is followed on a copy."""
+    def follow_forced(self, limit: int = MAX_FORCED_CHARS) -> list[tuple[str, int]]:
+        """Accept the text the grammar allows next and nothing else, character by character
+        (at most `limit`), and return its characters, each with its own token; [] when the
+        next character is a choice.
+
+        The grammar is advanced in place, not on a copy: llama.cpp's grammar state after a
+        text is the same whichever tokens spelled it (a token is accepted character by
+        character), and copying a brief's grammar (`llama_sampler_clone`, which rebuilds
+        every rule of its line ids and word ranges) took about 12 ms, 70% of the time spent
+        choosing tokens. The caller feeds the model tokens that spell exactly this text."""
         if self._probes is None or self._sampler is None:
-            return ""
-        first = self._only_char(self._sampler)
-        if first is None:
-            return ""
-        copy = self._lib.llama_sampler_clone(self._sampler)
-        text = ""
-        try:
-            step: tuple[str, int] | None = first
-            while step is not None and len(text) < limit:
-                char, token = step
-                text += char
-                self._lib.llama_sampler_accept(copy, token)
-                step = self._only_char(copy)
-        finally:
-            self._lib.llama_sampler_free(copy)
-        return text
+            return []
+        followed: list[tuple[str, int]] = []
+        step = self._only_char(self._sampler)
+        while step is not None and len(followed) < limit:
+            followed.append(step)
+            self._lib.llama_sampler_accept(self._sampler, step[1])
+            step = self._only_char(self._sampler)
+        return followed
 
     def mask(self, logits: npt.NDArray[np.single]) -> npt.NDArray[np.single]:
         """A copy of `logits` with every token the grammar forbids set to -inf."""
