@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from concord.bench import model_measures as mm
 from concord.bench.model_measures import (
     ParallelResult,
     measure_steps,
@@ -13,6 +14,7 @@ from concord.bench.model_measures import (
     stats_since,
 )
 from concord.llm.llama_cpp_runtime import RuntimeStats
+from concord.llm.runtime import FinishReason, Generation, GenerationRequest
 
 
 def test_what_a_run_added_to_every_counter_is_read_back() -> None:
@@ -106,3 +108,68 @@ def test_the_limit_this_cpu_allows_counts_the_specialists_by_what_sharing_gains(
     one_long = result((20.0, 2.0), costed)  # the slowest alone still bounds it
     assert one_long.cpu_limit_seconds == one_long.limit_seconds
     assert result((20.0, 12.0), {}).cpu_limit_seconds is None  # no step costs measured
+
+
+class ClockedRuntime:
+    """A runtime on a fake clock: each request takes the next of its agent's `seconds`;
+    with prefix reuse off it counts a record prefill (2 s) and a preface (0.5 s) the way
+    the llama.cpp runtime does, and reports a longer prompt time (its template tail too)."""
+
+    model_name = "clocked"
+    model_sha256 = "0" * 64
+
+    def __init__(self, seconds: dict[str, list[float]]) -> None:
+        self.seconds = seconds
+        self.now = 0.0
+        self.prefix_cache = True
+        self.stats = RuntimeStats()
+        self.asked: list[GenerationRequest] = []
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        self.asked.append(request)
+        if not self.prefix_cache:
+            self.stats.prefill_seconds += 2.0
+            self.stats.preface_seconds += 0.5 if request.preface else 0.0
+            self.now += 2.7
+            return Generation("", 10, 1, 2.7, False, FinishReason.LENGTH, prompt_seconds=2.7)
+        took = self.seconds[request.agent].pop(0)
+        self.now += took
+        return Generation(request.agent, 10, 5, took, True, FinishReason.STOP)
+
+    def close(self) -> None:
+        pass
+
+
+def test_each_part_of_the_limit_is_the_fastest_of_its_repeats_and_every_run_is_kept(
+    monkeypatch,
+) -> None:
+    runtime = ClockedRuntime(
+        {
+            "anaesthetist": [30.0, 26.0],
+            "renal": [9.0, 7.0, 8.0, 8.5],
+            "endocrine": [5.0, 5.5, 6.0, 6.5],
+        }
+    )
+    monkeypatch.setattr(mm, "time", SimpleNamespace(perf_counter=lambda: runtime.now))
+
+    def request(agent: str) -> GenerationRequest:
+        return GenerationRequest(prefix="RECORD", preface="PANEL TASK", prompt=agent, agent=agent)
+
+    result = mm.measure_parallel(
+        runtime,  # type: ignore[arg-type]
+        request("anaesthetist"),
+        [request("renal"), request("endocrine")],
+        repeats=2,
+    )
+    # in each repeat: alone, then together (a runtime that cannot decode together runs
+    # them in turn: renal 7 s and 8.5 s, endocrine 5.5 s and 6.5 s), then the anaesthetist
+    assert result.runs["alone_1"] == (9.0, 8.0) and result.runs["alone_2"] == (5.0, 6.0)
+    assert result.alone_seconds == (8.0, 5.0)
+    assert result.runs["anaesthetist"] == (30.0, 26.0) and result.anaesthetist_seconds == 26.0
+    # what the agents share, from the runtime's counters: the record and the preface, not
+    # the request's whole prompt time
+    assert result.prefill_seconds == 2.5 and result.runs["prefill"] == (2.5, 2.5)
+    prefills = [r for r in runtime.asked if r.prompt == ""]
+    assert [(r.prefix, r.preface) for r in prefills] == [("RECORD", "PANEL TASK")] * 2
+    assert runtime.prefix_cache is True  # switched back on after each prefill
+    assert result.limit_seconds == 2.5 + 26.0 + 8.0

@@ -274,6 +274,17 @@ class PipelineResult:
     panel_output_tokens: int = 0  # tokens of the agents' calls until the last brief
 
 
+def same_work(a: PipelineResult, b: PipelineResult) -> bool:
+    """Two runs of a panel wrote the same briefs (token counts and statuses)."""
+    return a.completion_tokens == b.completion_tokens and a.brief_status == b.brief_status
+
+
+def fastest_panel(runs: Sequence[PipelineResult]) -> PipelineResult:
+    """The run whose panel finished soonest: with the limit's parts, each the fastest of
+    its repeats, the fastest panel is compared (`measure_parallel`)."""
+    return min(runs, key=lambda run: run.panel_seconds)
+
+
 @dataclass(frozen=True)
 class PanelInputs:
     profiles: Mapping[str, AgentProfile]
@@ -353,6 +364,23 @@ def measure_pipeline(
     )
 
 
+def measure_panel_again(
+    runtime: Runtime, record: Record, inputs: PanelInputs, first: PipelineResult, repeats: int
+) -> tuple[PipelineResult, ...]:
+    """`first` and the same panel run again until there are `repeats` runs, each reading the
+    record afresh as the first did (its saved state forgotten); a run that wrote other
+    briefs than the first is not the same work and is left out."""
+    runs = [first]
+    forget = getattr(runtime, "forget_prefixes", None)
+    for _ in range(max(1, repeats) - 1):
+        if forget is not None:
+            forget()
+        again = measure_pipeline(runtime, record, inputs)
+        if same_work(first, again):
+            runs.append(again)
+    return tuple(runs)
+
+
 @dataclass(frozen=True)
 class ParallelResult:
     """The specialists' requests one after another and decoded together, on a record whose
@@ -364,11 +392,12 @@ class ParallelResult:
     together_seconds: float  # all of them in one batch (wall)
     differing: int  # requests whose greedy text differs between the two
     anaesthetist_seconds: float  # the anaesthetist's request by itself
-    prefill_seconds: float  # the record prefix evaluated from scratch
+    prefill_seconds: float  # the record prefix and the agents' preface, from scratch
     repeats: int
     in_panel: int = 0  # the first `in_panel` requests are the specialists the panel ran
     app_together: int = 0  # sequences the runtime decodes at once by default (0: unknown)
     step_seconds: dict[int, float] = field(default_factory=dict)  # a decoding step, by sequences
+    runs: dict[str, tuple[float, ...]] = field(default_factory=dict)  # every repeat's seconds
 
     @property
     def step_cost_vs_one(self) -> dict[int, float]:
@@ -435,11 +464,19 @@ def measure_steps(runtime: Runtime, prefix: str) -> dict[int, float]:
     return out
 
 
-def measure_prefill(runtime: Runtime, prefix: str) -> float:
-    """Seconds to evaluate the record prefix from scratch (prefix reuse switched off)."""
+def measure_prefill(runtime: Runtime, prefix: str, preface: str = "") -> float:
+    """Seconds to evaluate what the agents share from scratch (prefix reuse switched off):
+    the record `prefix` and, when given, the `preface` every agent reads after it, each
+    evaluated once in a panel. From the runtime's own counters where it keeps them (only
+    those tokens), else the request's prompt time."""
+    before = runtime_stats(runtime)
     with prefix_reuse(runtime, enabled=False):
-        generation = runtime.generate(GenerationRequest(prefix=prefix, prompt="", max_tokens=1))
-    return generation.prompt_seconds or generation.seconds
+        generation = runtime.generate(
+            GenerationRequest(prefix=prefix, preface=preface, prompt="", max_tokens=1)
+        )
+    added = stats_since(before, runtime_stats(runtime))
+    shared = float(added.get("prefill_seconds", 0.0)) + float(added.get("preface_seconds", 0.0))
+    return shared or generation.prompt_seconds or generation.seconds
 
 
 def _together(runtime: Runtime, requests: Sequence[GenerationRequest]) -> tuple[float, list[str]]:
@@ -460,25 +497,31 @@ def measure_parallel(
     repeats: int = 1,
     in_panel: int | None = None,
 ) -> ParallelResult:
-    """Each specialist request alone, then all together, alternately `repeats` times (the
-    fastest of each counts, so other load on the machine falls on both alike); then the
-    anaesthetist alone and the record prefill, for the limit."""
+    """Each specialist request alone, then all together, then the anaesthetist alone and
+    the shared prefill (record and preface), for the limit: in turn, `repeats` times. The
+    fastest of each counts, as for the panel (`fastest_panel`), so load from elsewhere on
+    the machine falls on every part alike; every time is kept (`runs`)."""
     alone: list[float] = [float("inf")] * len(requests)
     together = float("inf")
     differing = 0
     app_together = 0
+    runs: dict[str, list[float]] = {"together": [], "anaesthetist": [], "prefill": []}
     for _ in range(max(1, repeats)):
         texts = []
         for i, request in enumerate(requests):
             seconds, generation = _timed(runtime, request)
             alone[i] = min(alone[i], seconds)
+            runs.setdefault(f"alone_{i + 1}", []).append(round(seconds, 2))
             texts.append(generation.text)
         with decoding_together(runtime) as at_once:
             seconds, batched = _together(runtime, requests)
         app_together = at_once
         together = min(together, seconds)
+        runs["together"].append(round(seconds, 2))
         differing = max(differing, sum(a != b for a, b in zip(texts, batched, strict=True)))
-    anaesthetist_seconds, _ = _timed(runtime, anaesthetist)
+        runs["anaesthetist"].append(round(_timed(runtime, anaesthetist)[0], 2))
+        prefill = measure_prefill(runtime, anaesthetist.prefix, anaesthetist.preface)
+        runs["prefill"].append(round(prefill, 3))
     step_seconds = measure_steps(runtime, anaesthetist.prefix)
     return ParallelResult(
         sequences=len(requests),
@@ -486,12 +529,13 @@ def measure_parallel(
         alone_seconds=tuple(alone),
         together_seconds=together,
         differing=differing,
-        anaesthetist_seconds=anaesthetist_seconds,
-        prefill_seconds=measure_prefill(runtime, anaesthetist.prefix),
+        anaesthetist_seconds=min(runs["anaesthetist"]),
+        prefill_seconds=min(runs["prefill"]),
         repeats=max(1, repeats),
         in_panel=len(requests) if in_panel is None else in_panel,
         app_together=app_together,
         step_seconds=step_seconds,
+        runs={k: tuple(v) for k, v in runs.items()},
     )
 
 
@@ -509,10 +553,7 @@ class ContentionResult:
     @property
     def same_work(self) -> bool:
         """Both runs wrote the same briefs (token counts and statuses): like with like."""
-        return (
-            self.alone.completion_tokens == self.loaded.completion_tokens
-            and self.alone.brief_status == self.loaded.brief_status
-        )
+        return same_work(self.alone, self.loaded)
 
 
 def load_average() -> float:

@@ -62,7 +62,8 @@ class BenchOptions:
     reuse_tokens: int = 32  # output tokens per agent in the reuse comparison
     decode_tokens: int = 640  # constrained vs free: tokens of a long brief
     decode_repeats: int = 2
-    parallel_repeats: int = 1  # specialists alone vs together, alternated
+    parallel_repeats: int = 2  # the limit's parts (specialists alone, together, ...), in turn
+    panel_repeats: int = 2  # runs of the panel for panel_vs_limit (the fastest counts)
     naive: bool = True  # run the plain llama-cpp-python peer
     naive_timeout: float = 3600.0
     alignment_chars: int = 500_000
@@ -88,6 +89,8 @@ class BenchOptions:
             screen_seconds=0.3,
             scaling_days=20,
             max_specialists=2,
+            parallel_repeats=1,
+            panel_repeats=1,
         )
 
 
@@ -187,7 +190,13 @@ def run_bench(
         )
 
     parallel = None
+    panel_runs: tuple[mm.PipelineResult, ...] = (pipeline,)
     if pipeline.first_requests:
+        if options.panel_repeats > 1:
+            say(f"panel: {options.panel_repeats - 1} more run(s) of the same panel, for its limit")
+            panel_runs = mm.measure_panel_again(
+                runtime, pipeline_record.record, panel_inputs, pipeline, options.panel_repeats
+            )
         specialists = _specialist_requests(pipeline, pipeline_record.record, inputs, options)
         say(f"parallel: {len(specialists)} specialists alone, then decoded together; the limit")
         parallel = mm.measure_parallel(
@@ -234,6 +243,7 @@ def run_bench(
         scaling=scaling,
         memory=_memory(runtime, model),
         parallel=parallel,
+        panel_runs=panel_runs,
         naive=naive,
         naive_missing=naive_missing,
         naive_valid=naive_valid,
