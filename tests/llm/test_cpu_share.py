@@ -61,11 +61,24 @@ class Machine:
 
     def __init__(self) -> None:
         self.now = self.busy = self.own = 0.0
+        self.others = 0.0  # what the other processes use now
+        self.waited: list[float] = []
 
     def run(self, others: float, seconds: float = 1.0) -> None:
         self.now += seconds
         self.own += seconds
         self.busy += seconds * (1.0 + others)
+        self.others = others
+
+    def idle(self, others: float, seconds: float) -> None:
+        """This process waits (between runs) while the others use `others` cores."""
+        self.now += seconds
+        self.busy += seconds * others
+        self.others = others
+
+    def wait(self, seconds: float) -> None:
+        self.waited.append(seconds)
+        self.idle(self.others, seconds)
 
     def clock(self) -> float:
         return self.now
@@ -76,7 +89,12 @@ class Machine:
 
 def governor(machine: Machine, most: int = 2, fixed: bool = False) -> ThreadGovernor:
     return ThreadGovernor(
-        most, fixed=fixed, cores={0, 1}, sample=machine.sample, clock=machine.clock
+        most,
+        fixed=fixed,
+        cores={0, 1},
+        sample=machine.sample,
+        clock=machine.clock,
+        wait=machine.wait,
     )
 
 
@@ -104,6 +122,28 @@ def test_a_check_within_the_interval_measures_nothing() -> None:
     assert chosen.check(now=True) and chosen.threads == 1  # asked at the start of a batch
     machine.run(others=1.9, seconds=0.1)
     assert not chosen.check(now=True)  # too short to say anything
+
+
+@pytest.mark.parametrize(("before", "now", "threads"), [(1.9, 0.0, 2), (0.0, 1.9, 1)])
+def test_a_run_after_an_idle_spell_is_judged_by_the_machine_now_not_then(
+    before: float, now: float, threads: int
+) -> None:
+    """A minute of one load while the runtime was idle, then the other load: the run that
+    starts then gets the threads of the load it meets (the minute's average gave the
+    other count), after a short fresh look; a run soon after the last look waits for none."""
+    machine = Machine()
+    chosen = governor(machine)
+    machine.run(others=before)
+    chosen.check(now=True)
+    machine.idle(others=before, seconds=60.0)
+    machine.idle(others=now, seconds=0.5)
+    chosen.check(now=True)
+    assert chosen.threads == threads and chosen.others == pytest.approx(now)
+    assert machine.waited == [cpu_share.MIN_INTERVAL_S]
+    machine.run(others=now)
+    chosen.check(now=True)
+    assert machine.waited == [cpu_share.MIN_INTERVAL_S]  # a fresh look: no wait
+    assert chosen.threads == threads
 
 
 def test_a_fixed_count_or_one_thread_never_changes() -> None:
@@ -157,3 +197,40 @@ def test_the_runtime_decodes_on_the_threads_its_governor_chooses(
         runtime.close()
     assert busy.text == idle.text
     assert set(runtime.stats.steps_by_threads) == {1, 2}
+
+
+@pytest.mark.real_model
+def test_a_long_prompt_looks_at_the_threads_between_its_chunks(
+    default_entry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two busy processes arrive while the record is read: the chunks after the first
+    look that sees them run on one thread, before any token is decoded."""
+    import llama_cpp
+
+    from concord.llm.llama_cpp_runtime import THREADS_ENV
+    from concord.llm.registry import load_runtime
+    from concord.llm.runtime import GenerationRequest
+
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    runtime = load_runtime(default_entry, n_ctx=1024, n_threads=2, n_batch=64)
+    machine = Machine()
+    runtime.governor = governor(machine)
+    threads_per_call: list[tuple[int, int]] = []  # (tokens in the call, threads)
+    decode = type(runtime)._decode_batch
+
+    def timed_decode(self) -> None:
+        threads_per_call.append((int(self._batch.n_tokens), llama_cpp.llama_n_threads(self._ctx)))
+        decode(self)
+        machine.run(others=1.9)  # each call takes a second; the load is there from now
+
+    monkeypatch.setattr(type(runtime), "_decode_batch", timed_decode)
+    record = "".join(
+        f"L{i}: Potassium {4 + i % 3}.{i % 10} mmol/L on day {i}.\n" for i in range(40)
+    )
+    try:
+        runtime.generate(GenerationRequest(prefix=record, prompt="Risk:", max_tokens=2))
+    finally:
+        runtime.close()
+    prompt_calls = [threads for tokens, threads in threads_per_call if tokens == 64]
+    assert len(prompt_calls) >= 4  # the record is read in chunks of 64 tokens
+    assert prompt_calls[0] == 2 and set(prompt_calls[1:]) == {1}

@@ -13,7 +13,15 @@ processes leave free, and looks again every `CHECK_EVERY_S` while it decodes:
   from /proc/stat (those cores' lines) minus this process's own CPU time
   (`time.process_time`, every thread of it);
 - free cores = cores - that; a thread is used for each free core, counting a core as free
-  when others use at most `HEADROOM` of it; at least 1, at most the runtime's maximum.
+  when others use at most `HEADROOM` of it; at least 1, at most the runtime's maximum;
+- it looks between any two llama.cpp calls once a second has passed, the chunks of a long
+  prompt included (a record's prefill is a dozen calls); a run that starts after the runtime
+  was idle for more than `STALE_AFTER_S` first measures the machine for `MIN_INTERVAL_S`.
+  Before, the first look of a run averaged over the whole idle spell and the prefill had no
+  look at all: in `concord bench` the panel run just after the minute beside busy processes
+  read its record on one thread (69-71 s where the same panel took 59-62 s), and the panel
+  beside busy processes, started after a quiet spell, read it on two threads and went to one
+  42.7 s in; now 62.1 s and 61.7 s, and one thread 0.3 s in.
 
 Where /proc/stat cannot be read (not Linux), the maximum is used, as before.
 
@@ -40,6 +48,10 @@ CHECK_EVERY_S = 1.0
 """How often a decoding runtime looks at the free cores again."""
 MIN_INTERVAL_S = 0.2
 """A shorter interval than this says too little about the other processes."""
+STALE_AFTER_S = 3.0
+"""A run that starts longer than this after the last look measures the machine afresh, over
+MIN_INTERVAL_S, before its first call: an interval that long says what the machine did while
+the runtime was idle (a load that has since gone, or come), not what it does now."""
 HEADROOM = 0.25
 """A core counts as free for a thread when other processes use at most this much of it."""
 SPIN_COUNT = "20000"
@@ -139,6 +151,7 @@ class ThreadGovernor:
     cores: set[int] = field(default_factory=allowed_cores)
     sample: Callable[[set[int]], CpuSample | None] = read_sample
     clock: Callable[[], float] = time.monotonic
+    wait: Callable[[float], None] = time.sleep
     threads: int = 0
     others: float | None = None  # cores' worth the other processes used, last measured
     changes: list[tuple[float, int, float]] = field(default_factory=list)  # (at, threads, others)
@@ -150,12 +163,20 @@ class ThreadGovernor:
         self._checked = self.clock()
 
     def check(self, *, now: bool = False) -> bool:
-        """Look at the free cores again (if CHECK_EVERY_S has passed, or `now`); True if
+        """Look at the free cores again (if CHECK_EVERY_S has passed, or `now`: a run
+        starts, measured afresh when the last look is older than STALE_AFTER_S); True if
         the thread count changed."""
         if self.fixed or self._last is None or self.most == 1:
             return False
-        if not now and self.clock() - self._checked < CHECK_EVERY_S:
+        since = self.clock() - self._checked
+        if not now and since < CHECK_EVERY_S:
             return False
+        if now and since > STALE_AFTER_S:
+            fresh = self.sample(self.cores)
+            if fresh is None:
+                return False
+            self._last = fresh
+            self.wait(MIN_INTERVAL_S)
         current = self.sample(self.cores)
         if current is None:
             return False

@@ -58,7 +58,8 @@ that several sequences start from it at once, and that runs alternating between 
 (the last `PREFIX_CACHE_SIZE`) skip the re-evaluation.
 
 Threads: at most `n_threads`, and as many as the machine has cores free, looked at when a
-batch starts and every second while it decodes (`concord.llm.cpu_share.ThreadGovernor`,
+batch starts (afresh after an idle spell) and every second while it decodes or evaluates a
+prompt, between calls (`concord.llm.cpu_share.ThreadGovernor`,
 `llama_set_n_threads`), unless $CONCORD_LLM_THREADS fixes the count. Sequences are decoded
 together on any thread count (`together`); the answers are the same on any thread count.
 
@@ -344,7 +345,9 @@ class LlamaCppRuntime:
 
     def _evaluate_prompt(self) -> float:
         """llama_decode of a batch of prompt tokens, counting its graph nodes as progress;
-        its seconds."""
+        its seconds. The threads are looked at again first: a prompt of many chunks takes
+        long enough for the machine's load to change (and for a wrong start to cost)."""
+        self._check_threads()
         started = time.perf_counter()
         if self.on_progress is None:
             self._decode_batch()
