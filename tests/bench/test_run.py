@@ -149,31 +149,3 @@ def test_the_panel_is_run_again_and_its_fastest_run_is_compared_with_the_limit(i
     parts = figure["detail"]["limit_parts_runs_seconds"]
     assert len(parts["anaesthetist"]) == 2 and len(parts["prefill"]) == 2
     assert "the fastest of 2 runs of the panel" in figure["compared_with"]
-
-
-def test_a_run_of_the_panel_that_wrote_other_briefs_is_not_counted(monkeypatch) -> None:
-    from concord.bench import model_measures as mm
-
-    first = mm.PipelineResult(
-        wall_seconds=10.0,
-        model_seconds=9.0,
-        prompt_seconds=1.0,
-        completion_tokens=500,
-        calls=5,
-        reused_calls=4,
-        agents=("anaesthetist",),
-        brief_status={"anaesthetist": "ok"},
-        stall_ms=None,
-        panel_seconds=8.0,
-    )
-    again = iter(
-        [
-            replace(first, panel_seconds=7.0),
-            replace(first, panel_seconds=5.0, completion_tokens=300),  # other briefs
-            replace(first, panel_seconds=6.0, brief_status={"anaesthetist": "failed"}),
-        ]
-    )
-    monkeypatch.setattr(mm, "measure_pipeline", lambda *_args: next(again))
-    runs = mm.measure_panel_again(SwitchableRuntime(), None, None, first, 4)  # type: ignore[arg-type]
-    assert [r.panel_seconds for r in runs] == [8.0, 7.0]
-    assert mm.fastest_panel(runs).panel_seconds == 7.0
