@@ -438,8 +438,8 @@ def _panel_figures(
     fastest run of the panel against its limit's parts, each the fastest of its repeats."""
     figures = [_naive_figure(pipeline, naive, naive_missing, naive_valid)]
     runs = tuple(panel_runs) or (pipeline,)
-    pipeline = fastest_panel(runs)
-    panel = pipeline.panel_seconds
+    fastest = fastest_panel(runs)
+    panel = fastest.panel_seconds
     if parallel is None:
         missing = "no specialist was consulted in the panel run"
         figures.append(
@@ -448,7 +448,7 @@ def _panel_figures(
         figures.append(Figure("parallel_decode_speedup", None, "x", "", None, note=missing))
         return figures
     limit = parallel.limit_seconds
-    parts, within = _limit_difference(pipeline, parallel)
+    parts, within = _limit_difference(fastest, parallel)
     said = ", ".join(f"{name.replace('_', ' ')} {value:.1f} s" for name, value in parts.items())
     cpu_limit = parallel.cpu_limit_seconds
     on_this_cpu = (
@@ -489,7 +489,7 @@ def _panel_figures(
                 "panel_vs_cpu_limit": None if cpu_limit is None else _round(panel / cpu_limit),
                 "difference": parts,
                 "within_the_difference": within,
-                "attempts": pipeline.attempts,
+                "attempts": fastest.attempts,
             },
         )
     )
