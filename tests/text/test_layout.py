@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from concord.text import layout
 from concord.text.layout import is_row, soft_wraps
 
 
@@ -143,3 +148,70 @@ def test_a_scanned_paragraph_wraps_like_prose() -> None:
 )
 def test_fields_entries_and_items_still_keep_their_breaks(text: str) -> None:
     assert _joined(text) == text
+
+
+def _after_short_lines_walking_back(text: str) -> list[bool]:
+    """The rule as first written: from each line, walk back over its paragraph."""
+    lines = layout._real_lines(text)
+    widest = layout._paragraph_widths(text, lines)
+    out = []
+    for i in range(len(lines)):
+        before = []
+        for k in range(i - 1, -1, -1):
+            body = text[lines[k][0] : lines[k][1]]
+            if not body.strip():
+                break
+            before.append(body)
+        out.append(
+            len(before) >= layout.MIN_LIST_LINES
+            and all(
+                len(b.rstrip()) < layout.WIDTH_SHARE * widest[i] and not layout._ITEM_RE.match(b)
+                for b in before
+            )
+        )
+    return out
+
+
+_LINE_KINDS = st.sampled_from(
+    [
+        "",
+        "   ",
+        "Sodium 139 mmol/L",
+        "Warfarin 5 mg once daily",
+        "- hold apixaban 48 hours before surgery",
+        "2. bridging not required",
+        "She remains breathless on exertion and her most recent echocardiogram showed",
+        "EF 30%",
+    ]
+)
+
+
+@given(st.lists(_LINE_KINDS, min_size=1, max_size=30))
+def test_the_list_rule_in_one_pass_is_the_rule_walking_back(kinds: list[str]) -> None:
+    text = "\n".join(kinds)
+    lines = layout._real_lines(text)
+    widest = layout._paragraph_widths(text, lines)
+    assert layout._after_short_lines(text, lines, widest) == _after_short_lines_walking_back(text)
+
+
+def test_a_long_unbroken_list_is_read_once_not_once_per_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lab printout of thousands of short lines with no blank line between them: the list
+    rule looks at each line a bounded number of times (walking back from every line looked
+    at 2,000 lines 2 million times)."""
+    looked = 0
+    item_re = layout._ITEM_RE
+
+    class Counting:
+        def match(self, body: str) -> re.Match[str] | None:
+            nonlocal looked
+            looked += 1
+            return item_re.match(body)
+
+    monkeypatch.setattr(layout, "_ITEM_RE", Counting())
+    lines = 2_000
+    header = "Results from the pre-assessment clinic this morning (venous, not haemolysed)"
+    text = "\n".join([header, *(f"Sodium {130 + i % 10} mmol/L" for i in range(lines))])
+    soft_wraps(text)
+    assert looked <= 3 * lines

@@ -92,31 +92,44 @@ def soft_wraps(text: str) -> list[int]:
     """Offsets of the line feeds in `text` that are soft wraps of prose (module doc)."""
     if "\n" not in text:
         return []
-    lines = [(m.start(), m.end()) for m in _LINE_RE.finditer(text)]
-    lines = [lines[0]] + [ln for ln in lines[1:] if ln[0] > 0 and text[ln[0] - 1] == "\n"]
+    lines = _real_lines(text)
     out: list[int] = []
     widest = _paragraph_widths(text, lines)
+    after_list = _after_short_lines(text, lines, widest)
     for i in range(len(lines) - 1):
         a, b = lines[i], lines[i + 1]
-        after_a_list = _after_short_lines(text, lines, i, widest[i])
-        if _is_soft(text, a, b, widest[i], width_counts=not after_a_list):
+        if _is_soft(text, a, b, widest[i], width_counts=not after_list[i]):
             out.append(a[1])
     return out
 
 
-def _after_short_lines(text: str, lines: list[tuple[int, int]], i: int, widest: int) -> bool:
-    """Whether line i comes after at least MIN_LIST_LINES lines of its paragraph that are
-    all short and plain (a list typed without bullets: "Metoprolol 2.5 mg once daily" ...):
-    there the paragraph's width says nothing of where line i ran out of room."""
-    before = []
-    for k in range(i - 1, -1, -1):
-        body = text[lines[k][0] : lines[k][1]]
-        if not body.strip():
-            break
-        before.append(body)
-    return len(before) >= MIN_LIST_LINES and all(
-        len(body.rstrip()) < WIDTH_SHARE * widest and not _ITEM_RE.match(body) for body in before
-    )
+def _real_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line of `text`, its line feed left out."""
+    lines = [(m.start(), m.end()) for m in _LINE_RE.finditer(text)]
+    return [lines[0]] + [ln for ln in lines[1:] if ln[0] > 0 and text[ln[0] - 1] == "\n"]
+
+
+def _after_short_lines(text: str, lines: list[tuple[int, int]], widest: list[int]) -> list[bool]:
+    """For each line, whether it comes after at least MIN_LIST_LINES lines of its paragraph
+    that are all short and plain (a list typed without bullets: "Metoprolol 2.5 mg once
+    daily" ...): there the paragraph's width says nothing of where the line ran out of room.
+    One pass: each line is looked at once, however long its paragraph (a lab printout of
+    thousands of lines with no blank line between them)."""
+    out: list[bool] = []
+    run = 0  # the lines of the paragraph before this one
+    all_short = True  # ... and whether each of them is short and plain
+    for i, (start, end) in enumerate(lines):
+        body = text[start:end]
+        if not body.strip():  # a blank line follows its paragraph, and ends it
+            out.append(False)  # (its own width is 0: no line before it is short beside it)
+            run, all_short = 0, True
+            continue
+        out.append(run >= MIN_LIST_LINES and all_short)
+        run += 1
+        all_short = (
+            all_short and len(body.rstrip()) < WIDTH_SHARE * widest[i] and not _ITEM_RE.match(body)
+        )
+    return out
 
 
 def _paragraph_widths(text: str, lines: list[tuple[int, int]]) -> list[int]:
