@@ -1,11 +1,16 @@
-"""KV cache size from a GGUF's shape, and the number of parallel sequences memory holds."""
+"""KV cache size from a GGUF's shape, the number of parallel sequences memory holds, and
+what the saved prefix states may take beside them."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 
+import numpy as np
+
 from concord.llm.gguf_meta import read_gguf_metadata
-from concord.llm.kv_memory import GEMMA3_4B, KvShape, safe_parallel
+from concord.llm.kv_memory import GEMMA3_4B, KvShape, prefix_state_budget, safe_parallel
+from concord.llm.llama_cpp_runtime import PREFIX_CACHE_SIZE, _PrefixState, keep_within
 from tests.llm.helpers import write_fake_gguf
 
 GIB = 1024**3
@@ -66,3 +71,56 @@ def test_a_16_gb_workstation_with_a_4b_model_runs_four_sequences() -> None:
     assert safe_parallel(full, 4, 16 * GIB) == 3  # 3.4 GB of KV, a quarter of 16 GB
     assert safe_parallel(per_stream, 4, 1 * GIB) == 1  # always at least one
     assert safe_parallel(0, 4, 16 * GIB) == 4  # unknown size: as asked
+
+
+LLAMA_8B = KvShape(n_layer=32, n_head_kv=8, key_length=128, value_length=128)
+"""An 8B model without a sliding window (Llama 3.1 8B's shape): 128 KiB a cell."""
+
+
+def test_saved_states_share_what_the_streams_leave_of_the_memory_share() -> None:
+    # an 8B model at 8,192 cells: 1 GiB a stream, so a 16 GB workstation runs 4 streams and
+    # the share is spent: without a limit, four saved states of a 6,000-token record (750
+    # MiB each) would take 3 GiB more beside the model's 4.9 GB
+    stream = LLAMA_8B.bytes_per_stream(8192)
+    assert stream == GIB
+    streams = safe_parallel(stream, 4, 16 * GIB)
+    assert streams == 4
+    assert prefix_state_budget(streams * stream, 16 * GIB) == 0
+    assert prefix_state_budget(GIB, 16 * GIB) == 3 * GIB
+    small = GEMMA3_4B.bytes_per_stream(8192) * 4  # 1.4 GB of streams
+    assert prefix_state_budget(small, 16 * GIB) == 4 * GIB - small
+
+
+def _states(*sizes: int) -> OrderedDict[str, _PrefixState]:
+    """Saved states, least recently used first, of the given sizes in bytes."""
+    return OrderedDict(
+        (f"s{i}", _PrefixState(tokens=(i,), data=np.zeros(size, dtype=np.uint8)))
+        for i, size in enumerate(sizes)
+    )
+
+
+def test_states_beyond_the_count_go_least_recently_used_first() -> None:
+    states = _states(*[10] * (PREFIX_CACHE_SIZE + 2))
+    keep_within(states, 2, None)
+    assert list(states) == [f"s{i}" for i in range(2, PREFIX_CACHE_SIZE + 2)]
+
+
+def test_states_beyond_the_byte_limit_go_but_never_those_the_request_restores_next() -> None:
+    states = _states(100, 100, 120, 130)  # two records, each with its preface
+    keep_within(states, 2, 300)
+    assert list(states) == ["s2", "s3"]  # 250 bytes: the older record's two are gone
+    states = _states(100, 100, 120, 130)
+    keep_within(states, 2, 0)
+    assert list(states) == ["s2", "s3"]  # over the limit, but the next restore needs them
+    states = _states(100, 100, 120, 130)
+    keep_within(states, 1, 350)
+    assert list(states) == ["s1", "s2", "s3"]  # 350 bytes: within
+
+
+def test_room_for_a_state_is_made_before_it_is_copied() -> None:
+    states = _states(100, 100, 120)  # a record with its preface, then the next record
+    keep_within(states, 1, 300, adding=130)  # the next record's preface is about to be saved
+    assert list(states) == ["s2"]  # 120 + 130 bytes: the older record's two made room
+    states = _states(*[10] * PREFIX_CACHE_SIZE)
+    keep_within(states, 1, None, adding=10)
+    assert len(states) == PREFIX_CACHE_SIZE - 1  # the count leaves room for it too

@@ -322,3 +322,45 @@ def test_llama_cpp_bounds_a_word_range_by_the_cited_line(runtime) -> None:
     assert not accepted(first, "[3")
     assert not accepted(second, "[11")  # the long line has ten
     assert accepted(second, "[1")
+
+
+def test_saved_states_keep_to_their_memory_limit_without_changing_an_answer(runtime) -> None:
+    """Two records alternating, each read by an agent (record and preface) then a judge
+    (the record alone). With a limit that holds only the states of the record being
+    answered, the older record's states are forgotten, the judge still starts from its
+    record's saved state, and every answer is the one an unlimited cache gives."""
+    prefixes = [RECORD_TEXT, RECORD_TEXT.replace("71-year-old woman", "64-year-old man")]
+    agent = [
+        GenerationRequest(
+            prefix=p,
+            preface=brief_preface("hip replacement"),
+            prompt="TASK FOR THE NEPHROLOGIST\nName the worst result:\n",
+            max_tokens=24,
+        )
+        for p in prefixes
+    ]
+    judge = [
+        GenerationRequest(prefix=p, prompt="Is potassium high? ", max_tokens=8) for p in prefixes
+    ]
+    order = [agent[0], judge[0], agent[1], judge[1], agent[0], judge[0]]
+
+    def answers() -> list[tuple[str, bool]]:
+        runtime.forget_prefixes()
+        return [(g.text, g.prefix_reused) for g in map(runtime.generate, order)]
+
+    limit = runtime.prefix_state_limit
+    unlimited = answers()
+    assert len(runtime._states) == 4  # both records, each with its preface
+    try:
+        runtime.prefix_state_limit = 1
+        limited = answers()
+        kept = dict(runtime._states)
+    finally:
+        runtime.prefix_state_limit = limit
+    assert [text for text, _ in limited] == [text for text, _ in unlimited]
+    assert [reused for _, reused in limited] == [False, True, False, True, False, True]
+    assert [reused for _, reused in unlimited] == [False, True, False, True, True, True]
+    record, with_preface = (runtime.prompt_tokens(r)[0] for r in (judge[0], agent[0]))
+    assert sorted(state.tokens for state in kept.values()) == sorted(
+        [tuple(record), tuple(with_preface)]
+    )  # the last record's states only

@@ -321,4 +321,6 @@ def _memory(runtime: Runtime, model: ModelInfo) -> MemoryInputs:
         parallel=int(getattr(runtime, "parallel", 1)),
         kv_4b_stream_bytes=four_b,
         parallel_4b_16gb=safe_parallel(four_b, 16, WORKSTATION_BYTES),
+        prefix_states_bytes=getattr(runtime, "prefix_states_peak", None),
+        prefix_state_limit=getattr(runtime, "prefix_state_limit", None),
     )

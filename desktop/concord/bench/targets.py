@@ -240,6 +240,26 @@ def _text_figures(
     ]
 
 
+def _mb(count: int | None) -> float | None:
+    return None if count is None else round(count / 1e6, 1)
+
+
+def _states_said(memory: MemoryInputs) -> str:
+    """The saved prefix states' share of the peak, in the allowance (they are copies of KV
+    cells, and grow with the model and the record as the streams do)."""
+    if memory.prefix_states_bytes is None:
+        return ""
+    limit = (
+        ""
+        if memory.prefix_state_limit is None
+        else f", limited to {memory.prefix_state_limit / 1e6:,.0f} MB on this machine"
+    )
+    return (
+        f"; of the allowance, the saved prefix states took at most "
+        f"{memory.prefix_states_bytes / 1e6:,.0f} MB{limit}"
+    )
+
+
 @dataclass(frozen=True)
 class MemoryInputs:
     peak_mb: float | None
@@ -248,6 +268,8 @@ class MemoryInputs:
     parallel: int
     kv_4b_stream_bytes: int  # one stream of a 4B model at the same context
     parallel_4b_16gb: int  # sequences a 16 GB workstation safely holds for that model
+    prefix_states_bytes: int | None = None  # the most the saved prefix states took at once
+    prefix_state_limit: int | None = None  # what they may take (None: only counted)
 
 
 def _memory_figures(memory: MemoryInputs) -> list[Figure]:
@@ -261,6 +283,7 @@ def _memory_figures(memory: MemoryInputs) -> list[Figure]:
         + ("(size unknown)" if model_mb is None else f"of {model_mb:.0f} MB")
         + (f" plus the KV cache of {memory.parallel} sequence(s), {kv_mb:.0f} MB," if kv_mb else "")
         + f" plus {RSS_ALLOWANCE_MB:.0f} MB"
+        + _states_said(memory)
     )
     note = "" if memory.peak_mb is not None else "not measured: the OS does not report peak memory"
     four_b_mb = memory.kv_4b_stream_bytes / 1e6
@@ -272,7 +295,11 @@ def _memory_figures(memory: MemoryInputs) -> list[Figure]:
             compared,
             target,
             note=note,
-            detail={"model_file_mb": None if model_mb is None else round(model_mb, 1)},
+            detail={
+                "model_file_mb": None if model_mb is None else round(model_mb, 1),
+                "prefix_states_peak_mb": _mb(memory.prefix_states_bytes),
+                "prefix_state_limit_mb": _mb(memory.prefix_state_limit),
+            },
         ),
         Figure(
             "kv_cache_mb",

@@ -7,6 +7,10 @@ The llama.cpp runtime gives each parallel sequence its own KV stream of `n_ctx` 
 (llama.cpp without `swa_full`: the window plus `n_ubatch`, rounded up to 256). The figures
 come from the GGUF's own metadata; where a model states a window but its layer pattern is
 not known here, every layer is counted full-size (an upper bound).
+
+The streams may take at most `KV_MEMORY_SHARE` of physical memory (`safe_parallel`), and the
+saved prefix states (`concord.llm.llama_cpp_runtime`) share what the streams leave of it
+(`prefix_state_budget`).
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ SWA_PATTERN = {"gemma3": 6}
 """Architectures whose every n-th layer is global and the others sliding-window (llama.cpp's
 own pattern for them); a model of another architecture counts every layer full-size."""
 KV_MEMORY_SHARE = 0.25
-"""Share of the workstation's physical memory the parallel KV streams may take: the rest is
-for the model file, the application, the clinician's other programs and the OS."""
+"""Share of the workstation's physical memory the parallel KV streams and the saved prefix
+states may take together: the rest is for the model file, the application, the clinician's
+other programs and the OS."""
 
 
 @dataclass(frozen=True)
@@ -103,3 +108,15 @@ def safe_parallel(bytes_per_stream: int, wanted: int, memory: int | None = None)
         return max(1, wanted)
     fits = int(memory * KV_MEMORY_SHARE // bytes_per_stream)
     return max(1, min(wanted, fits))
+
+
+def prefix_state_budget(kv_bytes: int, memory: int | None = None) -> int | None:
+    """Bytes the saved prefix states may take together: what KV_MEMORY_SHARE of `memory`
+    (default: this machine's) leaves once the parallel streams (`kv_bytes`) have theirs;
+    None where the OS does not say. A saved state is a copy of a sequence's KV cells (a
+    record of a few thousand tokens: 121 MB for the 1.5B model, a few hundred MB for a 7B
+    one), so without a bound a handful of them could take as much again as the streams."""
+    memory = physical_memory() if memory is None else memory
+    if memory is None:
+        return None
+    return max(0, int(memory * KV_MEMORY_SHARE) - kv_bytes)

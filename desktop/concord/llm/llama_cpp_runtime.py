@@ -55,7 +55,11 @@ llama-cpp-python (0.3.36) reuses a shared prompt prefix by itself in its high-le
 (only the differing tail is evaluated when the next prompt starts with the same tokens), so
 keeping the prefix is not what makes one request fast; what the saved prefix state adds is
 that several sequences start from it at once, and that runs alternating between records
-(the last `PREFIX_CACHE_SIZE`) skip the re-evaluation.
+(the last `PREFIX_CACHE_SIZE` states) skip the re-evaluation. A saved state is a copy of the
+sequence's cells, as large as its prefix (the 1.5B model's 4,226-token bench record: 121 MB,
+502 MB for two records with their preface), so the states also share a byte limit: what the
+memory share of the KV cache (`concord.llm.kv_memory.prefix_state_budget`) leaves after the
+streams; the least recently used go first, never those the request being started restores.
 
 Threads: at most `n_threads`, and as many as the machine has cores free, looked at when a
 batch starts (afresh after an idle spell) and every second while it decodes or evaluates a
@@ -91,7 +95,7 @@ from concord.errors import Cancelled, ModelError, RecordTooLong
 from concord.llm.chat_template import TemplateSplit, split_chat_template
 from concord.llm.cpu_share import ThreadGovernor, short_barrier_spin
 from concord.llm.json_grammar import schema_grammar
-from concord.llm.kv_memory import KvShape, safe_parallel
+from concord.llm.kv_memory import KvShape, prefix_state_budget, safe_parallel
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
 from concord.llm.sampling import PROBE_ORDER, GrammarConstraint, Probes, TokenChooser
 from concord.llm.watchdog import ProgressMeter, ProgressSink
@@ -184,6 +188,25 @@ class _PrefixState:
     data: npt.NDArray[np.uint8]  # the sequence's KV state, as llama.cpp wrote it
 
 
+def keep_within(
+    states: OrderedDict[str, _PrefixState], newest: int, limit: int | None, adding: int = 0
+) -> None:
+    """Forget the least recently used saved states (first in `states`) until at most
+    PREFIX_CACHE_SIZE are kept and they take at most `limit` bytes (None: no limit), with
+    room for one more of `adding` bytes when that is not 0 (made before it is copied, so
+    the states never take more at once); never the `newest` ones (the request being
+    started restores them, or its record's next request does)."""
+    more = 1 if adding else 0
+
+    def total() -> int:
+        return sum(state.data.nbytes for state in states.values()) + adding
+
+    while len(states) > newest and (
+        len(states) + more > PREFIX_CACHE_SIZE or (limit is not None and total() > limit)
+    ):
+        states.popitem(last=False)
+
+
 @dataclass
 class _Sequence:
     """One request being answered in its own KV sequence."""
@@ -272,6 +295,9 @@ class LlamaCppRuntime:
         self.on_progress: ProgressSink | None = None
         self._meter = ProgressMeter(None)
         self.kv_bytes = stream * self.parallel
+        # the saved prefix states share what the streams leave of the memory share
+        self.prefix_state_limit = prefix_state_budget(self.kv_bytes)
+        self.prefix_states_peak = 0  # the most bytes the saved states took at once
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * self.parallel
         params.n_batch = params.n_ubatch = self.n_batch
@@ -539,14 +565,22 @@ class LlamaCppRuntime:
             position = len(state.tokens) if state is not None else 0
             self._eval_prefix(segments[count], seq_id, position)
             started = time.perf_counter()
+            if self.prefix_cache:  # room first, keeping this record's states saved so far
+                size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
+                chain = count - done + (1 if done else 0)
+                keep_within(self._states, chain, self.prefix_state_limit, adding=size)
             state = self._save(_joined(segments[: count + 1]), seq_id)
             self.stats.restore_seconds += time.perf_counter() - started
             if self.prefix_cache:
                 self._states[self._prefix_key(state.tokens)] = state
-                while len(self._states) > PREFIX_CACHE_SIZE:
-                    self._states.popitem(last=False)
+                self.prefix_states_peak = max(self.prefix_states_peak, self.prefix_state_bytes)
         assert state is not None, "a prefix has at least one segment"
         return state
+
+    @property
+    def prefix_state_bytes(self) -> int:
+        """The bytes the saved prefix states take now."""
+        return sum(state.data.nbytes for state in self._states.values())
 
     def _empty(self, seq_id: int, alone: bool) -> None:
         if alone:
