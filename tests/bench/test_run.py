@@ -149,3 +149,44 @@ def test_the_panel_is_run_again_and_its_fastest_run_is_compared_with_the_limit(i
     parts = figure["detail"]["limit_parts_runs_seconds"]
     assert len(parts["anaesthetist"]) == 2 and len(parts["prefill"]) == 2
     assert "the fastest of 2 runs of the panel" in figure["compared_with"]
+
+
+class SlowUnderProbe(SwitchableRuntime):
+    """A runtime whose every call takes 50 ms longer while the Qt probe watches: as llama.cpp's
+    threads lose a core to the probe's timer on a 2-core machine."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.watched = False
+
+    def generate(self, request):  # type: ignore[no-untyped-def]
+        if self.watched:
+            import time
+
+            time.sleep(0.05)
+        return super().generate(request)
+
+
+def test_the_figures_compared_with_unprobed_runs_take_a_run_without_the_probe(inputs) -> None:
+    runtime = SlowUnderProbe()
+
+    def probe(work):  # type: ignore[no-untyped-def]
+        runtime.watched = True
+        try:
+            return work(lambda _event: None), 1.0
+        finally:
+            runtime.watched = False
+
+    result = run_bench(
+        runtime, ModelInfo("scripted", "0" * 64, 1_000_000), inputs, SMALL, probe=probe
+    )
+    figures = to_json(result)["figures"]
+    probed = figures["pipeline_overhead"]["detail"]["wall_seconds"]
+    contention = figures["contention_slowdown"]["detail"]
+    assert figures["ui_max_stall_ms"]["value"] == 1.0  # the stall is the probed run's
+    assert probed > 0.25  # its model calls each waited 50 ms
+    assert contention["alone_seconds"] < probed - 0.2  # the run alone had no probe
+    panel = figures["panel_vs_limit"]["detail"]
+    assert contention["alone_panel_seconds"] == pytest.approx(
+        panel["panel_runs_seconds"][0], abs=0.01
+    )

@@ -364,6 +364,19 @@ def measure_pipeline(
     )
 
 
+def measure_without_probe(runtime: Runtime, record: Record, inputs: PanelInputs) -> PipelineResult:
+    """The panel again on `record` (its saved state forgotten, so that it reads the record
+    as the first run did) with no Qt event loop beside it. The probe's 5 ms timer wakes a
+    thread 200 times a second, which takes a core from llama.cpp's threads (measured on a
+    2-core machine, alternated twice: the panel 43.4 s and 38.7 s under the probe, 34.1 s
+    and 34.0 s without, the same briefs); the plain llama-cpp-python peer and the panel
+    beside busy processes run without it, so the figures comparing with them take this run."""
+    forget = getattr(runtime, "forget_prefixes", None)
+    if forget is not None:
+        forget()
+    return measure_pipeline(runtime, record, inputs)
+
+
 def measure_panel_again(
     runtime: Runtime, record: Record, inputs: PanelInputs, first: PipelineResult, repeats: int
 ) -> tuple[PipelineResult, ...]:

@@ -178,24 +178,28 @@ def run_bench(
     panel_inputs = mm.PanelInputs(
         inputs.profiles, inputs.screen, inputs.lexicon, inputs.config, settings
     )
-    load_before = mm.load_average()
     pipeline = mm.measure_pipeline(runtime, pipeline_record.record, panel_inputs, probe)
+    alone = pipeline
+    load_before = mm.load_average()
+    if probe is not None:
+        say("panel: the same panel again without the Qt probe, as the peer and the loaded run")
+        alone = mm.measure_without_probe(runtime, pipeline_record.record, panel_inputs)
     contention = None
     if options.contention:
         busy = options.busy_processes
         busy = len(allowed_cores()) if busy is None else busy
         say(f"contention: the same panel on the same record beside {busy} busy process(es)")
         contention = mm.measure_contention(
-            runtime, pipeline_record.record, panel_inputs, pipeline, busy, load_before
+            runtime, pipeline_record.record, panel_inputs, alone, busy, load_before
         )
 
     parallel = None
-    panel_runs: tuple[mm.PipelineResult, ...] = (pipeline,)
+    panel_runs: tuple[mm.PipelineResult, ...] = (alone,)
     if pipeline.first_requests:
         if options.panel_repeats > 1:
             say(f"panel: {options.panel_repeats - 1} more run(s) of the same panel, for its limit")
             panel_runs = mm.measure_panel_again(
-                runtime, pipeline_record.record, panel_inputs, pipeline, options.panel_repeats
+                runtime, pipeline_record.record, panel_inputs, alone, options.panel_repeats
             )
         specialists = _specialist_requests(pipeline, pipeline_record.record, inputs, options)
         say(f"parallel: {len(specialists)} specialists alone, then decoded together; the limit")

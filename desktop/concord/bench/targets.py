@@ -335,7 +335,8 @@ def _naive_figure(
     compared = (
         f"the same {n} agents' first requests (the same prompt tokens and schemas) through "
         "plain llama-cpp-python (create_completion with LlamaGrammar.from_json_schema, greedy, "
-        "one after another) vs Concord's panel up to the last specialist's brief, retries "
+        "one after another) vs Concord's panel up to the last specialist's brief (a run "
+        "without the Qt probe, as the peer's), retries "
         "included"
     )
     if naive is None:
@@ -461,10 +462,12 @@ def _panel_figures(
     naive_valid: int | None = None,
     panel_runs: Sequence[PipelineResult] = (),
 ) -> list[Figure]:
-    """vs_naive on the first run of the panel (the peer runs once); panel_vs_limit on the
-    fastest run of the panel against its limit's parts, each the fastest of its repeats."""
-    figures = [_naive_figure(pipeline, naive, naive_missing, naive_valid)]
+    """vs_naive on the first of `panel_runs` (the peer runs once), a run without the Qt
+    probe as the peer has none; panel_vs_limit on the fastest of them against its limit's
+    parts, each the fastest of its repeats. `pipeline` (the run under the probe) stands in
+    when there are no `panel_runs`."""
     runs = tuple(panel_runs) or (pipeline,)
+    figures = [_naive_figure(runs[0], naive, naive_missing, naive_valid)]
     fastest = fastest_panel(runs)
     panel = fastest.panel_seconds
     if parallel is None:
@@ -571,7 +574,8 @@ def _contention_figure(contention: ContentionResult | None, cores: int) -> Figur
         "contention_slowdown",
         ratio(loaded.wall_seconds, alone.wall_seconds),
         "x",
-        f"the same panel on the same record, alone ({alone.wall_seconds:.1f} s, load average "
+        f"the same panel on the same record, neither under the Qt probe, alone "
+        f"({alone.wall_seconds:.1f} s, load average "
         f"{before:.2f} before it) vs beside {busy} process(es) each keeping one of the "
         f"{cores} cores busy ({loaded.wall_seconds:.1f} s, load average {during:.2f} before "
         f"it); a fair share of the machine is {fair:.2g}×",
