@@ -178,11 +178,12 @@ def run_bench(
     panel_inputs = mm.PanelInputs(
         inputs.profiles, inputs.screen, inputs.lexicon, inputs.config, settings
     )
+    load_before = mm.load_average()  # before the run alone (this one, without a probe)
     pipeline = mm.measure_pipeline(runtime, pipeline_record.record, panel_inputs, probe)
     alone = pipeline
-    load_before = mm.load_average()
     if probe is not None:
         say("panel: the same panel again without the Qt probe, as the peer and the loaded run")
+        load_before = mm.load_average()
         alone = mm.measure_without_probe(runtime, pipeline_record.record, panel_inputs)
     contention = None
     if options.contention:
