@@ -42,6 +42,7 @@ from concord.bench.model_measures import (
 from concord.bench.naive import NaiveResult
 from concord.bench.records import BenchRecord
 from concord.bench.text_measures import AlignmentResult, ScalingResult, ScreenResult
+from concord.llm.llama_cpp_runtime import DEFAULT_PARALLEL
 
 PREFIX_REUSE_MIN = 2.5
 CONSTRAINED_SLOWDOWN_MAX = 1.3
@@ -308,8 +309,9 @@ def _memory_figures(memory: MemoryInputs) -> list[Figure]:
             f"KV cache of {memory.parallel} parallel sequence(s), a stream of the model's full "
             f"context each (from the GGUF's layers and heads); a 4B model (Gemma 3 4B's shape) "
             f"needs {four_b_mb:.0f} MB per sequence at the same context, so a 16 GB "
-            f"workstation runs {memory.parallel_4b_16gb} in parallel (at most a quarter of its "
-            "memory for the KV cache)",
+            f"workstation has memory for {memory.parallel_4b_16gb} in parallel (at most a "
+            f"quarter of it for the KV cache; the runtime decodes at most {DEFAULT_PARALLEL} "
+            "by default)",
             note="" if kv_mb is not None else "the runtime does not report its KV cache",
             detail={
                 "parallel": memory.parallel,
