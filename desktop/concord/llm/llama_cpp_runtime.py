@@ -197,14 +197,16 @@ def keep_within(
     the states never take more at once); never the `newest` ones (the request being
     started restores them, or its record's next request does)."""
     more = 1 if adding else 0
-
-    def total() -> int:
-        return sum(state.data.nbytes for state in states.values()) + adding
-
     while len(states) > newest and (
-        len(states) + more > PREFIX_CACHE_SIZE or (limit is not None and total() > limit)
+        len(states) + more > PREFIX_CACHE_SIZE
+        or (limit is not None and state_bytes(states) + adding > limit)
     ):
         states.popitem(last=False)
+
+
+def state_bytes(states: OrderedDict[str, _PrefixState]) -> int:
+    """The bytes the saved `states` take."""
+    return sum(state.data.nbytes for state in states.values())
 
 
 @dataclass
@@ -493,14 +495,15 @@ class LlamaCppRuntime:
     def _prefix_key(self, tokens: Sequence[int]) -> str:
         return hashlib.sha256(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()
 
-    def _save(self, tokens: Sequence[int], seq_id: int) -> _PrefixState:
+    def _save(self, tokens: Sequence[int], seq_id: int, size: int | None = None) -> _PrefixState:
         """A copy of the sequence's KV state, made by llama.cpp into a buffer Python only
         allocates: a ctypes array is zero-filled under the interpreter lock, and for the
         1.5B model's 4k-token record (a state of a few hundred MB) that froze every other
         Python thread, the window's included, for 0.3-0.5 s (`ui_max_stall_ms` 295 ms in
         `concord bench --model qwen2.5-coder-1.5b-instruct`); llama.cpp writes the memory
         with the lock released."""
-        size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
+        if size is None:  # `size`: llama_state_seq_get_size's, when the caller has it
+            size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
         buffer = np.empty(size, dtype=np.uint8)  # allocated, not written
         written = self._lib.llama_state_seq_get_data(self._ctx, _bytes(buffer), size, seq_id)
         if written != size:
@@ -565,22 +568,17 @@ class LlamaCppRuntime:
             position = len(state.tokens) if state is not None else 0
             self._eval_prefix(segments[count], seq_id, position)
             started = time.perf_counter()
+            size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
             if self.prefix_cache:  # room first, keeping this record's states saved so far
-                size = self._lib.llama_state_seq_get_size(self._ctx, seq_id)
                 chain = count - done + (1 if done else 0)
                 keep_within(self._states, chain, self.prefix_state_limit, adding=size)
-            state = self._save(_joined(segments[: count + 1]), seq_id)
+            state = self._save(_joined(segments[: count + 1]), seq_id, size)
             self.stats.restore_seconds += time.perf_counter() - started
             if self.prefix_cache:
                 self._states[self._prefix_key(state.tokens)] = state
-                self.prefix_states_peak = max(self.prefix_states_peak, self.prefix_state_bytes)
+                self.prefix_states_peak = max(self.prefix_states_peak, state_bytes(self._states))
         assert state is not None, "a prefix has at least one segment"
         return state
-
-    @property
-    def prefix_state_bytes(self) -> int:
-        """The bytes the saved prefix states take now."""
-        return sum(state.data.nbytes for state in self._states.values())
 
     def _empty(self, seq_id: int, alone: bool) -> None:
         if alone:
