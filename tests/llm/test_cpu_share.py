@@ -234,3 +234,82 @@ def test_a_long_prompt_looks_at_the_threads_between_its_chunks(
     prompt_calls = [threads for tokens, threads in threads_per_call if tokens == 64]
     assert len(prompt_calls) >= 4  # the record is read in chunks of 64 tokens
     assert prompt_calls[0] == 2 and set(prompt_calls[1:]) == {1}
+
+
+def test_a_prompt_call_of_much_work_runs_on_every_thread_whatever_the_load() -> None:
+    """Beside busy processes a decoding step (nodes of microseconds) runs on the thread the
+    load leaves, and so does a short prompt; a chunk of a record (nodes of milliseconds,
+    longer than a time slice) runs on every thread the runtime may use."""
+    machine = Machine()
+    chosen = governor(machine)
+    chosen.wide_from = cpu_share.wide_call_tokens(640)  # the default model's width
+    assert chosen.wide_from == 300
+    machine.run(others=1.9)
+    assert chosen.check() and chosen.threads == 1
+    assert chosen.threads_for_call(512, prompt=True) == 2
+    assert chosen.threads_for_call(300, prompt=True) == 2
+    assert chosen.threads_for_call(299, prompt=True) == 1
+    assert chosen.threads_for_call(4, prompt=False) == 1  # a step of four sequences
+    assert chosen.threads_for_call(512, prompt=False) == 1
+    machine.run(others=0.0)
+    assert chosen.check() and chosen.threads_for_call(8, prompt=True) == 2
+    fixed = governor(machine, most=1, fixed=True)
+    fixed.wide_from = 1
+    assert fixed.threads_for_call(512, prompt=True) == 1  # never more than the most
+
+
+def test_the_wide_call_is_fewer_tokens_for_a_wider_model() -> None:
+    """A 1.5B model's embeddings are 1,536 wide: a prompt call of 125 tokens takes it as long
+    per node as 300 of the default model's."""
+    assert cpu_share.wide_call_tokens(1536) == 125
+    assert cpu_share.wide_call_tokens(10**9) == 1
+    assert cpu_share.wide_call_tokens(0) >= 1
+
+
+@pytest.mark.real_model
+def test_beside_busy_processes_a_record_is_read_on_every_thread_and_decoded_on_one(
+    default_entry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two busy processes throughout: the record's chunks of 512 tokens run on both threads,
+    the request's short prompt and every decoding step on one; the answer is the one the
+    quiet machine gives."""
+    import llama_cpp
+
+    from concord.llm.llama_cpp_runtime import THREADS_ENV
+    from concord.llm.registry import load_runtime
+    from concord.llm.runtime import GenerationRequest
+
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    runtime = load_runtime(default_entry, n_ctx=2048, n_threads=2, n_batch=512)
+    machine = Machine()
+    runtime.governor = governor(machine)
+    runtime.governor.wide_from = 300
+    calls: list[tuple[int, int]] = []  # (tokens in the call, threads)
+    decode = type(runtime)._decode_batch
+
+    def counted_decode(self) -> None:
+        calls.append((int(self._batch.n_tokens), llama_cpp.llama_n_threads(self._ctx)))
+        decode(self)
+        machine.run(others=machine.others)
+
+    monkeypatch.setattr(type(runtime), "_decode_batch", counted_decode)
+    record = "".join(
+        f"L{i}: Creatinine {90 + i * 7} umol/L, eGFR {80 - i} on day {i}.\n" for i in range(60)
+    )
+    request = GenerationRequest(prefix=record, prompt="Renal risk:", max_tokens=8)
+    try:
+        machine.run(others=1.9)
+        busy = runtime.generate(request)
+        busy_calls = list(calls)
+        runtime.forget_prefixes()
+        machine.run(others=0.0)
+        quiet = runtime.generate(request)
+    finally:
+        runtime.close()
+    record_chunks = [threads for tokens, threads in busy_calls if tokens == 512]
+    assert len(record_chunks) >= 2 and set(record_chunks) == {2}
+    others = [threads for tokens, threads in busy_calls if tokens < 300]
+    assert len(others) >= 8 and set(others) == {1}  # the last chunk, the prompt, the steps
+    assert busy.text == quiet.text
+    assert runtime.stats.prompt_tokens_by_threads[2] >= 1024
+    assert runtime.stats.steps_by_threads.get(1, 0) >= 7

@@ -597,6 +597,10 @@ def _contention_figure(contention: ContentionResult | None, cores: int) -> Figur
                 "alone": alone.run_stats.get("steps_by_threads"),
                 "loaded": loaded.run_stats.get("steps_by_threads"),
             },
+            "prompt_tokens_by_threads": {
+                "alone": alone.run_stats.get("prompt_tokens_by_threads"),
+                "loaded": loaded.run_stats.get("prompt_tokens_by_threads"),
+            },
             "thread_changes_while_loaded": [list(c) for c in contention.threads_changes],
             "load_average_before": [before, during],
         },

@@ -23,6 +23,26 @@ processes leave free, and looks again every `CHECK_EVERY_S` while it decodes:
   beside busy processes, started after a quiet spell, read it on two threads and went to one
   42.7 s in; now 62.1 s and 61.7 s, and one thread 0.3 s in.
 
+A prompt call of much work is the exception (`ThreadGovernor.threads_for_call`): when its
+tokens times the model's embedding width reach `WIDE_CALL_WIDTH` (for the default model,
+640 wide, from 300 tokens: a record is read in chunks of 512; for the 1.5B model, 1,536
+wide, from 125), the call runs on every thread the runtime may use, however busy the
+machine. The nodes of such a call take long enough (a matrix product of milliseconds, the
+norms and additions between them tens of microseconds) that a thread which finishes first
+waits for a descheduled partner briefly, then sleeps, and the process's two threads get
+their share of two cores where one thread gets its share of one. Measured on this 2-core
+machine beside two busy processes (2 December 2026, a prompt on the bench's record restored
+from its saved state, each size alternated three times, 1 thread vs 2): the default model,
+8 tokens 0.10-0.12 s vs 0.28-0.43 s, 128 tokens 0.74-0.87 s vs 0.99-1.00 s, 256 tokens
+1.57-1.71 s vs 1.18-1.78 s, 384 tokens 2.35-2.78 s vs 1.79-1.85 s, 512 tokens 2.94-3.21 s
+vs 2.16-2.92 s, and its whole 4,353-token record 24.7-28.2 s vs 21.1-22.0 s; the 1.5B model,
+16 tokens 0.55-0.61 s vs 1.28-1.55 s, 64 tokens 2.10-2.21 s vs 2.11-2.62 s, 128 tokens
+4.55-4.83 s vs 3.80-4.57 s. Beside four busy processes the default model's 512 tokens took
+5.0-5.3 s on 1 thread and 4.7 s on 2, its 128 tokens 1.38-1.43 s and 1.29-1.66 s. A
+decoding step (a token for each of a few sequences) is nodes of microseconds and stays on
+the thread the load leaves: four briefs on two threads beside busy processes took 8.1 s
+once and 27.3 s the next time, against 10.7-10.8 s on one.
+
 Where /proc/stat cannot be read (not Linux), the maximum is used, as before.
 
 How the threads wait: llama-cpp-python's Linux build runs the threads with OpenMP
@@ -59,6 +79,16 @@ SPIN_COUNT = "20000"
 SPIN_ENV = "GOMP_SPINCOUNT"
 WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
 STAT_PATH = "/proc/stat"
+WIDE_CALL_WIDTH = 192_000
+"""Tokens x embedding width of a prompt call from which it runs on every thread the runtime
+may use whatever the load (see the module doc): 300 tokens of the default model (640 wide),
+125 of a 1.5B model (1,536 wide); fitted to those two models' measurements."""
+
+
+def wide_call_tokens(width: int) -> int:
+    """The fewest tokens of a prompt call that runs on every thread, for a model whose
+    embeddings are `width` wide."""
+    return max(1, math.ceil(WIDE_CALL_WIDTH / max(1, width)))
 
 
 @contextmanager
@@ -148,6 +178,7 @@ class ThreadGovernor:
 
     most: int
     fixed: bool = False
+    wide_from: int | None = None  # prompt calls of this many tokens run on `most` threads
     cores: set[int] = field(default_factory=allowed_cores)
     sample: Callable[[set[int]], CpuSample | None] = read_sample
     clock: Callable[[], float] = time.monotonic
@@ -161,6 +192,13 @@ class ThreadGovernor:
         self.threads = self.most
         self._last = None if self.fixed else self.sample(self.cores)
         self._checked = self.clock()
+
+    def threads_for_call(self, tokens: int, *, prompt: bool) -> int:
+        """Threads for a llama_decode call of `tokens` tokens: `most` for a prompt call of
+        at least `wide_from` tokens, else the count the load leaves (`threads`)."""
+        if prompt and self.wide_from is not None and tokens >= self.wide_from:
+            return self.most
+        return self.threads
 
     def check(self, *, now: bool = False) -> bool:
         """Look at the free cores again (if CHECK_EVERY_S has passed, or `now`: a run

@@ -64,8 +64,10 @@ streams; the least recently used go first, never those the request being started
 Threads: at most `n_threads`, and as many as the machine has cores free, looked at when a
 batch starts (afresh after an idle spell) and every second while it decodes or evaluates a
 prompt, between calls (`concord.llm.cpu_share.ThreadGovernor`,
-`llama_set_n_threads`), unless $CONCORD_LLM_THREADS fixes the count. Sequences are decoded
-together on any thread count (`together`); the answers are the same on any thread count.
+`llama_set_n_threads`), unless $CONCORD_LLM_THREADS fixes the count; a prompt call of much
+work (a chunk of a record) on all of them whatever the load (`ThreadGovernor.threads_for_call`).
+Sequences are decoded together on any thread count (`together`); the answers are the same on
+any thread count.
 
 Progress: `on_progress`, when set (the child process sets it), gets the call's counts at
 most once a second (`concord.llm.watchdog.ProgressMeter`): prompt tokens evaluated after
@@ -93,7 +95,7 @@ import numpy.typing as npt
 
 from concord.errors import Cancelled, ModelError, RecordTooLong
 from concord.llm.chat_template import TemplateSplit, split_chat_template
-from concord.llm.cpu_share import ThreadGovernor, short_barrier_spin
+from concord.llm.cpu_share import ThreadGovernor, short_barrier_spin, wide_call_tokens
 from concord.llm.json_grammar import schema_grammar
 from concord.llm.kv_memory import KvShape, prefix_state_budget, safe_parallel
 from concord.llm.runtime import FinishReason, Generation, GenerationRequest, StopCheck
@@ -169,6 +171,8 @@ class RuntimeStats:
     restores: int = 0
     decode_steps: int = 0
     steps_by_threads: dict[int, int] = field(default_factory=dict)  # decode steps per count
+    # prompt tokens (record, preface, requests' own) evaluated on each thread count
+    prompt_tokens_by_threads: dict[int, int] = field(default_factory=dict)
     # llama_decode of the decoding steps, by how many sequences' tokens the step held
     steps_by_sequences: dict[int, int] = field(default_factory=dict)
     step_seconds_by_sequences: dict[int, float] = field(default_factory=dict)
@@ -292,7 +296,13 @@ class LlamaCppRuntime:
         self._together: int | None = self.parallel if chosen else None
         if adapt_threads is None:
             adapt_threads = _positive_env(THREADS_ENV) is None
-        self.governor = ThreadGovernor(self.n_threads, fixed=not adapt_threads)
+        # a prompt call of much work runs on every thread whatever the load (cpu_share)
+        self.governor = ThreadGovernor(
+            self.n_threads,
+            fixed=not adapt_threads,
+            wide_from=wide_call_tokens(self._model.n_embd()),
+        )
+        self._threads_set = self.n_threads  # what llama.cpp was last told (both counts)
         self.stats = RuntimeStats()
         self.on_progress: ProgressSink | None = None
         self._meter = ProgressMeter(None)
@@ -361,9 +371,25 @@ class LlamaCppRuntime:
         return self._together
 
     def _check_threads(self, *, now: bool = False) -> None:
-        if self.governor.check(now=now):
-            threads = self.governor.threads
+        self.governor.check(now=now)
+
+    def _use_threads(self, threads: int) -> None:
+        """Threads for the next llama_decode call. Both of llama.cpp's counts are set: it
+        takes `n_threads_batch` for any call of more than one token, a decoding step of
+        several sequences and a forced-text call included."""
+        if threads != self._threads_set:
             self._lib.llama_set_n_threads(self._ctx, threads, threads)
+            self._threads_set = threads
+
+    def _decode(self, *, prompt: bool = False) -> None:
+        """llama_decode of the batch on the threads the governor chooses for it."""
+        tokens = int(self._batch.n_tokens)
+        threads = self.governor.threads_for_call(tokens, prompt=prompt)
+        self._use_threads(threads)
+        if prompt:
+            by_threads = self.stats.prompt_tokens_by_threads
+            by_threads[threads] = by_threads.get(threads, 0) + tokens
+        self._decode_batch()
 
     # -- progress ------------------------------------------------------------------------
 
@@ -378,11 +404,11 @@ class LlamaCppRuntime:
         self._check_threads()
         started = time.perf_counter()
         if self.on_progress is None:
-            self._decode_batch()
+            self._decode(prompt=True)
         else:
             self._lib.llama_set_abort_callback(self._ctx, self._node_done, None)
             try:
-                self._decode_batch()
+                self._decode(prompt=True)
             finally:
                 self._lib.llama_set_abort_callback(self._ctx, self._no_callback, None)
         return time.perf_counter() - started
@@ -666,8 +692,7 @@ class LlamaCppRuntime:
             self._flush_copies()
             for seq_id in range(count):
                 self._load_prefix([tokens], seq_id, alone=seq_id == 0)
-            if threads is not None:
-                self._lib.llama_set_n_threads(self._ctx, threads, threads)
+            self._use_threads(self.governor.threads if threads is None else threads)
             times: list[tuple[float, float]] = []
             try:
                 for step in range(steps):
@@ -680,8 +705,6 @@ class LlamaCppRuntime:
             finally:
                 for seq_id in range(count):
                     self._clear(seq_id)
-                now = self.governor.threads
-                self._lib.llama_set_n_threads(self._ctx, now, now)
             return times
 
     def forget_prefixes(self) -> None:
@@ -773,7 +796,7 @@ class LlamaCppRuntime:
         spare = min(i for i in range(self.parallel) if i not in self._copying)
         self._batch.n_tokens = 0
         self._add(max(0, self._model.token_bos()), 0, spare, False)
-        self._decode_batch()
+        self._decode()
         self._clear(spare)
 
     def _close_gaps(self, active: list[_Sequence]) -> None:
@@ -834,7 +857,7 @@ class LlamaCppRuntime:
                 sequence.pending = []
         if outputs:
             started = time.perf_counter()
-            self._decode_batch()
+            self._decode()
             self._count_step(len(outputs), time.perf_counter() - started)
             ids = [sequence.seq_id for _, sequence in outputs]
             if ids[-1] - ids[0] + 1 != len(ids):
@@ -893,7 +916,7 @@ class LlamaCppRuntime:
         stats.forced_tokens += len(sequence.pending)
         sequence.pending = []
         started = time.perf_counter()
-        self._decode_batch()
+        self._decode()
         stats.forced_seconds += time.perf_counter() - started
         self._count_call()
         return self._choose(sequence, self._logits(slot))
