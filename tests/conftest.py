@@ -15,10 +15,11 @@ from concord.llm.default_model import DEFAULT_MODEL_NAME
 from concord.llm.registry import ModelEntry, ModelStore
 from concord.store import Repository
 
-settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
 """CI runs the property tests on hypothesis's fixed examples (`--hypothesis-profile=ci`,
 .ci/run): a failure there is the code's, reproducible, never a new random draw; a developer's
-run explores new examples each time, and what it finds becomes a pinned example."""
+run explores new examples each time, and what it finds becomes a pinned example. No deadline
+per example there: a machine that stalls a quarter of a second is not a defect."""
 
 SIGN_IN_ENV = ("CONCORD_USER", "CONCORD_PASSWORD")
 

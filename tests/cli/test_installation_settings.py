@@ -12,6 +12,7 @@ import sqlite3
 import pytest
 
 from concord import netguard, paths
+from concord.accounts import session
 from concord.accounts.session import FREE_ATTEMPTS, backoff_seconds
 from concord.accounts.settings import (
     DEFAULT_LOCK_MINUTES,
@@ -130,7 +131,13 @@ def test_a_user_cannot_extend_the_server_list(
 # -- sign-in back-off -----------------------------------------------------------------------
 
 
-def test_online_sign_in_backs_off_after_failures(installation: Repository, run) -> None:
+def test_online_sign_in_backs_off_after_failures(
+    installation: Repository, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an hour's wait, not 2 s: a slow machine must not let the wait run out before the next
+    # attempt (the wait is ended below by moving the failures back in time)
+    monkeypatch.setattr(session, "FIRST_WAIT_SECONDS", 3600.0)
+
     def decide(password: str):
         return run("decide", "C-1", "--target", "gate/hyperkalaemia", "--accept", "--reason",
                    "ok", "--user", CLINICIAN, password=password)  # fmt: skip

@@ -179,7 +179,9 @@ class FakeLlamaServer:
                     schema = (data.get("response_format") or {}).get("schema")
                 else:
                     return self._send(404, {"detail": "Not Found"})
-                with owner.lock:
+                with owner.lock:  # checked again with the append: stop() counts what came
+                    if owner.stopped:
+                        return self._abort()
                     owner.requests.append(data)
                 time.sleep(owner.delay)
                 if owner.stopped:  # died while "generating": the client sees a reset

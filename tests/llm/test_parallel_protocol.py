@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -226,6 +227,29 @@ def test_a_request_added_after_a_batch_ended_is_answered_in_another(
     # a caller that keeps a batch and never asks again does not hold the model
     kept = watched.generate_many(requests("c", "d"))
     next(kept)
-    time.sleep(0.6)
+    deadline = time.monotonic() + 30  # the batch waits 0.2 s an answer, on a busy machine longer
+    while not watched._pending.done():  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "a batch nobody asks again still holds the model"
+        time.sleep(0.05)
     assert [g.text for _, g in watched.generate_many(requests("e"))] == ["e"]
     kept.close()
+
+
+def test_a_call_started_as_soon_as_a_batch_has_ended_finds_the_model_free(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The batch's end reaches its caller only once the runtime is free: here freeing it
+    takes 0.3 s (a slow thread), and the caller's next call, made at once, is not refused as
+    'still busy'."""
+    import concord.llm.watchdog as watchdog
+
+    class SlowToFree(Future):  # type: ignore[type-arg]
+        def set_result(self, result):  # type: ignore[no-untyped-def]
+            time.sleep(0.3)
+            super().set_result(result)
+
+    monkeypatch.setattr(watchdog, "Future", SlowToFree)
+    watched = TimeoutRuntime(Batched(), seconds=5)
+    for _ in range(3):
+        assert sorted(g.text for _, g in watched.generate_many(requests("a", "b"))) == ["a", "b"]
+        assert watched.generate(requests("c")[0]).text == "c"

@@ -5,6 +5,7 @@ stopped one window after its last progress, with what was measured in the messag
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -76,8 +77,10 @@ def test_a_model_that_stops_writing_is_stopped_with_what_was_measured(
         ask(child, "write 7 then stop")
     assert time.monotonic() - started < 10 * WINDOW  # not the 120 s the fake would hang
     message = str(caught.value)
-    assert "model process was stopped while generating: no token for 2.0 s after 7 tokens at" in (
-        message
+    # the gap is measured when the watch wakes, so a busy machine may print 2.1 s or more
+    assert re.search(
+        r"model process was stopped while generating: no token for 2\.\d s after 7 tokens at",
+        message,
     )
     assert "tok/s" in message
     with pytest.raises(ProcessLookupError):
@@ -169,9 +172,10 @@ def test_a_call_that_did_nothing_says_so() -> None:
 
 def test_the_meter_reports_counts_that_moved_while_the_runtime_is_busy() -> None:
     sent: list[Progress] = []
-    with ProgressMeter(sent.append, prompt_total=8, every=0.05) as meter:
-        meter.prompt(8, 0.5)
-        meter.token(3)
+    meter = ProgressMeter(sent.append, prompt_total=8, every=0.05)
+    meter.prompt(8, 0.5)  # moved before its thread runs: a late first tick sees them all
+    meter.token(3)
+    with meter:
         deadline = time.monotonic() + 5
         while not sent:  # reported by the meter's own thread, not the caller
             assert time.monotonic() < deadline

@@ -354,6 +354,7 @@ class TimeoutRuntime:
             batch: Generator[tuple[int, Generation], None, None] = generate_all(
                 self.inner, requests, stop
             )
+            ended: tuple[str, object] = ("done", None)
             try:
                 for answer in batch:
                     answers.put(("answer", answer))
@@ -363,9 +364,8 @@ class TimeoutRuntime:
                             return
                         if time.monotonic() - waited > HANDLED_WAIT_S:
                             break  # go on without it (what it adds later: another batch)
-                answers.put(("done", None))
             except BaseException as exc:  # handed to the caller through the queue
-                answers.put(("error", exc))
+                ended = ("error", exc)
             finally:
                 # an abandoned batch is cancelled in the inner runtime; its caller has gone
                 with contextlib.suppress(Exception):
@@ -376,6 +376,9 @@ class TimeoutRuntime:
                     close_now = self._closed
                 if close_now:
                     self._close_inner_once()
+            # told only once the runtime is free: a caller that starts its next call as
+            # soon as this one has ended must not find the model still busy
+            answers.put(ended)
 
         threading.Thread(target=run, name="concord-model-batch", daemon=True).start()
         since = time.monotonic()
