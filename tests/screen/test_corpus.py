@@ -12,8 +12,10 @@ saying what they test. `gates.jsonl` (the first corpus) and `reading_classes.jso
 from the classes an independent held-out set found (superseded values, planned or standby
 treatment, resolved history, negative results, consent lists and checklists, stopped
 courses, food allergies, removed devices, look-alikes, dictation), positives beside
-every hard negative. A line may carry "open": the reason it is a known miss (it
-must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
+every hard negative. `reading_classes_3.jsonl` is the third round, from a third held-out
+set's classes: questionnaire rows answered in a table cell ("Pacemaker? | No") or by ticked
+boxes ("Pacemaker?  [ ] Yes [X] No"). A line may carry "open": the reason it is a known
+miss (it must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
 hold text that must fire no gate.
 `records/` holds whole records with the gates they must and must not trigger.
 
@@ -40,7 +42,9 @@ from tests.spec import SPEC_GATES, SPEC_GATES_NEW
 CORPUS = Path(__file__).parent / "corpus"
 HEADER = "Planned surgery date: 2026-12-01\nDate: 2026-11-20\n"
 ALL_GATES = SPEC_GATES | SPEC_GATES_NEW
-GATE_NAMED_FILES = frozenset({"gates.jsonl", "reading_classes.jsonl", "reading_classes_2.jsonl"})
+GATE_NAMED_FILES = frozenset(
+    {"gates.jsonl", "reading_classes.jsonl", "reading_classes_2.jsonl", "reading_classes_3.jsonl"}
+)
 DISTRACTOR_FILES = frozenset({"distractors.jsonl", "distractors_40.jsonl"})
 EXPECTS = frozenset({"triggered", "negated", "none", "silent"})
 STYLES = ("us", "uk", "ehr", "dictated")
@@ -73,6 +77,7 @@ READING_CLASSES_2 = (
     "alcohol_quantity",
     "table_and_shorthand",
 )
+READING_CLASSES_3 = ("checklist_table", "tickbox")
 
 
 def _rows() -> list[dict[str, Any]]:
@@ -159,6 +164,9 @@ def test_corpus_lines_are_well_formed() -> None:
     for row in (r for r in ROWS if r["file"] == "reading_classes_2.jsonl"):
         assert row["class"] in READING_CLASSES_2, row
         assert row["expect"] in ("triggered", "silent"), row
+    for row in (r for r in ROWS if r["file"] == "reading_classes_3.jsonl"):
+        assert row["class"] in READING_CLASSES_3, row
+        assert row["expect"] in ("triggered", "silent"), row
 
 
 def test_corpus_is_large_enough() -> None:
@@ -191,10 +199,14 @@ def test_reading_classes_are_covered() -> None:
     counts = Counter(r["class"] for r in rows)
     for name in READING_CLASSES:
         assert counts[name] >= 6, name
-    rows_2 = [r for r in ROWS if r["file"] == "reading_classes_2.jsonl"]
-    for name in READING_CLASSES_2:
-        by_expect = Counter(r["expect"] for r in rows_2 if r["class"] == name)
-        assert by_expect["triggered"] >= 1 and by_expect["silent"] >= 1, name
+    for file, names in (
+        ("reading_classes_2.jsonl", READING_CLASSES_2),
+        ("reading_classes_3.jsonl", READING_CLASSES_3),
+    ):
+        later = [r for r in ROWS if r["file"] == file]
+        for name in names:
+            by_expect = Counter(r["expect"] for r in later if r["class"] == name)
+            assert by_expect["triggered"] >= 1 and by_expect["silent"] >= 1, name
 
 
 EXPECTED_RECORDS: dict[str, dict[str, list[str]]] = json.loads(

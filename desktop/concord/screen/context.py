@@ -8,7 +8,8 @@ the order they are tried:
 1. Section: anything under a family-history heading is a relative's; anything under a
    protocol, consent or advice heading is general text (hypothetical).
 2. A checklist answer after the mention: "Chest pain: N", "Bleomycin exposure: none",
-   "Recent chest infection? No".
+   "Recent chest infection? No", "Pacemaker? | No", or the ticked box of the question's
+   options: "Do you have a pacemaker?   [ ] Yes  [X] No" (only "no" ticked).
 3. A negation right after the mention, in its clause: "pneumonia excluded", "bleomycin-free",
    "consolidation - not seen", or after the test that gave it: "sepsis screen negative",
    "DVT - duplex negative" (but "bleomycin omitted after cycle 2" still is exposure).
@@ -49,7 +50,7 @@ from datetime import date, timedelta
 from enum import StrEnum
 from typing import Literal
 
-from concord.screen.cues import Cues, CueSet
+from concord.screen.cues import Cues, CueSet, phrase_alternation
 from concord.screen.dates import times_in
 from concord.screen.document import ReadDocument
 from concord.screen.sections import SectionKind
@@ -65,6 +66,12 @@ POST_WINDOW = 40
 HYPOTHETICAL_AFTER_WORDS = 4  # words between a mention and "as per protocol", "surveillance"
 HISTORICAL_DAYS = 56  # an event dated more than 8 weeks before surgery is history
 CHECKLIST_LABEL_WORDS = 5  # words allowed between a mention and its checklist answer
+TICKBOX_REACH = 160  # characters from a mention to the end of its question's tick boxes
+
+_BOX_TICKED = r"\[[ \t]*[xX✓✔✗✘*][ \t]*\]|\([ \t]*[xX✓✔*][ \t]*\)|[☒☑✅]"
+_BOX_EMPTY = r"\[[ \t]*\]|\([ \t]*\)|[☐□]"
+_BOX = rf"(?:{_BOX_TICKED}|{_BOX_EMPTY})"
+_TICKBOX_UNSURE = ("unsure", "unknown", "not sure", "don't know", "do not know")
 
 _CLAUSE_BREAK_RE = re.compile(r"[.;:!?](?=\s|$)|\n(?![ \t]*[a-z])|\(|\)")
 _FAMILY_BREAK_RE = re.compile(
@@ -158,11 +165,18 @@ class ContextReader:
 
     def __init__(self, cues: Cues) -> None:
         self.cues = cues
+        # the label never crosses a column gap (three spaces or a tab): what follows one is
+        # the next cell, another question whose answer is not this mention's
         self._answer_no_re = re.compile(
-            r"(?P<label>(?:[)\]]|[ \t]*\([^)\n]{0,30}\)|[ \t]+[A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*|"
-            r"[ \t]*/[ \t]*[A-Za-z0-9'+]+(?:-[A-Za-z0-9]+)*)"
+            r"(?P<label>(?:(?:[^()\[\]\n:?|=\t ]|[ ]{1,2}(?![ ])){0,40}[)\]]|"
+            r"[ ]{0,2}\([^)\n]{0,30}\)|"
+            r"[ ]{1,2}(?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
+            r"[A-Za-z0-9]+(?:[ ]+(?:days?|weeks?|months?|years?))?|"
+            r"[ ]{1,2}[A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*|"
+            r"[ ]{0,2}/[ ]{0,2}[A-Za-z0-9'+]+(?:-[A-Za-z0-9]+)*)"
             rf"{{0,{CHECKLIST_LABEL_WORDS}}}?)"
-            r"(?P<sep>[ \t]*(?:[:?=|]+|\t|[ ]{2,}|[-–](?=[ \t]))[ \t:?\-–]*)"
+            r"(?P<sep>[ \t]*(?:[:?=]+(?:[ \t]*\|)?|\|+|\t|[ ]{2,}|[-–](?=[ \t]))"
+            r"[ \t:?\-–]*)"
             rf"(?P<answer>{cues.checklist_no_alternation})(?![A-Za-z0-9/])"
             r"(?:[ \t]+(?:in|within|during|over|for|since)\s+(?:the\s+)?(?:last|past|previous)?"
             r"[ \t]*[A-Za-z0-9 ]{0,20}?)?"
@@ -170,6 +184,24 @@ class ContextReader:
             r"(?=[ \t]*(?:$|\n|[,;.|)]|\t|[ ]{2,}))",
             re.IGNORECASE,
         )
+        # a question with tick boxes: the rest of the question (no box, and no colon, question
+        # mark or column gap: those end it, and what follows is another question's), then
+        # options each a box and its word, either way round ("[ ] Yes [X] No", "Y [ ]  N [X]")
+        word = phrase_alternation([*cues.checklist_yes.phrases, *cues.checklist_no.phrases,
+                                   *_TICKBOX_UNSURE])  # fmt: skip
+        option = (
+            rf"(?:(?P<box>{_BOX})[ \t]*(?P<word>{word})|"
+            rf"(?<![A-Za-z0-9'])(?P<word2>{word})[ \t]*(?P<box2>{_BOX}))"
+            r"(?![A-Za-z0-9])"
+        )
+        plain = re.sub(r"\(\?P<\w+>", "(?:", option)
+        self._tickbox_re = re.compile(
+            r"(?:[^\n\t \[\]()☐□☒☑✅:?]|[ ]{1,2}(?![ \t])|\([^()\n]{0,40}\)|\)){0,120}?"
+            rf"[ \t:?|\-–]*(?P<options>{plain}(?:[ \t|]*{plain}){{1,3}})",
+            re.IGNORECASE,
+        )
+        self._tick_option_re = re.compile(option, re.IGNORECASE)
+        self._ticked_re = re.compile(_BOX_TICKED)
 
     # -- public ---------------------------------------------------------------------------
 
@@ -223,8 +255,23 @@ class ContextReader:
         _, line_end = d.line_bounds(end)
         m = self._answer_no_re.match(d.text, end, min(line_end, end + 90))
         if m is None:
-            return None
+            return self.ticked_no(d, end, line_end)
         return Verdict(Reason.ANSWERED_NO, " ".join(m.group("answer").split()))
+
+    def ticked_no(self, d: ReadDocument, end: int, line_end: int) -> Verdict | None:
+        """The question's tick boxes after the mention, with only a 'no' ticked; an
+        unanswered question, a 'yes' or an 'unsure' ticked is no verdict."""
+        m = self._tickbox_re.match(d.text, end, min(line_end, end + TICKBOX_REACH))
+        if m is None:
+            return None
+        ticked = [
+            " ".join((o.group("word") or o.group("word2")).split())
+            for o in self._tick_option_re.finditer(m.group("options"))
+            if self._ticked_re.fullmatch(o.group("box") or o.group("box2"))
+        ]
+        if ticked and all(self.cues.checklist_no.regex.fullmatch(w) for w in ticked):
+            return Verdict(Reason.ANSWERED_NO, ticked[0])
+        return None
 
     def negated_after(self, d: ReadDocument, end: int) -> Verdict | None:
         """A cue right after the mention: "pneumonia excluded", "bleomycin-free"."""

@@ -46,6 +46,7 @@ class CueSet:
     methods mirror `re.Pattern`'s."""
 
     def __init__(self, phrases: list[str], regex: re.Pattern[str]) -> None:
+        self.phrases = tuple(phrases)
         self.regex = regex
         keys: set[str] = set()
         for phrase in phrases:
