@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from concord.domain.gate import GateStatus
-from concord.screen.context import HistoryPolicy
+from concord.screen.context import HistoryPolicy, Reason, Verdict
 from concord.screen.cues import CueSet, MedicationCues
 from concord.screen.dates import TimeMention, times_in
 from concord.screen.document import ReadDocument
@@ -93,7 +93,7 @@ def medication_findings(gate_id: str, rule: MedicationRule, s: Screening) -> Ite
         term = " ".join(d.text[m.start : m.end].split())
         situation = s.situation(m, HistoryPolicy.COUNTS)
         verdict = s.context.verdict(d, m.start, m.end, situation)
-        if verdict is not None:
+        if verdict is not None and not _held_word(verdict, cues):
             yield finding(gate_id, GateStatus.NEGATED, d, m.start, m.end, verdict.describe(term))
             continue
         status, detail = _status(rule, s, d, m, cues)
@@ -153,6 +153,12 @@ def _status(
     return GateStatus.TRIGGERED, f"{where}: '{_shown(d, entry)}'"
 
 
+def _held_word(verdict: Verdict, cues: MedicationCues) -> bool:
+    """A medicine 'withheld' or 'omitted' is held, not absent: its status in the entry
+    decides ("withheld 5 days before surgery" is taken now; "withheld in 2024" is not)."""
+    return verdict.reason is Reason.NEGATED and cues.held.regex.fullmatch(verdict.cue) is not None
+
+
 # -- status ---------------------------------------------------------------------------------
 
 
@@ -197,12 +203,24 @@ def _stop_status(
 
 def _days_before(s: Screening, d: ReadDocument, m: Mention, entry: _Entry) -> int | None:
     """Days between the stop written in the entry ("stopped 3 weeks ago", "last dose
-    25/11", "discontinued 2019") and the reference date."""
+    25/11", "discontinued 2019") and the reference date; a time counted back from the
+    operation ("withheld 7 days before surgery", "5 days pre-op") is that many days."""
     when = _nearest_time(d, m, entry)
     if when is None:
         return None
-    _, latest = when.interval(s.clock.anchor(d.index))
+    anchor = s.clock.anchor(d.index)
+    _, latest = when.interval(anchor)
+    if _BACK_FROM_SURGERY_RE.match(d.text, when.start, min(entry.end, when.end + 40)):
+        return max(0, (anchor - latest).days)
     return max(0, (s.clock.reference - latest).days)
+
+
+_BACK_FROM_SURGERY_RE = re.compile(
+    r"[^\n]{0,20}?(?:hours?|hrs?|days?|weeks?|wks?)[ \t]+(?:(?:before|prior[ \t]+to|ahead[ \t]+of)"
+    r"[ \t]+(?:the[ \t]+|his[ \t]+|her[ \t]+|this[ \t]+)?(?:surgery|operation|op|procedure|theatre)"
+    r"|pre-?op(?:eratively)?)\b",
+    re.IGNORECASE,
+)
 
 
 def _past_date(s: Screening, d: ReadDocument, m: Mention, entry: _Entry, window: int) -> str | None:

@@ -298,7 +298,10 @@ class ValueReader:
                 if close is None:
                     unit = None
         if unit is not None and unit.quantity != spec.quantity:
-            return None
+            flag = _FLAG_AFTER.match(text, end, limit)
+            if flag is None or flag.end() != unit_end:
+                return None
+            unit = None  # "Plt 82 L": a low flag, not litres
         factor, offset = (unit.factor, unit.offset) if unit is not None else _bare(spec, low)
         if unit is not None:
             end = unit_end
