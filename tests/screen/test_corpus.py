@@ -77,7 +77,13 @@ READING_CLASSES_2 = (
     "alcohol_quantity",
     "table_and_shorthand",
 )
-READING_CLASSES_3 = ("checklist_table", "tickbox", "withheld_for_surgery", "flag_letter")
+READING_CLASSES_3 = (
+    "checklist_table",
+    "tickbox",
+    "withheld_for_surgery",
+    "flag_letter",
+    "neck_radiotherapy",
+)
 
 
 def _rows() -> list[dict[str, Any]]:
