@@ -83,6 +83,7 @@ READING_CLASSES_3 = (
     "withheld_for_surgery",
     "flag_letter",
     "neck_radiotherapy",
+    "haematocrit_only",
 )
 
 

@@ -206,6 +206,17 @@ def _settled(s: Screening, d: ReadDocument, v: Value) -> str | None:
 
 
 SETTLED_REACH = 80  # characters after a value searched for "since normalised"
+_VALUE_AFTER = re.compile(
+    r"[ \t]*(?:[:=|\-–(][ \t]*)*(?:(?:of|was|is|now|level)[ \t]+)*[~<>≤≥]?[ \t]*\d"
+)
+
+
+def _valued(s: Screening, concepts: list[str]) -> bool:
+    """Whether one of `concepts` is written with a value somewhere in the record ("Hb 121",
+    "haemoglobin of 9.8"), not only named ("no Hgb available", "Hb not reported")."""
+    return any(_VALUE_AFTER.match(d.text, m.end) for d, m in s.mentions(concepts))
+
+
 _NOT_JUST_BEFORE = re.compile(r"(?<![A-Za-z])(?:not|never|no|n't|yet\s+to)\s+(?:\w+\s+)?$", re.I)
 
 
@@ -278,7 +289,7 @@ def numeric_findings(gate_id: str, rule: NumericRule, s: Screening, unit: str) -
     def fires(v: Value) -> bool:
         return compare(worst(v), rule.threshold)
 
-    if rule.only_without and any(s.mentions(rule.only_without)):
+    if rule.only_without and _valued(s, rule.only_without):
         return  # e.g. a haematocrit, where the record gives a haemoglobin
     conditions = [*rule.separate_conditions, *rule.masked_by]
     found = observations(s, rule.concept, quantity_spec(rule), fires, conditions)
