@@ -84,6 +84,7 @@ READING_CLASSES_3 = (
     "flag_letter",
     "neck_radiotherapy",
     "haematocrit_only",
+    "severity_cell",
 )
 
 

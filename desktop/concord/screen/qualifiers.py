@@ -5,9 +5,10 @@ A scale (`resources/lexicon/qualifiers.json`) maps words to grades ("mild" 1, "m
 mention when it is written just before it, with only descriptive words between ("severe
 calcific AS", "severely impaired LV systolic function"), or just after it in the same
 clause ("AS - severe", "aortic stenosis, which is now severe", "LV function: severely
-impaired", "chest pain at rest"). A range counts at its worst end ("moderate to severe" is
-severe). A negated qualifier ("not severe", "non-severe", "no longer severe") is reported as
-such, so that the screen can say the mention was read and found below its threshold.
+impaired", "chest pain at rest", "Mitral regurgitation | Grade: severe"). A range counts at
+its worst end ("moderate to severe" is severe). A negated qualifier ("not severe",
+"non-severe", "no longer severe") is reported as such, so that the screen can say the
+mention was read and found below its threshold.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class Scale:
         negator = phrase_alternation(spec.negators) or r"(?!x)x"
         phrase = (
             rf"(?P<neg>(?:{negator})[\s\-]+)?(?P<g1>{grade})"
-            rf"(?:\s*(?:to|-|–|/|or|->)\s*(?P<g2>{grade}))?"
+            rf"(?:\s*(?:[-–]?\s*to\s*[-–]?|-|–|/|or|->)\s*(?P<g2>{grade}))?"
         )
         heads = phrase_alternation(spec.adverb_heads)
         self._adverb_ok = (
@@ -81,8 +82,8 @@ class Scale:
             rf"(?<![A-Za-z0-9]){phrase}(?:(?:[\s,]+|(?<=[,\-]))(?:{before}))*[\s,\-]*$",
             re.IGNORECASE,
         )
-        self._after_re = re.compile(
-            rf"(?:[\s,:(\-–]*(?<![A-Za-z0-9])(?:{after})(?![A-Za-z0-9]))*[\s,:(\-–]*"
+        self._after_re = re.compile(  # a table's cell bar too: "MR | Grade: severe"
+            rf"(?:[\s,:(|\-–]*(?<![A-Za-z0-9])(?:{after})(?![A-Za-z0-9]))*[\s,:(|\-–]*"
             rf"(?<![A-Za-z0-9]){phrase}(?![A-Za-z0-9])",
             re.IGNORECASE,
         )
