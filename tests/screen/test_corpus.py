@@ -85,6 +85,7 @@ READING_CLASSES_3 = (
     "neck_radiotherapy",
     "haematocrit_only",
     "severity_cell",
+    "not_started",
 )
 
 
