@@ -86,6 +86,7 @@ READING_CLASSES_3 = (
     "haematocrit_only",
     "severity_cell",
     "not_started",
+    "allergy_delabelled",
 )
 
 

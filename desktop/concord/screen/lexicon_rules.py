@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import date
 
 from concord.domain.gate import GateStatus
-from concord.screen.context import HistoryPolicy, Reason
+from concord.screen.context import HistoryPolicy, Reason, Situation
 from concord.screen.document import ReadDocument
 from concord.screen.findings import Finding
 from concord.screen.lexicon import Mention
@@ -72,7 +72,7 @@ def _lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator
         term = d.text[m.start : m.end]
         if (near or rule.near_sections) and not _near(s, d, m, near, rule.near_sections):
             continue
-        if unless and _near(s, d, m, unless, []):
+        if unless and _near(s, d, m, unless, [], done=True):
             continue
         if elsewhere is not None and _reaction_of(d, m, elsewhere):
             continue
@@ -144,12 +144,19 @@ def _uncertain(s: Screening, d: ReadDocument, m: Mention) -> str | None:
 
 
 def _near(
-    s: Screening, d: ReadDocument, m: Mention, concepts: frozenset[str], sections: list[str]
+    s: Screening,
+    d: ReadDocument,
+    m: Mention,
+    concepts: frozenset[str],
+    sections: list[str],
+    *,
+    done: bool = False,
 ) -> bool:
     """Whether one of `concepts` is named, not negated, in the mention's item (its list line
     or clause, up to a semicolon: "wasp sting - anaphylaxis; no drug allergies" names no
     drug with the anaphylaxis), or the mention lies in a section of one of the `sections`
-    kinds."""
+    kinds. With `done`, it must also be said done, not planned or hypothetical ("de-labelling
+    planned" leaves the allergy standing)."""
     section = d.sections.at(m.start)
     if section is not None and section.kind.value in sections:
         return True
@@ -162,7 +169,18 @@ def _near(
         other.concepts & concepts
         and (other.start, other.end) != (m.start, m.end)
         and s.context.negated_before(d, other.start) is None
+        and not (done and _not_done(s, d, other))
         for other in d.starting_in(start, end)
+    )
+
+
+def _not_done(s: Screening, d: ReadDocument, m: Mention) -> bool:
+    """A deed only planned, awaited or hypothetical ("de-labelling planned", "for a
+    challenge", "if the challenge is negative")."""
+    deed = Situation(intervention=True, reference=s.clock.reference)
+    return (
+        s.context.hypothetical(d, m.start, m.end) is not None
+        or s.context.planned(d, m.start, m.end, deed) is not None
     )
 
 
