@@ -87,6 +87,7 @@ READING_CLASSES_3 = (
     "severity_cell",
     "not_started",
     "allergy_delabelled",
+    "last_course",
 )
 
 

@@ -129,7 +129,7 @@ def _status(
     past = _before(cues.past_before, d, m, entry)
     if past is not None and current is None:
         return GateStatus.NEGATED, f"no longer taken ('{past}')"
-    course = _before(cues.course_before, d, m, entry)
+    course = _before(cues.course_before, d, m, entry) or _last_before(d, m, entry)
     if course is not None and current is None:
         when = _past_date(s, d, m, entry, rule.stopped_within_days)
         if when is not None:
@@ -443,6 +443,21 @@ def _before(cue: CueSet, d: ReadDocument, m: Mention, entry: _Entry) -> str | No
     for match in cue.finditer(d.text, low, m.start):
         if not any(match.end() <= o.start < m.start for o in entry.others):
             found = match
+    return " ".join(found.group().split()) if found is not None else None
+
+
+_LAST_BEFORE = re.compile(
+    r"(?<![A-Za-z])last[ \t]+(?:(?:course|dose|burst|prescription|use)[ \t]+of[ \t]+|"
+    r"(?:took|had|needed|used|required)[ \t]+)?(?:(?:oral|systemic|IV|intravenous|IM)[ \t]+)?$",
+    re.IGNORECASE,
+)
+
+
+def _last_before(d: ReadDocument, m: Mention, entry: _Entry) -> str | None:
+    """'last' right before the medicine: its last course ("last oral steroids 2019", "last
+    needed prednisolone in 2021"), dated by the entry. Never 'last' further away ("Last INR
+    2.4 (01/10), warfarin 3 mg daily" is no course of warfarin)."""
+    found = _LAST_BEFORE.search(d.text, max(entry.start, m.start - 40), m.start)
     return " ".join(found.group().split()) if found is not None else None
 
 
