@@ -88,6 +88,7 @@ READING_CLASSES_3 = (
     "not_started",
     "allergy_delabelled",
     "last_course",
+    "compound_abbreviation",
 )
 
 

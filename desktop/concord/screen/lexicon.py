@@ -529,6 +529,8 @@ def _sense_holds(
     line_start = text.rfind("\n", 0, mention.start) + 1
     line_end = text.find("\n", mention.end)
     line_end = len(text) if line_end < 0 else line_end
+    if _inside_refuting(text, mention, ambiguity):
+        return False  # "PD" in "PD-L1": the longer form is what is written
     adjacent = _adjacent_sense(text, mention, ambiguity)
     if adjacent is not None:
         return adjacent  # "SFA stent", "ureteric stent", "coronary stent": the word before decides
@@ -557,6 +559,20 @@ def _adjacent_sense(text: str, mention: Mention, ambiguity: _Ambiguity) -> bool 
             if _ADJACENT_GAP.fullmatch(text, hit.end(), mention.start):
                 return sense
     return None
+
+
+def _inside_refuting(text: str, mention: Mention, ambiguity: _Ambiguity) -> bool:
+    """Whether a refuting form longer than the mention contains it ("PD-L1", "PD-1")."""
+    if ambiguity.refute is None:
+        return False
+    low = max(0, mention.start - ADJACENT_REACH)
+    high = min(len(text), mention.end + ADJACENT_REACH)
+    return any(
+        hit.start() <= mention.start
+        and mention.end <= hit.end()
+        and hit.end() - hit.start() > mention.end - mention.start
+        for hit in ambiguity.refute.finditer(text, low, high)
+    )
 
 
 def _hits(regex: re.Pattern[str] | None, text: str, left: int, right: int, m: Mention) -> int:
