@@ -89,6 +89,7 @@ READING_CLASSES_3 = (
     "allergy_delabelled",
     "last_course",
     "compound_abbreviation",
+    "insulin_for_potassium",
 )
 
 

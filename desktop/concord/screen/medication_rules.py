@@ -140,6 +140,9 @@ def _status(
         route = _own(cues.non_systemic, d, m, entry)
         if route is not None:
             return GateStatus.NEGATED, f"not systemic ('{route}')"
+    other = _other_use(rule, s, d, m, entry)
+    if other is not None:
+        return GateStatus.NEGATED, f"given for something else ('{other}')"
     if rule.requires and not _affirmed_anywhere(s, rule.requires):
         return GateStatus.NEGATED, f"taken without {' or '.join(rule.requires)} in the record"
     if rule.daily_dose is not None:
@@ -311,6 +314,24 @@ def _mg(dose: re.Match[str]) -> float | None:
     if unit.startswith("g"):
         return amount * 1000
     return amount if unit.startswith(("mg", "milli")) else None
+
+
+def _other_use(
+    rule: MedicationRule, s: Screening, d: ReadDocument, m: Mention, entry: _Entry
+) -> str | None:
+    """The word of the entry that says the medicine was given for something else
+    (`rule.other_use`), when nothing there names what the gate is about."""
+    if rule.other_use is None:
+        return None
+    uses = set(rule.other_use.concepts)
+    unless = set(rule.other_use.unless)
+    named = [o for o in d.starting_in(entry.start, entry.end) if o.end <= entry.end]
+    if any(o.concepts & unless for o in named):
+        return None
+    for o in named:
+        if o.concepts & uses and (o.start, o.end) != (m.start, m.end):
+            return " ".join(d.text[o.start : o.end].split())
+    return None
 
 
 def _affirmed_anywhere(s: Screening, concepts: list[str]) -> bool:

@@ -259,6 +259,18 @@ class DailyDose(_Strict):
     equivalents: list[DoseEquivalent] = []
 
 
+class OtherUse(_Strict):
+    """What a medicine given for something else looks like in its own entry: insulin beside
+    hyperkalaemia or a 50% dextrose bolus treats potassium, not diabetes."""
+
+    concepts: list[str] = Field(
+        min_length=1, description="Named in the medicine's entry, they make it another treatment"
+    )
+    unless: list[str] = Field(
+        default=[], description="...unless one of these is named there too (diabetes)"
+    )
+
+
 class MedicationRule(_Strict):
     """A medicine currently taken: on the current medication list or described as taken now,
     including one being stopped or held for this operation (the detail says so). Stopped
@@ -284,6 +296,9 @@ class MedicationRule(_Strict):
         default=[],
         description="Concepts the record must name in the patient for it to fire (an SGLT2 "
         "inhibitor counts for diabetes only in a patient with diabetes)",
+    )
+    other_use: OtherUse | None = Field(
+        default=None, description="Given for something else, it does not fire"
     )
     note: str = ""
 
@@ -402,6 +417,9 @@ def concept_ids(rule: AnyRule) -> Iterable[str]:
     elif isinstance(rule, MedicationRule):
         yield from rule.concepts
         yield from rule.requires
+        if rule.other_use is not None:
+            yield from rule.other_use.concepts
+            yield from rule.other_use.unless
         for dose in rule.prophylactic:
             yield from dose.concepts
         if rule.daily_dose is not None:
