@@ -90,6 +90,7 @@ READING_CLASSES_3 = (
     "last_course",
     "compound_abbreviation",
     "insulin_for_potassium",
+    "adverb_negation",
 )
 
 

@@ -81,8 +81,8 @@ _FAMILY_BREAK_RE = re.compile(
 _POST_LEAD_RE = re.compile(
     r"[\s:,\-–(]*(?:(?:screen|screening|test|testing|tests|swab|PCR|serology|assay|work-?up|"
     r"duplex|doppler|ultrasound|USS|scan|CT|CTPA|V/Q|MRI|angiogram|studies|study|panel)"
-    r"[\s:,\-–]*)?(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also)"
-    r"\s+)*",
+    r"[\s:,\-–]*)?(?:(?:is|was|were|are|has\s+been|have\s+been|had\s+been|now|been|being|also|"
+    r"deliberately|intentionally|specifically|electively|purposely|purposefully)\s+)*",
     re.IGNORECASE,
 )
 """What may stand between a mention and a negation after it: a verb, and the test that
