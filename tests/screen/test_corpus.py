@@ -91,6 +91,7 @@ READING_CLASSES_3 = (
     "compound_abbreviation",
     "insulin_for_potassium",
     "adverb_negation",
+    "past_after",
 )
 
 

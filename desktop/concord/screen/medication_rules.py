@@ -126,7 +126,7 @@ def _status(
     stop = _stop_status(rule, s, d, m, entry, cues, current)
     if stop is not None:
         return stop
-    past = _before(cues.past_before, d, m, entry)
+    past = _before(cues.past_before, d, m, entry) or _past_after(d, m, entry, cues)
     if past is not None and current is None:
         return GateStatus.NEGATED, f"no longer taken ('{past}')"
     course = _before(cues.course_before, d, m, entry) or _last_before(d, m, entry)
@@ -465,6 +465,30 @@ def _before(cue: CueSet, d: ReadDocument, m: Mention, entry: _Entry) -> str | No
         if not any(match.end() <= o.start < m.start for o in entry.others):
             found = match
     return " ".join(found.group().split()) if found is not None else None
+
+
+_PAST_AFTER = re.compile(
+    r"[ \t]*(?:\d+(?:\.\d+)?[ \t]*(?:mg|mcg|micrograms?|units?)[ \t]*(?:daily|od|bd|once\s+daily)?"
+    r"[ \t]*)?(?:in[ \t]+the[ \t]+(?:distant[ \t]+)?past|previously|formerly|historically)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def _past_after(d: ReadDocument, m: Mention, entry: _Entry, cues: MedicationCues) -> str | None:
+    """'in the past', 'previously' right after the medicine (its dose between at most):
+    "took clopidogrel in the past", "Ticagrelor previously (2021-2022)". Not when the entry
+    goes on to say anything is taken now, whoever's word it is ("clopidogrel in the past,
+    and again since the stent")."""
+    found = _PAST_AFTER.match(d.text, m.end, entry.end)
+    if found is None or _AGAIN_RE.search(d.text, found.end(), entry.end):
+        return None
+    if cues.current.search(d.text, found.end(), entry.end) is not None:
+        return None
+    return " ".join(found.group().split())
+
+
+_AGAIN_RE = re.compile(r"(?<![A-Za-z])(?:again|re-?started|back\s+on)(?![A-Za-z])", re.IGNORECASE)
 
 
 _LAST_BEFORE = re.compile(
