@@ -92,6 +92,7 @@ READING_CLASSES_3 = (
     "insulin_for_potassium",
     "adverb_negation",
     "past_after",
+    "single_dose",
 )
 
 
