@@ -13,9 +13,11 @@ from the classes an independent held-out set found (superseded values, planned o
 treatment, resolved history, negative results, consent lists and checklists, stopped
 courses, food allergies, removed devices, look-alikes, dictation), positives beside
 every hard negative. `reading_classes_3.jsonl` is the third round, from a third held-out
-set's classes: questionnaire rows answered in a table cell ("Pacemaker? | No") or by ticked
-boxes ("Pacemaker?  [ ] Yes [X] No"). A line may carry "open": the reason it is a known
-miss (it must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
+set's classes (questionnaire rows answered in a table cell or by ticked boxes, medicines
+withheld for the operation, lab flags, neck radiotherapy abbreviations, a haematocrit alone,
+a severity in its own cell, 'not started', allergy de-labelling, last and past courses,
+compound abbreviations, insulin for potassium, single doses). A line may carry "open": the
+reason it is a known miss (it must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
 hold text that must fire no gate.
 `records/` holds whole records with the gates they must and must not trigger.
 
