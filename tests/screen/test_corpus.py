@@ -17,8 +17,8 @@ set's classes (questionnaire rows answered in a table cell or by ticked boxes, m
 withheld for the operation, lab flags, neck radiotherapy abbreviations, a haematocrit alone,
 a severity in its own cell, 'not started', allergy de-labelling, last and past courses,
 compound abbreviations, insulin for potassium, single doses). A line may carry "open": the
-reason it is a known miss (it must still fail; fixed, it loses the field). `distractors.jsonl` and `distractors_40.jsonl`
-hold text that must fire no gate.
+reason it is a known miss (it must still fail; fixed, it loses the field).
+`distractors.jsonl` and `distractors_40.jsonl` hold text that must fire no gate.
 `records/` holds whole records with the gates they must and must not trigger.
 
 The corpora for the thirty gates SPEC's table adds were written before their rules: a line

@@ -79,13 +79,15 @@ def ratio(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def measure() -> dict:
-    expected = json.loads((HERE / "expected.json").read_text(encoding="utf-8"))
-    classes_path = HERE / "classes.json"
+def measure(here: Path = HERE) -> dict:
+    """The measurement of the held-out set in `here` (this folder unless another set's
+    script passes its own: heldout3 uses this one)."""
+    expected = json.loads((here / "expected.json").read_text(encoding="utf-8"))
+    classes_path = here / "classes.json"
     classes = json.loads(classes_path.read_text(encoding="utf-8")) if classes_path.exists() else {}
     phrasings = [
         json.loads(line)
-        for line in (HERE / "phrasings.jsonl").read_text(encoding="utf-8").splitlines()
+        for line in (here / "phrasings.jsonl").read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
     gates = sorted({g for v in expected.values() for g in v["triggered"] + v["not_triggered"]})
@@ -106,7 +108,7 @@ def measure() -> dict:
     # ---- whole records
     for stem in sorted(expected):
         exp = expected[stem]
-        fired, evidence, err = fired_gates(screen, HERE / f"{stem}.txt")
+        fired, evidence, err = fired_gates(screen, here / f"{stem}.txt")
         if err:
             errors.append({"source": "record", "id": stem, "error": err})
         extra = sorted(fired - set(gates))
@@ -150,7 +152,7 @@ def measure() -> dict:
                 )
 
     # ---- phrasings, each as its own record
-    with tempfile.TemporaryDirectory(prefix="heldout2_") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{here.name}_") as tmp:
         for i, p in enumerate(phrasings):
             path = Path(tmp) / f"phrasing_{i:04d}.txt"
             path.write_text(HEADER + p["text"] + "\n", encoding="utf-8")
@@ -284,12 +286,14 @@ def print_misses(result: dict) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, here: Path = HERE) -> int:
+    ap = argparse.ArgumentParser(
+        description=f"Held-out measurement of the record screen ({here.name})"
+    )
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--misses", action="store_true", help="list every miss and false fire")
     args = ap.parse_args(argv)
-    result = measure()
+    result = measure(here)
     if args.json:
         out = dict(result)
         if not args.misses:
