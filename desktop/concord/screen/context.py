@@ -67,12 +67,19 @@ HYPOTHETICAL_AFTER_WORDS = 4  # words between a mention and "as per protocol", "
 HISTORICAL_DAYS = 56  # an event dated more than 8 weeks before surgery is history
 CHECKLIST_LABEL_WORDS = 5  # words allowed between a mention and its checklist answer
 TICKBOX_REACH = 160  # characters from a mention to the end of its question's tick boxes
+TICKBOX_QUESTION_WORDS = 6  # words of its question allowed after the mention
 
 _BOX_TICKED = r"\[[ \t]*[xX✓✔✗✘*][ \t]*\]|\([ \t]*[xX✓✔*][ \t]*\)|[☒☑✅]"
 _BOX_EMPTY = r"\[[ \t]*\]|\([ \t]*\)|[☐□]"
 _BOX = rf"(?:{_BOX_TICKED}|{_BOX_EMPTY})"
 _TICKBOX_UNSURE = ("unsure", "unknown", "not sure", "don't know", "do not know")
 
+_VERB_CUE = re.compile(r"(?:started|commenced)$", re.IGNORECASE)
+_OBJECT_NEXT = re.compile(
+    r"\s*(?:on\s+)?(?:(?:a|an|any|the|his|her|their|regular|oral|IV)\s+)*", re.IGNORECASE
+)
+_BRACKETED = re.compile(r"\([^()\n]*\)")
+_LIST_MARKER = re.compile(r"(?:^|[ ])[0-9A-Za-z]{1,3}[).]")  # "2)", "b)", "iii)", "3."
 _CLAUSE_BREAK_RE = re.compile(r"[.;:!?](?=\s|$)|\n(?![ \t]*[a-z])|\(|\)")
 _FAMILY_BREAK_RE = re.compile(
     r"[.;!?](?=\s|$)|\n|(?<![A-Za-z])(?:but|however|whereas|although|though)(?![A-Za-z])",
@@ -165,15 +172,16 @@ class ContextReader:
 
     def __init__(self, cues: Cues) -> None:
         self.cues = cues
-        # the label never crosses a column gap (three spaces or a tab): what follows one is
-        # the next cell, another question whose answer is not this mention's
+        # the label never crosses a column gap (two spaces or a tab), a list marker ("2)") or
+        # a comma outside the mention's own bracketed list: what follows is the next cell or
+        # item, another question whose answer is not this mention's
         self._answer_no_re = re.compile(
-            r"(?P<label>(?:(?:[^()\[\]\n:?|=\t ]|[ ]{1,2}(?![ ])){0,40}[)\]]|"
-            r"[ ]{0,2}\([^)\n]{0,30}\)|"
-            r"[ ]{1,2}(?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
+            r"(?P<label>(?:[)\]]|(?:,[ ]?[A-Za-z0-9'/+-]+(?:[ ][A-Za-z0-9'/+-]+)?)+\)(?=[ ]*\?)|"
+            r"[ ]?\([^)\n]{0,30}\)|"
+            r"[ ](?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
             r"[A-Za-z0-9]+(?:[ ]+(?:days?|weeks?|months?|years?))?|"
-            r"[ ]{1,2}[A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*|"
-            r"[ ]{0,2}/[ ]{0,2}[A-Za-z0-9'+]+(?:-[A-Za-z0-9]+)*)"
+            r"[ ][A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*|"
+            r"[ ]?/[ ]?[A-Za-z0-9'+]+(?:-[A-Za-z0-9]+)*)"
             rf"{{0,{CHECKLIST_LABEL_WORDS}}}?)"
             r"(?P<sep>[ \t]*(?:[:?=]+(?:[ \t]*\|)?|\|+|\t|[ ]{2,}|[-–](?=[ \t]))"
             r"[ \t:?\-–]*)"
@@ -184,9 +192,11 @@ class ContextReader:
             r"(?=[ \t]*(?:$|\n|[,;.|)]|\t|[ ]{2,}))",
             re.IGNORECASE,
         )
-        # a question with tick boxes: the rest of the question (no box, and no colon, question
-        # mark or column gap: those end it, and what follows is another question's), then
-        # options each a box and its word, either way round ("[ ] Yes [X] No", "Y [ ]  N [X]")
+        # a question with tick boxes: the rest of the question the mention is in - a few
+        # words and brackets; no box, colon, question mark, full stop, comma, semicolon, dash
+        # or column gap, which end it: what follows is another question ("Has a pacemaker.
+        # Is it MRI compatible? [ ] Yes [X] No", "Known OSA - CPAP at home? [ ] Yes [X] No")
+        # - then options each a box and its word, either way round ("[ ] Yes [X] No")
         word = phrase_alternation([*cues.checklist_yes.phrases, *cues.checklist_no.phrases,
                                    *_TICKBOX_UNSURE])  # fmt: skip
         option = (
@@ -196,8 +206,12 @@ class ContextReader:
         )
         plain = re.sub(r"\(\?P<\w+>", "(?:", option)
         self._tickbox_re = re.compile(
-            r"(?:[^\n\t \[\]()☐□☒☑✅:?]|[ ]{1,2}(?![ \t])|\([^()\n]{0,40}\)|\)){0,120}?"
-            rf"[ \t:?|\-–]*(?P<options>{plain}(?:[ \t|]*{plain}){{1,3}})",
+            r"(?:[ ]?\([^()\n]{0,40}\)|\)|[ ]?[/&+][ ]?|"
+            r"[ ](?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
+            r"[A-Za-z0-9]+(?:[ ]+(?:days?|weeks?|months?|years?))?|"
+            r"[ ][A-Za-z0-9'][A-Za-z0-9'/+-]*)"
+            rf"{{0,{TICKBOX_QUESTION_WORDS}}}?"
+            rf"[ \t]*[:?]?[ \t|]*(?P<options>{plain}(?:[ \t|]*{plain}){{1,3}})",
             re.IGNORECASE,
         )
         self._tick_option_re = re.compile(option, re.IGNORECASE)
@@ -254,7 +268,7 @@ class ContextReader:
         """A form answer: the mention, a few label words, a separator, then a 'no' word."""
         _, line_end = d.line_bounds(end)
         m = self._answer_no_re.match(d.text, end, min(line_end, end + 90))
-        if m is None:
+        if m is None or _LIST_MARKER.search(_BRACKETED.sub("", m.group("label"))):
             return self.ticked_no(d, end, line_end)
         return Verdict(Reason.ANSWERED_NO, " ".join(m.group("answer").split()))
 
@@ -307,6 +321,8 @@ class ContextReader:
                     continue
                 if short and ("," in between or len(between.split()) > 6):
                     continue
+                if _VERB_CUE.search(cue.group()) and not _OBJECT_NEXT.fullmatch(between):
+                    continue  # "not started on DOAC as already on warfarin": its object only
                 if self._pseudo_at(text, cue.start(), cue.end()):
                     continue
                 found = cue.group()

@@ -72,7 +72,7 @@ def _lexicon_findings(gate_id: str, rule: LexiconRule, s: Screening) -> Iterator
         term = d.text[m.start : m.end]
         if (near or rule.near_sections) and not _near(s, d, m, near, rule.near_sections):
             continue
-        if unless and _near(s, d, m, unless, [], done=True):
+        if unless and _near(s, d, m, unless, [], done=frozenset(rule.concepts)):
             continue
         if elsewhere is not None and _reaction_of(d, m, elsewhere):
             continue
@@ -150,13 +150,15 @@ def _near(
     concepts: frozenset[str],
     sections: list[str],
     *,
-    done: bool = False,
+    done: frozenset[str] = frozenset(),
 ) -> bool:
     """Whether one of `concepts` is named, not negated, in the mention's item (its list line
     or clause, up to a semicolon: "wasp sting - anaphylaxis; no drug allergies" names no
     drug with the anaphylaxis), or the mention lies in a section of one of the `sections`
-    kinds. With `done`, it must also be said done, not planned or hypothetical ("de-labelling
-    planned" leaves the allergy standing)."""
+    kinds. With `done` (the rule's own concepts), it must also be said done, not planned,
+    hypothetical or questioned ("de-labelling planned", "de-labelled?" leave the allergy
+    standing), and be this mention's: no other of `done` named between them ("Penicillin
+    anaphylaxis, cefalexin allergy de-labelled" de-labels the cefalexin only)."""
     section = d.sections.at(m.start)
     if section is not None and section.kind.value in sections:
         return True
@@ -169,9 +171,23 @@ def _near(
         other.concepts & concepts
         and (other.start, other.end) != (m.start, m.end)
         and s.context.negated_before(d, other.start) is None
-        and not (done and _not_done(s, d, other))
+        and not (done and (_not_done(s, d, other) or _another_between(d, m, other, done)))
         for other in d.starting_in(start, end)
     )
+
+
+def _another_between(d: ReadDocument, m: Mention, other: Mention, concepts: frozenset[str]) -> bool:
+    """Whether a mention of `concepts` not coordinated with `m` stands between `m` and
+    `other` ("morphine and cefalexin without any reaction" says it of both)."""
+    low, high = (m.end, other.start) if m.end <= other.start else (other.end, m.start)
+    last = m if m.end <= other.start else None
+    for o in d.starting_in(low, high):
+        if not (o.concepts & concepts and low <= o.start and o.end <= high):
+            continue
+        if last is None or not _COORDINATED.match(d.text[last.end : o.start]):
+            return True
+        last = o
+    return False
 
 
 def _not_done(s: Screening, d: ReadDocument, m: Mention) -> bool:
@@ -179,11 +195,13 @@ def _not_done(s: Screening, d: ReadDocument, m: Mention) -> bool:
     challenge", "if the challenge is negative")."""
     deed = Situation(intervention=True, reference=s.clock.reference)
     return (
-        s.context.hypothetical(d, m.start, m.end) is not None
+        _QUESTIONED.match(d.text, m.end) is not None
+        or s.context.hypothetical(d, m.start, m.end) is not None
         or s.context.planned(d, m.start, m.end, deed) is not None
     )
 
 
+_QUESTIONED = re.compile(r"[ \t]*\?")  # "de-labelled?": not known to be done
 _REACTION_TO = re.compile(
     r"[ \t]*(?:to|from|with|after|following|on|due\s+to|secondary\s+to|caused\s+by)[ \t]+"
     r"(?:(?:the|a|an|his|her|IV|oral)[ \t]+)?$",

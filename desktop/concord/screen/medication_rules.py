@@ -492,8 +492,8 @@ _AGAIN_RE = re.compile(r"(?<![A-Za-z])(?:again|re-?started|back\s+on)(?![A-Za-z]
 
 
 _LAST_BEFORE = re.compile(
-    r"(?<![A-Za-z])last[ \t]+(?:(?:course|dose|burst|prescription|use)[ \t]+of[ \t]+|"
-    r"(?:took|had|needed|used|required)[ \t]+)?(?:(?:oral|systemic|IV|intravenous|IM)[ \t]+)?$",
+    r"(?<![A-Za-z])last[ \t]+(?:(?:course|dose|burst)[ \t]+of[ \t]+|(?:needed|required)[ \t]+)?"
+    r"(?:(?:oral|systemic|IV|intravenous|IM)[ \t]+)?$",
     re.IGNORECASE,
 )
 
@@ -501,7 +501,11 @@ _LAST_BEFORE = re.compile(
 def _last_before(d: ReadDocument, m: Mention, entry: _Entry) -> str | None:
     """'last' right before the medicine: its last course ("last oral steroids 2019", "last
     needed prednisolone in 2021"), dated by the entry. Never 'last' further away ("Last INR
-    2.4 (01/10), warfarin 3 mg daily" is no course of warfarin)."""
+    2.4 (01/10), warfarin 3 mg daily" is no course of warfarin), nor a last prescription,
+    use or check ("last prescription of rivaroxaban 02/10" is a repeat still taken), nor in
+    a list of current medicines."""
+    if _in_list(d, m):
+        return None  # a list of current medicines: "last" there is a prescription's, a dose's
     found = _LAST_BEFORE.search(d.text, max(entry.start, m.start - 40), m.start)
     return " ".join(found.group().split()) if found is not None else None
 

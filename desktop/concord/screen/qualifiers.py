@@ -76,8 +76,11 @@ class Scale:
             if heads
             else None
         )
-        before = phrase_alternation(spec.before) or r"(?!x)x"
-        after = phrase_alternation(spec.after) or r"(?!x)x"
+        # punctuation between the grade and the mention is read by the separators around
+        # the words; as a "word" too it would let the regex try every split of a run of
+        # dashes or empty table cells (exponential: "| AS | -- | -- | ..." took 31 s)
+        before = phrase_alternation(_words(spec.before)) or r"(?!x)x"
+        after = phrase_alternation(_words(spec.after)) or r"(?!x)x"
         self._before_re = re.compile(
             rf"(?<![A-Za-z0-9]){phrase}(?:(?:[\s,]+|(?<=[,\-]))(?:{before}))*[\s,\-]*$",
             re.IGNORECASE,
@@ -127,6 +130,11 @@ class Scale:
             written=m.string[start:end],
             negated=bool(m.group("neg")),
         )
+
+
+def _words(listed: list[str]) -> list[str]:
+    """The entries with a letter or digit in them."""
+    return [w for w in listed if any(c.isalnum() for c in w)]
 
 
 def load_scales(path: Path) -> dict[str, Scale]:
