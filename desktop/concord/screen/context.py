@@ -74,6 +74,10 @@ _BOX_EMPTY = r"\[[ \t]*\]|\([ \t]*\)|[☐□]"
 _BOX = rf"(?:{_BOX_TICKED}|{_BOX_EMPTY})"
 _TICKBOX_UNSURE = ("unsure", "unknown", "not sure", "don't know", "do not know")
 
+_TIME_WINDOW = (  # one label word of a question: "in the last 3 months", "within the past year"
+    r"[ ](?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
+    r"[A-Za-z0-9]+(?:[ ]+(?:days?|weeks?|months?|years?))?"
+)
 _VERB_CUE = re.compile(r"(?:started|commenced)$", re.IGNORECASE)
 _OBJECT_NEXT = re.compile(
     r"\s*(?:on\s+)?(?:(?:a|an|any|the|his|her|their|regular|oral|IV)\s+)*", re.IGNORECASE
@@ -178,8 +182,7 @@ class ContextReader:
         self._answer_no_re = re.compile(
             r"(?P<label>(?:[)\]]|(?:,[ ]?[A-Za-z0-9'/+-]+(?:[ ][A-Za-z0-9'/+-]+)?)+\)(?=[ ]*\?)|"
             r"[ ]?\([^)\n]{0,30}\)|"
-            r"[ ](?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
-            r"[A-Za-z0-9]+(?:[ ]+(?:days?|weeks?|months?|years?))?|"
+            rf"{_TIME_WINDOW}|"
             r"[ ][A-Za-z0-9'/+]+(?:-[A-Za-z0-9]+)*|"
             r"[ ]?/[ ]?[A-Za-z0-9'+]+(?:-[A-Za-z0-9]+)*)"
             rf"{{0,{CHECKLIST_LABEL_WORDS}}}?)"
@@ -207,8 +210,7 @@ class ContextReader:
         plain = re.sub(r"\(\?P<\w+>", "(?:", option)
         self._tickbox_re = re.compile(
             r"(?:[ ]?\([^()\n]{0,40}\)|\)|[ ]?[/&+][ ]?|"
-            r"[ ](?:in|within|during|over)[ ]+(?:the[ ]+)?(?:last|past|previous)[ ]+"
-            r"[A-Za-z0-9]+(?:[ ]+(?:days?|weeks?|months?|years?))?|"
+            rf"{_TIME_WINDOW}|"
             r"[ ][A-Za-z0-9'][A-Za-z0-9'/+-]*)"
             rf"{{0,{TICKBOX_QUESTION_WORDS}}}?"
             rf"[ \t]*[:?]?[ \t|]*(?P<options>{plain}(?:[ \t|]*{plain}){{1,3}})",
