@@ -140,7 +140,7 @@ def _status(
         route = _own(cues.non_systemic, d, m, entry)
         if route is not None:
             return GateStatus.NEGATED, f"not systemic ('{route}')"
-    other = _other_use(rule, s, d, m, entry)
+    other = _other_use(rule, d, m, entry)
     if other is not None:
         return GateStatus.NEGATED, f"given for something else ('{other}')"
     if rule.requires and not _affirmed_anywhere(s, rule.requires):
@@ -316,9 +316,7 @@ def _mg(dose: re.Match[str]) -> float | None:
     return amount if unit.startswith(("mg", "milli")) else None
 
 
-def _other_use(
-    rule: MedicationRule, s: Screening, d: ReadDocument, m: Mention, entry: _Entry
-) -> str | None:
+def _other_use(rule: MedicationRule, d: ReadDocument, m: Mention, entry: _Entry) -> str | None:
     """The word of the entry that says the medicine was given for something else
     (`rule.other_use`), when nothing there names what the gate is about."""
     if rule.other_use is None:
